@@ -1,0 +1,184 @@
+//! Broad phases: which pairs of boxes overlap.
+//!
+//! Every algorithm implements [`BroadPhase`] over caller-chosen `u32` ids (the world uses its
+//! dense slot indices, so structures may keep arrays indexed by id) and reports **exactly** the
+//! pairs of stored boxes that overlap under the inclusive touching rule of
+//! [`Aabb::overlaps`] — the pair set of [`BruteForce`], never a superset or a subset.
+//!
+//! | algorithm | file | kind |
+//! |---|---|---|
+//! | [`BruteForce`] | `brute.rs` | every pair; the oracle |
+//! | [`SortSweep`] | `sort_sweep.rs` | per-frame sort on min x, active list (seed 000) |
+//! | [`UniformGrid`] | `grid.rs` | bounded grid, border cells clamp (seed 000) |
+//! | [`SpatialHash`] | `spatial_hash.rs` | unbounded hashed cells + reverse map (seed 001) |
+//! | [`Quadtree`] | `quadtree.rs` | loose quadtree |
+//! | [`DynamicTree`] | `tree.rs` | flat-array AABB tree, SAH branch-and-bound insertion |
+//! | [`IncrementalSap`] | `sap.rs` | persistent insertion-sort SAP on x and y |
+
+mod brute;
+mod grid;
+mod pair_table;
+mod quadtree;
+mod sap;
+mod sort_sweep;
+mod spatial_hash;
+mod tree;
+
+pub use brute::BruteForce;
+pub use grid::UniformGrid;
+pub use pair_table::PairTable;
+pub use quadtree::Quadtree;
+pub use sap::IncrementalSap;
+pub use sort_sweep::SortSweep;
+pub use spatial_hash::SpatialHash;
+pub use tree::{DynamicTree, InsertStrategy, RayHit, TreeStats};
+
+use crate::math::Aabb;
+
+/// An overlapping pair of ids, always stored with `pair[0] < pair[1]`.
+pub type Pair = [u32; 2];
+
+/// The pair `{a, b}` in canonical order.
+#[inline]
+#[must_use]
+pub fn pair(a: u32, b: u32) -> Pair {
+    if a < b { [a, b] } else { [b, a] }
+}
+
+/// One interface for every broad phase.
+///
+/// Mutations (`insert*`, `remove*`, `update*`) may be deferred; [`BroadPhase::update_pairs`]
+/// brings the structure up to date and reports how the pair set changed since its previous call.
+/// Ids must be unique among the stored boxes; inserting a present id or removing or updating an
+/// absent one is a caller bug (the world never does it) and may panic in debug builds.
+pub trait BroadPhase: Send + Sync {
+    /// A short name for tables (`"sap"`, `"tree"`, …).
+    fn name(&self) -> &'static str;
+
+    /// Number of stored boxes.
+    fn len(&self) -> usize;
+
+    /// Whether nothing is stored.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Adds a box.
+    fn insert(&mut self, id: u32, aabb: Aabb);
+
+    /// Adds many boxes; algorithms with a bulk path (SAP merge, tree binned build) override it.
+    fn insert_batch(&mut self, items: &[(u32, Aabb)]) {
+        for &(id, aabb) in items {
+            self.insert(id, aabb);
+        }
+    }
+
+    /// Removes a box.
+    fn remove(&mut self, id: u32);
+
+    /// Removes many boxes; algorithms with a one-pass removal override it.
+    fn remove_batch(&mut self, ids: &[u32]) {
+        for &id in ids {
+            self.remove(id);
+        }
+    }
+
+    /// Replaces the box of a stored id.
+    fn update(&mut self, id: u32, aabb: Aabb);
+
+    /// Replaces many boxes.
+    fn update_batch(&mut self, items: &[(u32, Aabb)]) {
+        for &(id, aabb) in items {
+            self.update(id, aabb);
+        }
+    }
+
+    /// Brings the structure up to date and appends to `began` the pairs that overlap now but did
+    /// not at the previous call, and to `ended` those that did and no longer do (including pairs
+    /// of removed ids). Neither list is cleared first; each is in unspecified order.
+    fn update_pairs(&mut self, began: &mut Vec<Pair>, ended: &mut Vec<Pair>);
+
+    /// Appends every currently overlapping pair, each once, in unspecified order. Reflects all
+    /// mutations so far (it brings the structure up to date without consuming the pair changes
+    /// that [`BroadPhase::update_pairs`] reports).
+    fn pairs(&mut self, out: &mut Vec<Pair>);
+
+    /// Appends the ids whose boxes overlap `aabb`, in unspecified order.
+    fn query_aabb(&mut self, aabb: &Aabb, out: &mut Vec<u32>);
+
+    /// Checks every internal invariant; `Err` names the first one broken.
+    ///
+    /// # Errors
+    /// A description of the broken invariant.
+    fn validate(&self) -> Result<(), String>;
+}
+
+/// Which broad phase to build, for configs and benchmark tables.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BroadPhaseKind {
+    /// [`BruteForce`].
+    BruteForce,
+    /// [`SortSweep`].
+    SortSweep,
+    /// [`UniformGrid`] over the given bounds and cell size.
+    UniformGrid {
+        /// The bounded region; boxes outside are clamped into the border cells.
+        bounds: Aabb,
+        /// Cell edge length.
+        cell_size: f32,
+    },
+    /// [`SpatialHash`] with the given cell size.
+    SpatialHash {
+        /// Cell edge length (rounded up to a power of two).
+        cell_size: f32,
+    },
+    /// [`Quadtree`] over the given bounds.
+    Quadtree {
+        /// The root region; boxes outside are kept at the root.
+        bounds: Aabb,
+    },
+    /// [`DynamicTree`] with SAH branch-and-bound insertion and no margin of its own.
+    DynamicTree,
+    /// [`IncrementalSap`].
+    IncrementalSap,
+}
+
+impl BroadPhaseKind {
+    /// Builds an empty broad phase of this kind.
+    #[must_use]
+    pub fn build(&self) -> Box<dyn BroadPhase> {
+        match *self {
+            BroadPhaseKind::BruteForce => Box::new(BruteForce::new()),
+            BroadPhaseKind::SortSweep => Box::new(SortSweep::new()),
+            BroadPhaseKind::UniformGrid { bounds, cell_size } => Box::new(UniformGrid::new(bounds, cell_size)),
+            BroadPhaseKind::SpatialHash { cell_size } => Box::new(SpatialHash::new(cell_size)),
+            BroadPhaseKind::Quadtree { bounds } => Box::new(Quadtree::new(bounds)),
+            BroadPhaseKind::DynamicTree => Box::new(DynamicTree::new(0.0)),
+            BroadPhaseKind::IncrementalSap => Box::new(IncrementalSap::new()),
+        }
+    }
+}
+
+/// Diffs two sorted, deduplicated pair lists: appends to `began` what is only in `cur` and to
+/// `ended` what is only in `prev`. The per-frame algorithms report pair changes with it.
+pub(crate) fn diff_sorted_pairs(prev: &[Pair], cur: &[Pair], began: &mut Vec<Pair>, ended: &mut Vec<Pair>) {
+    let (mut i, mut j) = (0, 0);
+    while i < prev.len() && j < cur.len() {
+        match prev[i].cmp(&cur[j]) {
+            std::cmp::Ordering::Less => {
+                ended.push(prev[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                began.push(cur[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    ended.extend_from_slice(&prev[i..]);
+    began.extend_from_slice(&cur[j..]);
+}

@@ -1,0 +1,46 @@
+//! Quadtree (stub: to be implemented).
+
+use crate::broad::{BroadPhase, Pair};
+use crate::math::Aabb;
+
+/// Quadtree (stub).
+#[derive(Default)]
+pub struct Quadtree {}
+
+impl Quadtree {
+    /// An empty structure.
+    #[must_use]
+    pub fn new(_bounds: Aabb) -> Self {
+        Self {}
+    }
+}
+
+impl BroadPhase for Quadtree {
+    fn name(&self) -> &'static str {
+        "quadtree"
+    }
+    fn len(&self) -> usize {
+        todo!()
+    }
+    fn insert(&mut self, _id: u32, _aabb: Aabb) {
+        todo!()
+    }
+    fn remove(&mut self, _id: u32) {
+        todo!()
+    }
+    fn update(&mut self, _id: u32, _aabb: Aabb) {
+        todo!()
+    }
+    fn update_pairs(&mut self, _began: &mut Vec<Pair>, _ended: &mut Vec<Pair>) {
+        todo!()
+    }
+    fn pairs(&mut self, _out: &mut Vec<Pair>) {
+        todo!()
+    }
+    fn query_aabb(&mut self, _aabb: &Aabb, _out: &mut Vec<u32>) {
+        todo!()
+    }
+    fn validate(&self) -> Result<(), String> {
+        todo!()
+    }
+}

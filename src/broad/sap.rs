@@ -1,0 +1,46 @@
+//! IncrementalSap (stub: to be implemented).
+
+use crate::broad::{BroadPhase, Pair};
+use crate::math::Aabb;
+
+/// IncrementalSap (stub).
+#[derive(Default)]
+pub struct IncrementalSap {}
+
+impl IncrementalSap {
+    /// An empty structure.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {}
+    }
+}
+
+impl BroadPhase for IncrementalSap {
+    fn name(&self) -> &'static str {
+        "sap"
+    }
+    fn len(&self) -> usize {
+        todo!()
+    }
+    fn insert(&mut self, _id: u32, _aabb: Aabb) {
+        todo!()
+    }
+    fn remove(&mut self, _id: u32) {
+        todo!()
+    }
+    fn update(&mut self, _id: u32, _aabb: Aabb) {
+        todo!()
+    }
+    fn update_pairs(&mut self, _began: &mut Vec<Pair>, _ended: &mut Vec<Pair>) {
+        todo!()
+    }
+    fn pairs(&mut self, _out: &mut Vec<Pair>) {
+        todo!()
+    }
+    fn query_aabb(&mut self, _aabb: &Aabb, _out: &mut Vec<u32>) {
+        todo!()
+    }
+    fn validate(&self) -> Result<(), String> {
+        todo!()
+    }
+}

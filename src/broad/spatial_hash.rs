@@ -1,0 +1,46 @@
+//! SpatialHash (stub: to be implemented).
+
+use crate::broad::{BroadPhase, Pair};
+use crate::math::Aabb;
+
+/// SpatialHash (stub).
+#[derive(Default)]
+pub struct SpatialHash {}
+
+impl SpatialHash {
+    /// An empty structure.
+    #[must_use]
+    pub fn new(_cell_size: f32) -> Self {
+        Self {}
+    }
+}
+
+impl BroadPhase for SpatialHash {
+    fn name(&self) -> &'static str {
+        "hash"
+    }
+    fn len(&self) -> usize {
+        todo!()
+    }
+    fn insert(&mut self, _id: u32, _aabb: Aabb) {
+        todo!()
+    }
+    fn remove(&mut self, _id: u32) {
+        todo!()
+    }
+    fn update(&mut self, _id: u32, _aabb: Aabb) {
+        todo!()
+    }
+    fn update_pairs(&mut self, _began: &mut Vec<Pair>, _ended: &mut Vec<Pair>) {
+        todo!()
+    }
+    fn pairs(&mut self, _out: &mut Vec<Pair>) {
+        todo!()
+    }
+    fn query_aabb(&mut self, _aabb: &Aabb, _out: &mut Vec<u32>) {
+        todo!()
+    }
+    fn validate(&self) -> Result<(), String> {
+        todo!()
+    }
+}

@@ -1,0 +1,240 @@
+//! The narrow phase: contact manifolds and boolean overlap tests for every pair of shape kinds.
+//!
+//! Each pair kernel lives in its own file named for the pair and works in **A's local frame**:
+//! it receives B's pose relative to A (`xf = pose_a^-1 * pose_b`) and returns a manifold whose
+//! normal and points are in A's frame. [`contact`] and [`overlaps`] choose the kernel from one
+//! dispatch table (Box2D's `s_registers`): the table stores one order of each pair of kinds, and
+//! the other order is the same call with A and B swapped and the manifold flipped.
+//!
+//! # Conventions
+//! - The normal is a unit vector pointing **from A to B**.
+//! - `depth > 0` is penetration; **touching (distance exactly 0) is a contact of depth 0**, the
+//!   same inclusive rule as [`Aabb::overlaps`](crate::Aabb::overlaps). A manifold with
+//!   `count == 0` means the shapes are separated.
+//! - A contact point is the midpoint between the two surfaces along the normal, in world space
+//!   for [`contact`] (A's frame inside kernels).
+//! - Feature ids ([`feature_id`]) name the features of A (high 16 bits) and B (low 16 bits) that
+//!   made a point: vertex `i` is `i`, edge `i` (from vertex `i` to `i + 1`) is `EDGE | i`. They
+//!   are stable while the same features touch, so a solver can key warm-start data on them.
+//! - Swapping A and B gives the same points and depths, the opposite normal and feature ids with
+//!   their halves swapped. Same-kind pairs are put into a canonical order first, so the identity
+//!   holds bit for bit (the one exception: A and B bit-identical, where no order exists).
+
+mod capsule_capsule;
+mod capsule_polygon;
+mod circle_capsule;
+mod circle_circle;
+mod circle_cuboid;
+mod circle_polygon;
+mod cuboid_cuboid;
+mod polygon_polygon;
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec2;
+
+use crate::math::Pose;
+use crate::shape::{Shape, ShapeKind};
+
+/// Marks an edge in a feature number (vertex `i` is plain `i`).
+pub const EDGE: u16 = 0x100;
+
+/// Packs the features of A and B that produced a contact point into one id.
+#[inline]
+#[must_use]
+pub const fn feature_id(feature_a: u16, feature_b: u16) -> u32 {
+    ((feature_a as u32) << 16) | feature_b as u32
+}
+
+/// One contact point.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ManifoldPoint {
+    /// Midpoint between the two surfaces.
+    pub point: Vec2,
+    /// Penetration depth along the normal; `0.0` when exactly touching.
+    pub depth: f32,
+    /// Which features touch, see [`feature_id`].
+    pub id: u32,
+}
+
+/// A contact manifold: up to two points sharing one normal.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Manifold {
+    /// Unit normal from A to B.
+    pub normal: Vec2,
+    /// The contact points; only the first `count` are meaningful.
+    pub points: [ManifoldPoint; 2],
+    /// Number of points, 0 (separated), 1 or 2.
+    pub count: u32,
+}
+
+impl Manifold {
+    /// The empty manifold: no contact.
+    pub const EMPTY: Manifold =
+        Manifold { normal: Vec2::ZERO, points: [ManifoldPoint { point: Vec2::ZERO, depth: 0.0, id: 0 }; 2], count: 0 };
+
+    /// The meaningful points.
+    #[inline]
+    #[must_use]
+    pub fn points(&self) -> &[ManifoldPoint] {
+        &self.points[..self.count as usize]
+    }
+
+    /// Whether the shapes touch or overlap.
+    #[inline]
+    #[must_use]
+    pub fn is_touching(&self) -> bool {
+        self.count > 0
+    }
+
+    /// The deepest penetration among the points (`None` when separated).
+    #[must_use]
+    pub fn max_depth(&self) -> Option<f32> {
+        self.points().iter().map(|p| p.depth).reduce(f32::max)
+    }
+
+    /// The same manifold seen from B: normal reversed, feature-id halves swapped.
+    #[inline]
+    #[must_use]
+    pub fn flipped(&self) -> Manifold {
+        let mut m = *self;
+        m.normal = -m.normal;
+        for p in &mut m.points {
+            p.id = p.id.rotate_left(16);
+        }
+        m
+    }
+
+    /// The manifold moved from a local frame to its parent by `pose`.
+    #[inline]
+    #[must_use]
+    pub fn transformed(&self, pose: &Pose) -> Manifold {
+        let mut m = *self;
+        m.normal = pose.transform_vector(m.normal);
+        for p in &mut m.points[..self.count as usize] {
+            p.point = pose.transform_point(p.point);
+        }
+        m
+    }
+}
+
+type ManifoldKernel = fn(&Shape, &Shape, &Pose) -> Manifold;
+type OverlapKernel = fn(&Shape, &Shape, &Pose) -> bool;
+
+/// One entry per ordered pair of kinds with `kind(a) <= kind(b)`; the lower triangle is reached
+/// by swapping. Each adapter unwraps the two variants it was registered for.
+struct Register {
+    manifold: ManifoldKernel,
+    overlap: OverlapKernel,
+}
+
+macro_rules! register {
+    ($va:ident, $vb:ident, $manifold:path, $overlap:path) => {
+        Register {
+            manifold: |a, b, xf| match (a, b) {
+                (Shape::$va(a), Shape::$vb(b)) => $manifold(a, b, xf),
+                _ => unreachable!("dispatch table entry registered for another pair of kinds"),
+            },
+            overlap: |a, b, xf| match (a, b) {
+                (Shape::$va(a), Shape::$vb(b)) => $overlap(a, b, xf),
+                _ => unreachable!("dispatch table entry registered for another pair of kinds"),
+            },
+        }
+    };
+}
+
+/// Index `kind(a) * 4 + kind(b)`, only `kind(a) <= kind(b)` filled.
+static REGISTERS: [Option<Register>; ShapeKind::COUNT * ShapeKind::COUNT] = [
+    // Circle × …
+    Some(register!(Circle, Circle, circle_circle::manifold, circle_circle::overlap)),
+    Some(register!(Circle, Capsule, circle_capsule::manifold, circle_capsule::overlap)),
+    Some(register!(Circle, Cuboid, circle_cuboid::manifold, circle_cuboid::overlap)),
+    Some(register!(Circle, Polygon, circle_polygon::manifold, circle_polygon::overlap)),
+    // Capsule × …
+    None,
+    Some(register!(Capsule, Capsule, capsule_capsule::manifold, capsule_capsule::overlap)),
+    Some(register!(Capsule, Cuboid, capsule_polygon::manifold_cuboid, capsule_polygon::overlap_cuboid)),
+    Some(register!(Capsule, Polygon, capsule_polygon::manifold, capsule_polygon::overlap)),
+    // Cuboid × …
+    None,
+    None,
+    Some(register!(Cuboid, Cuboid, cuboid_cuboid::manifold, cuboid_cuboid::overlap)),
+    Some(register!(Cuboid, Polygon, polygon_polygon::manifold_cuboid, polygon_polygon::overlap_cuboid)),
+    // Polygon × …
+    None,
+    None,
+    None,
+    Some(register!(Polygon, Polygon, polygon_polygon::manifold, polygon_polygon::overlap)),
+];
+
+/// Whether A should be evaluated as B: a total order on (kind, pose, shape) so that both call
+/// orders of a pair reach the kernel with the same arguments.
+#[inline]
+fn swap_order(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> bool {
+    let (ka, kb) = (sa.kind(), sb.kind());
+    if ka != kb {
+        return ka > kb;
+    }
+    let pose_a: [f32; 4] = bytemuck::cast(*pa);
+    let pose_b: [f32; 4] = bytemuck::cast(*pb);
+    for (x, y) in pose_a.iter().zip(&pose_b) {
+        match x.total_cmp(y) {
+            std::cmp::Ordering::Equal => continue,
+            o => return o == std::cmp::Ordering::Greater,
+        }
+    }
+    shape_key(sa) > shape_key(sb)
+}
+
+/// A few numbers that tell two shapes of one kind apart, for [`swap_order`].
+fn shape_key(s: &Shape) -> [u32; 4] {
+    let k = match s {
+        Shape::Circle(c) => [c.radius, 0.0, 0.0, 0.0],
+        Shape::Capsule(c) => [c.a.x, c.a.y, c.b.x, c.radius + c.b.y],
+        Shape::Cuboid(b) => [b.half_extents.x, b.half_extents.y, 0.0, 0.0],
+        Shape::Polygon(p) => [p.vertices[0].x, p.vertices[1].y, p.centroid.x, p.radius + p.count as f32],
+    };
+    k.map(f32::to_bits)
+}
+
+/// The contact manifold between `sa` at `pa` and `sb` at `pb`, in world space, normal from A to B.
+///
+/// ```
+/// use sapwood::{collide, Pose, Shape, Vec2};
+/// let a = Shape::circle(1.0)?;
+/// let b = Shape::cuboid(Vec2::new(1.0, 1.0))?;
+/// let m = collide::contact(&a, &Pose::IDENTITY, &b, &Pose::from_translation(Vec2::new(1.5, 0.0)));
+/// assert_eq!(m.count, 1);
+/// assert!((m.normal - Vec2::X).length() < 1e-6);
+/// assert!((m.points[0].depth - 0.5).abs() < 1e-6);
+/// # Ok::<(), sapwood::ShapeError>(())
+/// ```
+#[must_use]
+pub fn contact(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
+    if swap_order(sa, pa, sb, pb) {
+        return contact_ordered(sb, pb, sa, pa).flipped();
+    }
+    contact_ordered(sa, pa, sb, pb)
+}
+
+#[inline]
+fn contact_ordered(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
+    let reg = REGISTERS[sa.kind() as usize * ShapeKind::COUNT + sb.kind() as usize]
+        .as_ref()
+        .expect("ordered pairs are always registered");
+    let xf = pa.inv_mul(pb);
+    let m = (reg.manifold)(sa, sb, &xf);
+    if m.count == 0 { Manifold::EMPTY } else { m.transformed(pa) }
+}
+
+/// Whether `sa` at `pa` and `sb` at `pb` touch or overlap. Agrees with
+/// `contact(..).is_touching()` but is cheaper where a kernel has an early-out test.
+#[must_use]
+pub fn overlaps(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> bool {
+    let (sa, pa, sb, pb) = if swap_order(sa, pa, sb, pb) { (sb, pb, sa, pa) } else { (sa, pa, sb, pb) };
+    let reg = REGISTERS[sa.kind() as usize * ShapeKind::COUNT + sb.kind() as usize]
+        .as_ref()
+        .expect("ordered pairs are always registered");
+    (reg.overlap)(sa, sb, &pa.inv_mul(pb))
+}

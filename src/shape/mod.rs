@@ -1,0 +1,316 @@
+//! Collision shapes, stored inline (no heap allocation per shape).
+//!
+//! | kind | stored as | fast paths |
+//! |---|---|---|
+//! | [`Circle`] | radius, centred on the pose | every pair |
+//! | [`Capsule`] | segment `a`–`b` plus radius | circle, capsule |
+//! | [`Cuboid`] | half-extents; axis-aligned under an unrotated pose, oriented otherwise | box–box SAT on 4 axes, AABB pairs |
+//! | [`Polygon`] | convex hull, ≤ 8 vertices, optional rounding radius | — |
+
+mod polygon;
+
+pub use polygon::{MAX_POLYGON_VERTICES, Polygon};
+
+use glam::Vec2;
+
+use crate::math::{Aabb, Pose};
+
+/// Why a shape could not be built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShapeError {
+    /// A coordinate, size or radius was NaN or infinite.
+    NonFinite,
+    /// A radius or half-extent was zero or negative where a positive size is required.
+    NonPositiveSize,
+    /// A rounding radius was negative.
+    NegativeRadius,
+    /// Fewer than three distinct points (or a capsule whose two ends coincide).
+    TooFewPoints,
+    /// The points span no area.
+    Collinear,
+    /// The convex hull has more than [`MAX_POLYGON_VERTICES`] vertices.
+    TooManyVertices,
+}
+
+impl std::fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ShapeError::NonFinite => "shape parameter is NaN or infinite",
+            ShapeError::NonPositiveSize => "shape size must be positive",
+            ShapeError::NegativeRadius => "rounding radius must not be negative",
+            ShapeError::TooFewPoints => "fewer than three distinct points (or a zero-length capsule)",
+            ShapeError::Collinear => "points are collinear and span no area",
+            ShapeError::TooManyVertices => "convex hull has more than 8 vertices",
+        })
+    }
+}
+
+impl std::error::Error for ShapeError {}
+
+/// A circle centred on its pose.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Circle {
+    /// Radius, `> 0`.
+    pub radius: f32,
+}
+
+/// A capsule: every point within `radius` of the segment `a`–`b`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Capsule {
+    /// First end of the core segment, local frame.
+    pub a: Vec2,
+    /// Second end of the core segment, local frame.
+    pub b: Vec2,
+    /// Radius, `> 0`.
+    pub radius: f32,
+}
+
+/// A box given by its half-extents, centred on its pose.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Cuboid {
+    /// Half width and half height, both `> 0`.
+    pub half_extents: Vec2,
+}
+
+impl Cuboid {
+    /// The box as a 4-gon, counter-clockwise from `(-hx, -hy)`, for the general kernels.
+    #[inline]
+    #[must_use]
+    pub fn to_polygon(&self) -> Polygon {
+        let (hx, hy) = (self.half_extents.x, self.half_extents.y);
+        let mut p = <Polygon as bytemuck::Zeroable>::zeroed();
+        p.count = 4;
+        p.vertices[..4].copy_from_slice(&[
+            Vec2::new(-hx, -hy),
+            Vec2::new(hx, -hy),
+            Vec2::new(hx, hy),
+            Vec2::new(-hx, hy),
+        ]);
+        p.normals[..4].copy_from_slice(&[Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X]);
+        p
+    }
+}
+
+/// The kind of a [`Shape`], the index into the narrow phase's dispatch table.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ShapeKind {
+    /// [`Circle`].
+    Circle = 0,
+    /// [`Capsule`].
+    Capsule = 1,
+    /// [`Cuboid`].
+    Cuboid = 2,
+    /// [`Polygon`].
+    Polygon = 3,
+}
+
+impl ShapeKind {
+    /// The number of shape kinds.
+    pub const COUNT: usize = 4;
+}
+
+/// A convex collision shape. Build one with the checked constructors ([`Shape::circle`],
+/// [`Shape::capsule`], [`Shape::cuboid`], [`Shape::polygon`], [`Shape::rounded_box`]); they are
+/// the only way to get a shape the narrow phase accepts.
+///
+/// ```
+/// use sapwood::{Shape, ShapeError, Vec2};
+/// let ball = Shape::circle(0.5)?;
+/// let plank = Shape::cuboid(Vec2::new(2.0, 0.1))?;
+/// assert_eq!(Shape::circle(f32::NAN), Err(ShapeError::NonFinite));
+/// assert_eq!(Shape::cuboid(Vec2::new(0.0, 1.0)), Err(ShapeError::NonPositiveSize));
+/// # let _ = (ball, plank);
+/// # Ok::<(), ShapeError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    /// A circle.
+    Circle(Circle),
+    /// A capsule.
+    Capsule(Capsule),
+    /// A box.
+    Cuboid(Cuboid),
+    /// A convex, optionally rounded polygon.
+    Polygon(Polygon),
+}
+
+fn check_positive(x: f32) -> Result<(), ShapeError> {
+    if !x.is_finite() {
+        Err(ShapeError::NonFinite)
+    } else if x <= 0.0 {
+        Err(ShapeError::NonPositiveSize)
+    } else {
+        Ok(())
+    }
+}
+
+pub(crate) fn check_half_extents(h: Vec2) -> Result<(), ShapeError> {
+    check_positive(h.x)?;
+    check_positive(h.y)
+}
+
+impl Shape {
+    /// A circle of the given radius.
+    ///
+    /// # Errors
+    /// [`ShapeError::NonFinite`] or [`ShapeError::NonPositiveSize`] for a bad radius.
+    pub fn circle(radius: f32) -> Result<Shape, ShapeError> {
+        check_positive(radius)?;
+        Ok(Shape::Circle(Circle { radius }))
+    }
+
+    /// A capsule around the segment `a`–`b`.
+    ///
+    /// # Errors
+    /// [`ShapeError::NonFinite`] for a non-finite input, [`ShapeError::NonPositiveSize`] for a
+    /// radius `<= 0`, [`ShapeError::TooFewPoints`] when `a == b` (use a circle).
+    pub fn capsule(a: Vec2, b: Vec2, radius: f32) -> Result<Shape, ShapeError> {
+        if !a.is_finite() || !b.is_finite() {
+            return Err(ShapeError::NonFinite);
+        }
+        check_positive(radius)?;
+        if a == b {
+            return Err(ShapeError::TooFewPoints);
+        }
+        Ok(Shape::Capsule(Capsule { a, b, radius }))
+    }
+
+    /// A box with the given half-extents.
+    ///
+    /// # Errors
+    /// [`ShapeError::NonFinite`] or [`ShapeError::NonPositiveSize`] for bad half-extents.
+    pub fn cuboid(half_extents: Vec2) -> Result<Shape, ShapeError> {
+        check_half_extents(half_extents)?;
+        Ok(Shape::Cuboid(Cuboid { half_extents }))
+    }
+
+    /// The convex hull of `points` (at most 8 hull vertices), rounded by `radius` (may be 0).
+    ///
+    /// # Errors
+    /// See [`Polygon::hull`].
+    pub fn polygon(points: &[Vec2], radius: f32) -> Result<Shape, ShapeError> {
+        Polygon::hull(points, radius).map(Shape::Polygon)
+    }
+
+    /// A rounded rectangle: a box of `half_extents` grown by `radius` on every side.
+    ///
+    /// # Errors
+    /// See [`Polygon::rounded_box`].
+    pub fn rounded_box(half_extents: Vec2, radius: f32) -> Result<Shape, ShapeError> {
+        Polygon::rounded_box(half_extents, radius).map(Shape::Polygon)
+    }
+
+    /// The kind, for dispatch.
+    #[inline]
+    #[must_use]
+    pub fn kind(&self) -> ShapeKind {
+        match self {
+            Shape::Circle(_) => ShapeKind::Circle,
+            Shape::Capsule(_) => ShapeKind::Capsule,
+            Shape::Cuboid(_) => ShapeKind::Cuboid,
+            Shape::Polygon(_) => ShapeKind::Polygon,
+        }
+    }
+
+    /// The shape scaled uniformly about its local origin by `factor`.
+    ///
+    /// # Errors
+    /// [`ShapeError::NonFinite`] or [`ShapeError::NonPositiveSize`] for a bad factor or when the
+    /// scaled size overflows.
+    pub fn scaled(&self, factor: f32) -> Result<Shape, ShapeError> {
+        check_positive(factor)?;
+        let s = match self {
+            Shape::Circle(c) => Shape::circle(c.radius * factor)?,
+            Shape::Capsule(c) => Shape::capsule(c.a * factor, c.b * factor, c.radius * factor)?,
+            Shape::Cuboid(b) => Shape::cuboid(b.half_extents * factor)?,
+            Shape::Polygon(p) => {
+                let q = p.scaled(factor);
+                if q.vertices().iter().any(|v| !v.is_finite()) || !q.radius.is_finite() {
+                    return Err(ShapeError::NonFinite);
+                }
+                Shape::Polygon(q)
+            }
+        };
+        Ok(s)
+    }
+
+    /// The tight bounding box under `pose`: exact for every kind.
+    #[inline]
+    #[must_use]
+    pub fn aabb(&self, pose: &Pose) -> Aabb {
+        match self {
+            Shape::Circle(c) => Aabb::from_center_half_extents(pose.p, Vec2::splat(c.radius)),
+            Shape::Capsule(c) => {
+                Aabb::from_points(pose.transform_point(c.a), pose.transform_point(c.b)).fattened(c.radius)
+            }
+            Shape::Cuboid(b) => {
+                let h = b.half_extents;
+                let (c, s) = (pose.q.c.abs(), pose.q.s.abs());
+                let e = Vec2::new(c * h.x + s * h.y, s * h.x + c * h.y);
+                Aabb::from_center_half_extents(pose.p, e)
+            }
+            Shape::Polygon(p) => {
+                let mut lo = Vec2::splat(f32::INFINITY);
+                let mut hi = Vec2::splat(f32::NEG_INFINITY);
+                for v in p.vertices() {
+                    let w = pose.transform_point(*v);
+                    lo = lo.min(w);
+                    hi = hi.max(w);
+                }
+                Aabb::new(lo, hi).fattened(p.radius)
+            }
+        }
+    }
+
+    /// The radius of the smallest origin-centred circle holding the shape, for coarse culling.
+    #[must_use]
+    pub fn bounding_radius(&self) -> f32 {
+        match self {
+            Shape::Circle(c) => c.radius,
+            Shape::Capsule(c) => c.a.length().max(c.b.length()) + c.radius,
+            Shape::Cuboid(b) => b.half_extents.length(),
+            Shape::Polygon(p) => p.vertices().iter().map(|v| v.length()).fold(0.0, f32::max) + p.radius,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructors_reject_bad_input() {
+        assert_eq!(Shape::circle(0.0), Err(ShapeError::NonPositiveSize));
+        assert_eq!(Shape::circle(-1.0), Err(ShapeError::NonPositiveSize));
+        assert_eq!(Shape::circle(f32::INFINITY), Err(ShapeError::NonFinite));
+        assert_eq!(Shape::capsule(Vec2::ZERO, Vec2::ZERO, 1.0), Err(ShapeError::TooFewPoints));
+        assert_eq!(Shape::capsule(Vec2::ZERO, Vec2::X, 0.0), Err(ShapeError::NonPositiveSize));
+        assert_eq!(Shape::capsule(Vec2::NAN, Vec2::X, 1.0), Err(ShapeError::NonFinite));
+        assert_eq!(Shape::cuboid(Vec2::new(1.0, -1.0)), Err(ShapeError::NonPositiveSize));
+        assert_eq!(Shape::rounded_box(Vec2::ONE, -0.1), Err(ShapeError::NegativeRadius));
+        assert_eq!(Shape::circle(1.0).unwrap().scaled(0.0), Err(ShapeError::NonPositiveSize));
+        assert_eq!(Shape::circle(1.0).unwrap().scaled(f32::MAX), Err(ShapeError::NonFinite));
+    }
+
+    #[test]
+    fn aabbs_are_tight() {
+        let pose = Pose::new(Vec2::new(1.0, 2.0), std::f32::consts::FRAC_PI_4);
+        let b = Shape::cuboid(Vec2::new(1.0, 1.0)).unwrap().aabb(&pose);
+        let r = std::f32::consts::SQRT_2;
+        assert!((b.min - Vec2::new(1.0 - r, 2.0 - r)).length() < 1e-5);
+        assert!((b.max - Vec2::new(1.0 + r, 2.0 + r)).length() < 1e-5);
+        // The box as a polygon gives the same box.
+        let p = Shape::Polygon(Cuboid { half_extents: Vec2::ONE }.to_polygon()).aabb(&pose);
+        assert!((p.min - b.min).length() < 1e-5 && (p.max - b.max).length() < 1e-5);
+        let c = Shape::capsule(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), 0.5).unwrap();
+        let a = c.aabb(&Pose::new(Vec2::ZERO, std::f32::consts::FRAC_PI_2));
+        assert!((a.min - Vec2::new(-0.5, -1.5)).length() < 1e-5);
+        assert!((a.max - Vec2::new(0.5, 1.5)).length() < 1e-5);
+        let s = c.scaled(2.0).unwrap().aabb(&Pose::IDENTITY);
+        assert_eq!(s, Aabb::new(Vec2::new(-3.0, -1.0), Vec2::new(3.0, 1.0)));
+    }
+}

@@ -30,7 +30,13 @@ pub enum ShapeError {
     Collinear,
     /// The convex hull has more than [`MAX_POLYGON_VERTICES`] vertices.
     TooManyVertices,
+    /// A size or local coordinate exceeds [`MAX_SHAPE_SIZE`].
+    TooLarge,
 }
+
+/// The largest radius, half-extent or local vertex coordinate a world accepts (1e6). Beyond it
+/// f32 arithmetic on sums of sizes loses every digit of a typical contact depth.
+pub const MAX_SHAPE_SIZE: f32 = 1.0e6;
 
 impl std::fmt::Display for ShapeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -41,6 +47,7 @@ impl std::fmt::Display for ShapeError {
             ShapeError::TooFewPoints => "fewer than three distinct points (or a zero-length capsule)",
             ShapeError::Collinear => "points are collinear and span no area",
             ShapeError::TooManyVertices => "convex hull has more than 8 vertices",
+            ShapeError::TooLarge => "shape size exceeds MAX_SHAPE_SIZE (1e6)",
         })
     }
 }
@@ -262,6 +269,66 @@ impl Shape {
                     hi = hi.max(w);
                 }
                 Aabb::new(lo, hi).fattened(p.radius)
+            }
+        }
+    }
+
+    /// Checks that the shape is one the narrow phase accepts: finite, positive sizes up to
+    /// [`MAX_SHAPE_SIZE`], and for polygons 3–8 counter-clockwise convex vertices with unit
+    /// normals. The constructors only build valid shapes; this catches shapes assembled from
+    /// public fields or bytes.
+    ///
+    /// # Errors
+    /// The first [`ShapeError`] found.
+    pub fn validate(&self) -> Result<(), ShapeError> {
+        let size_ok = |x: f32| if x > MAX_SHAPE_SIZE { Err(ShapeError::TooLarge) } else { Ok(()) };
+        match self {
+            Shape::Circle(c) => {
+                check_positive(c.radius)?;
+                size_ok(c.radius)
+            }
+            Shape::Capsule(c) => {
+                if !c.a.is_finite() || !c.b.is_finite() {
+                    return Err(ShapeError::NonFinite);
+                }
+                check_positive(c.radius)?;
+                if c.a == c.b {
+                    return Err(ShapeError::TooFewPoints);
+                }
+                size_ok(c.radius + c.a.abs().max_element().max(c.b.abs().max_element()))
+            }
+            Shape::Cuboid(b) => {
+                check_half_extents(b.half_extents)?;
+                size_ok(b.half_extents.max_element())
+            }
+            Shape::Polygon(p) => {
+                let n = p.count as usize;
+                if !(3..=MAX_POLYGON_VERTICES).contains(&n) {
+                    return Err(ShapeError::TooFewPoints);
+                }
+                if !p.radius.is_finite() || !p.centroid.is_finite() {
+                    return Err(ShapeError::NonFinite);
+                }
+                if p.radius < 0.0 {
+                    return Err(ShapeError::NegativeRadius);
+                }
+                let vs = p.vertices();
+                if vs.iter().chain(p.normals()).any(|v| !v.is_finite()) {
+                    return Err(ShapeError::NonFinite);
+                }
+                for i in 0..n {
+                    let (a, b) = (vs[i], vs[(i + 1) % n]);
+                    let nrm = p.normals[i];
+                    let e = b - a;
+                    if (nrm.length_squared() - 1.0).abs() > 1e-4 || nrm.dot(e).abs() > 1e-3 * e.length() {
+                        return Err(ShapeError::Collinear);
+                    }
+                    // Every other vertex lies behind this edge: convex and counter-clockwise.
+                    if vs.iter().any(|v| nrm.dot(*v - a) > 1e-4 * e.length().max(1e-6)) || e.perp_dot(nrm) >= 0.0 {
+                        return Err(ShapeError::Collinear);
+                    }
+                }
+                size_ok(p.radius + vs.iter().map(|v| v.abs().max_element()).fold(0.0, f32::max))
             }
         }
     }

@@ -1,0 +1,238 @@
+//! Collider ids and the struct-of-arrays columns behind them.
+//!
+//! ```text
+//!  slot:        0      1      2      3   ...
+//!  generation: [1]    [3]    [2]    [1]        bumped on every removal; a ColliderId matches
+//!  alive:      [y]    [n]    [y]    [y]        only while its generation equals the slot's
+//!  pose:       [..]   [..]   [..]   [..]       one column per attribute, all indexed by slot
+//!  shape:      [..]   [..]   [..]   [..]
+//!  free list:  1 -> (end)                      dead slots, reused LIFO under a new generation
+//! ```
+
+use std::num::NonZeroU32;
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::math::{Aabb, Pose};
+use crate::shape::Shape;
+
+/// A handle to a collider: a slot index and a non-zero generation, 8 bytes, and
+/// `Option<ColliderId>` is 8 bytes too. A handle to a removed collider is *stale*: every call
+/// taking it returns [`WorldError::StaleId`](crate::WorldError::StaleId), even after its slot is
+/// reused, because the slot then carries a new generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ColliderId {
+    index: u32,
+    generation: NonZeroU32,
+}
+
+/// The plain-data form of a [`ColliderId`] for export (contacts, events, snapshots).
+/// `generation == 0` never names a collider.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Pod, Zeroable)]
+pub struct RawColliderId {
+    /// Slot index.
+    pub index: u32,
+    /// Generation, non-zero for a real id.
+    pub generation: u32,
+}
+
+impl ColliderId {
+    pub(crate) fn new(index: u32, generation: NonZeroU32) -> Self {
+        Self { index, generation }
+    }
+
+    /// The slot index. Dense: usable to index your own side arrays.
+    #[inline]
+    #[must_use]
+    pub fn index(self) -> u32 {
+        self.index
+    }
+
+    /// The generation of the slot this id was issued for.
+    #[inline]
+    #[must_use]
+    pub fn generation(self) -> u32 {
+        self.generation.get()
+    }
+
+    /// The plain-data form.
+    #[inline]
+    #[must_use]
+    pub fn to_raw(self) -> RawColliderId {
+        RawColliderId { index: self.index, generation: self.generation.get() }
+    }
+
+    /// Back from the plain-data form; `None` for a zero generation.
+    #[inline]
+    #[must_use]
+    pub fn from_raw(raw: RawColliderId) -> Option<ColliderId> {
+        NonZeroU32::new(raw.generation).map(|g| ColliderId { index: raw.index, generation: g })
+    }
+}
+
+impl RawColliderId {
+    /// The typed id, `None` for a zero generation.
+    #[inline]
+    #[must_use]
+    pub fn id(self) -> Option<ColliderId> {
+        ColliderId::from_raw(self)
+    }
+}
+
+/// Which colliders may pair: Box2D's filter. Two colliders with the same non-zero `group`
+/// always pair when the group is positive and never when it is negative; otherwise they pair
+/// when each one's `category` bits meet the other's `mask`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Pod, Zeroable)]
+pub struct Filter {
+    /// The categories this collider belongs to.
+    pub category: u32,
+    /// The categories this collider pairs with.
+    pub mask: u32,
+    /// Group override, see the type docs; 0 for none.
+    pub group: i32,
+}
+
+impl Default for Filter {
+    fn default() -> Self {
+        Self { category: 1, mask: u32::MAX, group: 0 }
+    }
+}
+
+impl Filter {
+    /// Whether colliders with these filters may pair.
+    #[inline]
+    #[must_use]
+    pub fn pairs_with(&self, other: &Filter) -> bool {
+        if self.group != 0 && self.group == other.group {
+            return self.group > 0;
+        }
+        (self.category & other.mask) != 0 && (other.category & self.mask) != 0
+    }
+}
+
+/// Per-collider flag bits.
+pub(crate) mod flags {
+    /// Never moves; static–static pairs are never generated.
+    pub const STATIC: u8 = 1;
+    /// Reports enter/exit events and no manifold.
+    pub const SENSOR: u8 = 2;
+    /// Lives in the tree rather than the SAP (static, or larger than the config's limit).
+    pub const IN_TREE: u8 = 4;
+    /// Pose or shape changed since the last step; the collider is in the moved list.
+    pub const MOVED: u8 = 8;
+}
+
+/// The columns. Every `Vec` has one entry per slot, dead or alive.
+#[derive(Clone, Default)]
+pub(crate) struct Columns {
+    pub generation: Vec<u32>,
+    pub alive: Vec<bool>,
+    pub pose: Vec<Pose>,
+    pub shape: Vec<Shape>,
+    /// Tight box of the shape at its pose.
+    pub aabb: Vec<Aabb>,
+    /// The box the broad phase knows: the tight box grown by the margin when it last escaped.
+    pub fat: Vec<Aabb>,
+    pub flags: Vec<u8>,
+    pub filter: Vec<Filter>,
+    pub user_data: Vec<u64>,
+    /// Head of the collider's list of pair slots (see `world::PairSlot`), `NONE` when empty.
+    pub pair_head: Vec<u32>,
+    /// Dead slots, reused last-in first-out.
+    pub free: Vec<u32>,
+    pub alive_count: u32,
+}
+
+impl Columns {
+    /// The slot of `id` when it is alive and current.
+    #[inline]
+    pub fn slot(&self, id: ColliderId) -> Option<usize> {
+        let i = id.index as usize;
+        (i < self.generation.len() && self.alive[i] && self.generation[i] == id.generation.get()).then_some(i)
+    }
+
+    /// The current id of a live slot.
+    #[inline]
+    pub fn id(&self, slot: u32) -> ColliderId {
+        let g = self.generation[slot as usize];
+        ColliderId::new(slot, NonZeroU32::new(g).unwrap_or(NonZeroU32::MIN))
+    }
+
+    /// Takes a slot (a free one first) and returns its index; every column gets a default entry
+    /// to be filled by the caller.
+    pub fn allocate(&mut self) -> Option<u32> {
+        self.alive_count += 1;
+        if let Some(slot) = self.free.pop() {
+            self.alive[slot as usize] = true;
+            return Some(slot);
+        }
+        let slot = u32::try_from(self.generation.len()).ok().filter(|&s| s < u32::MAX)?;
+        self.generation.push(1);
+        self.alive.push(true);
+        self.pose.push(Pose::IDENTITY);
+        self.shape.push(Shape::Circle(crate::shape::Circle { radius: 1.0 }));
+        self.aabb.push(Aabb::default());
+        self.fat.push(Aabb::default());
+        self.flags.push(0);
+        self.filter.push(Filter::default());
+        self.user_data.push(0);
+        self.pair_head.push(u32::MAX);
+        Some(slot)
+    }
+
+    /// Kills a slot: the generation moves on so that every outstanding id goes stale. The slot
+    /// is not reusable until the caller hands it to `free` (the world waits for the next step,
+    /// so that the broad phase never sees a removal and a reuse of one id in the same interval,
+    /// which it would report as no change at all).
+    pub fn release(&mut self, slot: u32) {
+        let s = slot as usize;
+        self.alive[s] = false;
+        // Skip 0 on wrap-around so that a generation is never zero (the niche of ColliderId).
+        self.generation[s] = self.generation[s].checked_add(1).unwrap_or(1);
+        self.flags[s] = 0;
+        self.alive_count -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn option_id_is_as_small_as_the_id() {
+        assert_eq!(std::mem::size_of::<ColliderId>(), 8);
+        assert_eq!(std::mem::size_of::<Option<ColliderId>>(), 8);
+        assert_eq!(ColliderId::from_raw(RawColliderId { index: 3, generation: 0 }), None);
+        let id = ColliderId::from_raw(RawColliderId { index: 3, generation: 7 }).unwrap();
+        assert_eq!(id.to_raw(), RawColliderId { index: 3, generation: 7 });
+    }
+
+    #[test]
+    fn released_slots_come_back_under_a_new_generation() {
+        let mut c = Columns::default();
+        let a = c.allocate().unwrap();
+        let id_a = c.id(a);
+        c.release(a);
+        c.free.push(a);
+        assert_eq!(c.slot(id_a), None);
+        let b = c.allocate().unwrap();
+        assert_eq!(a, b);
+        assert_ne!(c.id(b), id_a);
+        assert_eq!(c.slot(c.id(b)), Some(b as usize));
+    }
+
+    #[test]
+    fn filters_follow_box2d_rules() {
+        let a = Filter { category: 0b01, mask: 0b10, group: 0 };
+        let b = Filter { category: 0b10, mask: 0b01, group: 0 };
+        let c = Filter { category: 0b10, mask: 0b10, group: 0 };
+        assert!(a.pairs_with(&b) && b.pairs_with(&a));
+        assert!(!a.pairs_with(&c) && !c.pairs_with(&a));
+        let never = Filter { group: -3, ..Filter::default() };
+        assert!(!never.pairs_with(&never));
+        let always = Filter { category: 1, mask: 0, group: 5 };
+        assert!(always.pairs_with(&always));
+    }
+}

@@ -1,0 +1,877 @@
+//! The collision world: colliders in struct-of-arrays columns, stepped in place.
+//!
+//! # The step
+//! ```text
+//!  moved list ──(a) tight AABBs, parallel──▶ escaped lists (tight box left the fat box)
+//!             ──(b) broad phase in place───▶ pairs began / ended (SAP for movers, trees for
+//!                                              static and very large colliders)
+//!             ──(c) narrow phase, parallel─▶ one manifold per queued pair, written to its slot
+//!             ──(d) events, serial─────────▶ contacts array and events, ascending id order
+//! ```
+//! Only pairs in which a collider moved or changed are re-evaluated: a pair of two unmoved
+//! colliders keeps its manifold, so a still scene costs almost nothing.
+//!
+//! # Pair bookkeeping
+//! Every candidate pair (fat boxes overlap, filters allow it) owns a `PairSlot`, found by its
+//! ordered slot pair in a [`PairTable`] and linked into both colliders' doubly linked pair lists
+//! (Box2D's contact edges), so that removing or moving a collider reaches its pairs directly.
+//! Touching pairs additionally own an entry in the dense, `Pod` contacts array that
+//! [`World::contacts`] exposes.
+
+use rayon::prelude::*;
+
+use crate::broad::{BroadPhase, BroadPhaseKind, DynamicTree, Pair, PairTable};
+use crate::collide::{self, Manifold};
+use crate::math::{Aabb, Pose};
+use crate::shape::{Shape, ShapeError};
+use crate::storage::{ColliderId, Columns, Filter, RawColliderId, flags};
+
+const NONE: u32 = u32::MAX;
+
+/// The largest coordinate magnitude a pose may have (1e7). Contacts stay accurate to the
+/// tests' tolerances within ±1e5; between 1e5 and 1e7 they are as accurate as f32 spacing
+/// allows (about 1 unit at 1e7). Beyond, a pose is refused with [`WorldError::OutOfRange`].
+pub const MAX_COORDINATE: f32 = 1.0e7;
+
+/// Why a world call failed. The world is unchanged whenever one is returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorldError {
+    /// The id names a removed collider, or was never issued by this world.
+    StaleId,
+    /// The pose has a NaN or infinite component, or its rotation is not a unit rotation.
+    InvalidPose,
+    /// A pose coordinate exceeds [`MAX_COORDINATE`].
+    OutOfRange,
+    /// The shape failed [`Shape::validate`].
+    InvalidShape(ShapeError),
+    /// A config value is out of range (a negative or non-finite margin, bad grid bounds, …).
+    InvalidConfig,
+    /// All 2^32 - 1 slots are in use.
+    Full,
+}
+
+impl std::fmt::Display for WorldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorldError::StaleId => f.write_str("collider id is stale or was never issued"),
+            WorldError::InvalidPose => f.write_str("pose is NaN, infinite or has a non-unit rotation"),
+            WorldError::OutOfRange => write!(f, "pose coordinate beyond MAX_COORDINATE ({MAX_COORDINATE:e})"),
+            WorldError::InvalidShape(e) => write!(f, "invalid shape: {e}"),
+            WorldError::InvalidConfig => f.write_str("invalid world config"),
+            WorldError::Full => f.write_str("world is full"),
+        }
+    }
+}
+
+impl std::error::Error for WorldError {}
+
+impl From<ShapeError> for WorldError {
+    fn from(e: ShapeError) -> Self {
+        WorldError::InvalidShape(e)
+    }
+}
+
+/// How a world is built.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorldConfig {
+    /// The broad phase for moving colliders. Static and very large colliders always live in a
+    /// dynamic tree, queried against the movers. Default: [`BroadPhaseKind::IncrementalSap`].
+    pub broad_phase: BroadPhaseKind,
+    /// Absolute part of the fat-box margin added around a collider's tight box.
+    pub aabb_margin: f32,
+    /// Relative part of the fat-box margin, times the tight box's larger side. A collider whose
+    /// tight box stays inside its fat box does not touch the broad phase at all.
+    pub aabb_margin_ratio: f32,
+    /// A moving collider whose tight box is larger than this on either side is kept out of the
+    /// SAP (it would overlap everything on an axis) and lives in the tree instead.
+    pub large_extent: f32,
+}
+
+impl Default for WorldConfig {
+    fn default() -> Self {
+        Self {
+            broad_phase: BroadPhaseKind::IncrementalSap,
+            aabb_margin: 0.0,
+            aabb_margin_ratio: 0.25,
+            large_extent: 256.0,
+        }
+    }
+}
+
+/// Everything needed to insert a collider.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ColliderDesc {
+    /// The shape, in the collider's local frame.
+    pub shape: Shape,
+    /// Where the collider is.
+    pub pose: Pose,
+    /// Static colliders never move (`set_pose` still works but costs a tree update);
+    /// static–static pairs are never generated.
+    pub is_static: bool,
+    /// A sensor reports [`EventKind::SensorEntered`]/[`EventKind::SensorExited`] and no manifold.
+    pub sensor: bool,
+    /// Which colliders this one pairs with.
+    pub filter: Filter,
+    /// Free for the user (the hecs integration stores the entity here).
+    pub user_data: u64,
+}
+
+impl ColliderDesc {
+    /// A moving, non-sensor collider with the default filter.
+    #[must_use]
+    pub fn new(shape: Shape, pose: Pose) -> Self {
+        Self { shape, pose, is_static: false, sensor: false, filter: Filter::default(), user_data: 0 }
+    }
+
+    /// The same, static.
+    #[must_use]
+    pub fn fixed(mut self) -> Self {
+        self.is_static = true;
+        self
+    }
+
+    /// The same, as a sensor.
+    #[must_use]
+    pub fn sensor(mut self) -> Self {
+        self.sensor = true;
+        self
+    }
+
+    /// The same with user data.
+    #[must_use]
+    pub fn with_user_data(mut self, user_data: u64) -> Self {
+        self.user_data = user_data;
+        self
+    }
+
+    /// The same with a filter.
+    #[must_use]
+    pub fn with_filter(mut self, filter: Filter) -> Self {
+        self.filter = filter;
+        self
+    }
+}
+
+/// A touching pair and its manifold (world space, normal from `a` to `b`, `a.index < b.index`).
+/// `Pod`, so `bytemuck::cast_slice(world.contacts())` exports all contacts without a copy.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Contact {
+    /// The collider with the lower slot index.
+    pub a: RawColliderId,
+    /// The other collider.
+    pub b: RawColliderId,
+    /// The manifold.
+    pub manifold: Manifold,
+}
+
+/// What happened to a pair.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    /// Two non-sensor colliders started touching.
+    ContactBegan = 0,
+    /// They stopped touching, or one was removed.
+    ContactEnded = 1,
+    /// A collider started overlapping a sensor (either of `a`, `b` may be the sensor).
+    SensorEntered = 2,
+    /// It stopped overlapping, or one was removed.
+    SensorExited = 3,
+}
+
+/// One event, reported in ascending `(a, b)` order. Ids in events for removed colliders are
+/// stale by the time they are read; they still tell which collider it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Event {
+    /// The collider with the lower slot index.
+    pub a: ColliderId,
+    /// The other collider.
+    pub b: ColliderId,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// A candidate pair: fat boxes overlap and filters allow it.
+#[derive(Clone, Copy, Debug)]
+struct PairSlot {
+    /// Collider slots, `ids[0] < ids[1]`.
+    ids: [u32; 2],
+    /// Next and previous pair in the list of `ids[k]` (`NONE` at the ends).
+    next: [u32; 2],
+    prev: [u32; 2],
+    /// Index into `contacts` while touching (non-sensor pairs only), else `NONE`.
+    contact: u32,
+    /// Step stamp of the last time the pair was queued for the narrow phase.
+    queued: u32,
+    /// Whether the shapes touch (for sensor pairs: overlap).
+    touching: bool,
+    sensor: bool,
+}
+
+/// The collision world. See the [module docs](self) for the step.
+///
+/// ```
+/// use sapwood::{ColliderDesc, EventKind, Pose, Shape, Vec2, World};
+///
+/// let mut world = World::new();
+/// let ground = world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(10.0, 0.5))?, Pose::IDENTITY).fixed())?;
+/// let ball = world.insert(ColliderDesc::new(Shape::circle(0.5)?, Pose::from_translation(Vec2::new(0.0, 0.9))))?;
+/// world.step();
+/// assert_eq!(world.contacts().len(), 1);
+/// assert_eq!(world.events()[0].kind, EventKind::ContactBegan);
+///
+/// world.set_pose(ball, Pose::from_translation(Vec2::new(0.0, 5.0)))?;
+/// world.step();
+/// assert!(world.contacts().is_empty());
+/// assert_eq!((world.events()[0].a, world.events()[0].kind), (ground, EventKind::ContactEnded));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct World {
+    config: WorldConfig,
+    cols: Columns,
+    /// Broad phase for moving colliders that are not very large.
+    movers: Box<dyn BroadPhase>,
+    /// The same movers by fat box, for scene queries and for tree residents' pair searches.
+    mover_tree: DynamicTree,
+    /// Static and very large colliders.
+    tree: DynamicTree,
+
+    pairs: Vec<PairSlot>,
+    free_pairs: Vec<u32>,
+    pair_table: PairTable,
+    contacts: Vec<Contact>,
+    /// `contact_pair[i]` is the pair slot that owns `contacts[i]`.
+    contact_pair: Vec<u32>,
+    /// Events of the last step (cleared when the next one starts).
+    events: Vec<Event>,
+    /// Events raised by removals since the last step, reported with the next step's.
+    pending_events: Vec<Event>,
+    stamp: u32,
+    /// Slots removed since the last step, made reusable once the broad phase has seen the
+    /// removal (see `Columns::release`).
+    released: Vec<u32>,
+
+    // Scratch buffers, reused every step so that a steady-state step allocates nothing.
+    /// Colliders whose pose or shape changed since the last step (may hold duplicates and dead
+    /// slots; the MOVED flag decides).
+    moved: Vec<u32>,
+    /// Tight boxes of `moved`, computed in parallel.
+    moved_aabbs: Vec<Aabb>,
+    /// SAP movers that escaped their fat box (updates) or are new (inserts).
+    escaped_updates: Vec<(u32, Aabb)>,
+    escaped_inserts: Vec<(u32, Aabb)>,
+    /// Colliders that escaped or are new this step, for tree pair searches and list checks.
+    escaped: Vec<u32>,
+    began: Vec<Pair>,
+    ended: Vec<Pair>,
+    query_hits: Vec<u32>,
+    /// Pair slots to evaluate this step, sorted by collider pair.
+    queue: Vec<u32>,
+    /// Manifolds of `queue`, written by the parallel narrow phase.
+    results: Vec<Manifold>,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl World {
+    /// An empty world with [`WorldConfig::default`].
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_config(WorldConfig::default()).unwrap_or_else(|_| unreachable!("the default config is valid"))
+    }
+
+    /// An empty world.
+    ///
+    /// # Errors
+    /// [`WorldError::InvalidConfig`] for a negative or non-finite margin or large extent, or a
+    /// grid / quadtree broad phase with invalid bounds or cell size.
+    pub fn with_config(config: WorldConfig) -> Result<Self, WorldError> {
+        let ok = |x: f32| x.is_finite() && x >= 0.0;
+        let bp_ok = match config.broad_phase {
+            BroadPhaseKind::UniformGrid { bounds, cell_size } => bounds.is_valid() && cell_size > 0.0 && ok(cell_size),
+            BroadPhaseKind::SpatialHash { cell_size } => cell_size > 0.0 && ok(cell_size),
+            BroadPhaseKind::Quadtree { bounds } => bounds.is_valid(),
+            _ => true,
+        };
+        if !ok(config.aabb_margin) || !ok(config.aabb_margin_ratio) || !(config.large_extent > 0.0) || !bp_ok {
+            return Err(WorldError::InvalidConfig);
+        }
+        Ok(Self {
+            config,
+            cols: Columns::default(),
+            movers: config.broad_phase.build(),
+            mover_tree: DynamicTree::new(0.0),
+            tree: DynamicTree::new(0.0),
+            pairs: Vec::new(),
+            free_pairs: Vec::new(),
+            pair_table: PairTable::new(),
+            contacts: Vec::new(),
+            contact_pair: Vec::new(),
+            events: Vec::new(),
+            pending_events: Vec::new(),
+            stamp: 0,
+            released: Vec::new(),
+            moved: Vec::new(),
+            moved_aabbs: Vec::new(),
+            escaped_updates: Vec::new(),
+            escaped_inserts: Vec::new(),
+            escaped: Vec::new(),
+            began: Vec::new(),
+            ended: Vec::new(),
+            query_hits: Vec::new(),
+            queue: Vec::new(),
+            results: Vec::new(),
+        })
+    }
+
+    /// The config the world was built with.
+    #[must_use]
+    pub fn config(&self) -> &WorldConfig {
+        &self.config
+    }
+
+    /// Number of live colliders.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.cols.alive_count as usize
+    }
+
+    /// Whether the world holds no collider.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether `id` names a live collider.
+    #[must_use]
+    pub fn contains(&self, id: ColliderId) -> bool {
+        self.cols.slot(id).is_some()
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Mutation
+    // ---------------------------------------------------------------------------------------
+
+    fn check_pose(pose: &Pose) -> Result<(), WorldError> {
+        if !pose.is_valid() {
+            return Err(WorldError::InvalidPose);
+        }
+        if pose.p.abs().max_element() > MAX_COORDINATE {
+            return Err(WorldError::OutOfRange);
+        }
+        Ok(())
+    }
+
+    fn check_desc(desc: &ColliderDesc) -> Result<(), WorldError> {
+        Self::check_pose(&desc.pose)?;
+        desc.shape.validate()?;
+        Ok(())
+    }
+
+    /// Adds a collider. It takes part in pairs, contacts and queries from the next [`World::step`].
+    ///
+    /// # Errors
+    /// [`WorldError::InvalidPose`], [`WorldError::OutOfRange`] or [`WorldError::InvalidShape`]
+    /// for bad input, [`WorldError::Full`] when no slot is left.
+    pub fn insert(&mut self, desc: ColliderDesc) -> Result<ColliderId, WorldError> {
+        Self::check_desc(&desc)?;
+        let slot = self.cols.allocate().ok_or(WorldError::Full)?;
+        let s = slot as usize;
+        self.cols.pose[s] = desc.pose;
+        self.cols.shape[s] = desc.shape;
+        self.cols.filter[s] = desc.filter;
+        self.cols.user_data[s] = desc.user_data;
+        self.cols.pair_head[s] = NONE;
+        // Not yet in any structure: an empty fat box marks it as new for the next step.
+        self.cols.aabb[s] = Aabb::EMPTY;
+        self.cols.fat[s] = Aabb::EMPTY;
+        let mut f = flags::MOVED;
+        if desc.is_static {
+            f |= flags::STATIC;
+        }
+        if desc.sensor {
+            f |= flags::SENSOR;
+        }
+        self.cols.flags[s] = f;
+        self.moved.push(slot);
+        Ok(self.cols.id(slot))
+    }
+
+    /// Adds many colliders; all or none. New movers reach the SAP as one batch at the next step
+    /// (sorted and merged in one pass), however they were inserted.
+    ///
+    /// # Errors
+    /// The first invalid description's error, with nothing inserted.
+    pub fn insert_batch(&mut self, descs: &[ColliderDesc], out: &mut Vec<ColliderId>) -> Result<(), WorldError> {
+        descs.iter().try_for_each(Self::check_desc)?;
+        if (self.cols.alive_count as usize).saturating_add(descs.len()) >= u32::MAX as usize {
+            return Err(WorldError::Full);
+        }
+        out.reserve(descs.len());
+        for d in descs {
+            out.push(self.insert(*d)?);
+        }
+        Ok(())
+    }
+
+    /// Removes a collider. Its touching pairs end with [`EventKind::ContactEnded`] or
+    /// [`EventKind::SensorExited`], reported with the next step's events. Every other id stays
+    /// valid.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`] when `id` is not live.
+    pub fn remove(&mut self, id: ColliderId) -> Result<(), WorldError> {
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        let slot = s as u32;
+        // A collider inserted since the last step is in no structure yet.
+        if self.cols.fat[s] != Aabb::EMPTY {
+            if self.cols.flags[s] & flags::IN_TREE != 0 {
+                self.tree.remove(slot);
+            } else {
+                self.movers.remove(slot);
+                self.mover_tree.remove(slot);
+            }
+        }
+        while self.cols.pair_head[s] != NONE {
+            let p = self.cols.pair_head[s];
+            self.destroy_pair(p, true);
+        }
+        self.cols.release(slot);
+        self.released.push(slot);
+        Ok(())
+    }
+
+    /// Moves a collider. Its pairs are re-evaluated at the next step.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`], [`WorldError::InvalidPose`] or [`WorldError::OutOfRange`]; the
+    /// world is unchanged then.
+    pub fn set_pose(&mut self, id: ColliderId, pose: Pose) -> Result<(), WorldError> {
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        Self::check_pose(&pose)?;
+        self.cols.pose[s] = pose;
+        self.mark_moved(s);
+        Ok(())
+    }
+
+    /// Replaces a collider's shape. Its pairs are re-evaluated at the next step.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`] or [`WorldError::InvalidShape`]; the world is unchanged then.
+    pub fn set_shape(&mut self, id: ColliderId, shape: Shape) -> Result<(), WorldError> {
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        shape.validate()?;
+        self.cols.shape[s] = shape;
+        self.mark_moved(s);
+        Ok(())
+    }
+
+    /// Replaces a collider's user data.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn set_user_data(&mut self, id: ColliderId, user_data: u64) -> Result<(), WorldError> {
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        self.cols.user_data[s] = user_data;
+        Ok(())
+    }
+
+    fn mark_moved(&mut self, s: usize) {
+        if self.cols.flags[s] & flags::MOVED == 0 {
+            self.cols.flags[s] |= flags::MOVED;
+            self.moved.push(s as u32);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Reading
+    // ---------------------------------------------------------------------------------------
+
+    /// The collider's pose.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn pose(&self, id: ColliderId) -> Result<Pose, WorldError> {
+        self.cols.slot(id).map(|s| self.cols.pose[s]).ok_or(WorldError::StaleId)
+    }
+
+    /// The collider's shape.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn shape(&self, id: ColliderId) -> Result<&Shape, WorldError> {
+        self.cols.slot(id).map(|s| &self.cols.shape[s]).ok_or(WorldError::StaleId)
+    }
+
+    /// The collider's tight box as of the last step.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn aabb(&self, id: ColliderId) -> Result<Aabb, WorldError> {
+        self.cols.slot(id).map(|s| self.cols.aabb[s]).ok_or(WorldError::StaleId)
+    }
+
+    /// The collider's user data.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn user_data(&self, id: ColliderId) -> Result<u64, WorldError> {
+        self.cols.slot(id).map(|s| self.cols.user_data[s]).ok_or(WorldError::StaleId)
+    }
+
+    /// All live collider ids, in slot order.
+    pub fn ids(&self) -> impl Iterator<Item = ColliderId> + '_ {
+        (0..self.cols.alive.len() as u32).filter(|&s| self.cols.alive[s as usize]).map(|s| self.cols.id(s))
+    }
+
+    /// Every touching non-sensor pair with its manifold, as of the last step. The order is
+    /// deterministic but otherwise unspecified.
+    #[must_use]
+    pub fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+
+    /// Calls `f` with every contact of one collider (as of the last step).
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn contacts_of(&self, id: ColliderId, mut f: impl FnMut(&Contact)) -> Result<(), WorldError> {
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        let mut p = self.cols.pair_head[s];
+        while p != NONE {
+            let pair = &self.pairs[p as usize];
+            if pair.contact != NONE {
+                f(&self.contacts[pair.contact as usize]);
+            }
+            p = pair.next[Self::end_of(pair, s as u32)];
+        }
+        Ok(())
+    }
+
+    /// Events of the last step, plus those raised by removals before it, in ascending
+    /// `(a, b)` order.
+    #[must_use]
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // The step
+    // ---------------------------------------------------------------------------------------
+
+    /// Advances the world: update AABBs → update the broad phase → narrow phase → events.
+    pub fn step(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        self.events.clear();
+        self.events.append(&mut self.pending_events);
+        self.update_aabbs();
+        self.update_broad_phase();
+        self.narrow_phase();
+        self.events.sort_unstable();
+    }
+
+    /// (a) Tight boxes of moved colliders in parallel, then the serial escape test.
+    fn update_aabbs(&mut self) {
+        let cols = &mut self.cols;
+        // Drop dead slots and duplicates (a slot removed and reused between steps is listed
+        // twice); the MOVED flag is cleared as each live slot is taken.
+        self.moved.retain(|&s| {
+            let f = &mut cols.flags[s as usize];
+            let keep = cols.alive[s as usize] && *f & flags::MOVED != 0;
+            *f &= !flags::MOVED;
+            keep
+        });
+        self.moved.sort_unstable();
+        let (shapes, poses) = (&cols.shape, &cols.pose);
+        self.moved
+            .par_iter()
+            .map(|&s| shapes[s as usize].aabb(&poses[s as usize]))
+            .collect_into_vec(&mut self.moved_aabbs);
+
+        self.escaped.clear();
+        self.escaped_updates.clear();
+        self.escaped_inserts.clear();
+        for (&slot, &tight) in self.moved.iter().zip(&self.moved_aabbs) {
+            let s = slot as usize;
+            cols.aabb[s] = tight;
+            let fat = cols.fat[s];
+            if fat.contains(&tight) {
+                continue;
+            }
+            let is_new = fat == Aabb::EMPTY;
+            let size = tight.max - tight.min;
+            let margin = self.config.aabb_margin + self.config.aabb_margin_ratio * size.max_element();
+            let new_fat = tight.fattened(margin);
+            cols.fat[s] = new_fat;
+            self.escaped.push(slot);
+            let wants_tree = cols.flags[s] & flags::STATIC != 0 || size.max_element() > self.config.large_extent;
+            let in_tree = cols.flags[s] & flags::IN_TREE != 0;
+            if !is_new && wants_tree != in_tree {
+                // Grew past (or shrank below) the large-collider limit: change structures.
+                if in_tree {
+                    self.tree.remove(slot);
+                } else {
+                    self.movers.remove(slot);
+                    self.mover_tree.remove(slot);
+                }
+            }
+            if wants_tree {
+                cols.flags[s] |= flags::IN_TREE;
+                if is_new || !in_tree {
+                    self.tree.insert(slot, new_fat);
+                } else {
+                    self.tree.update(slot, new_fat);
+                }
+            } else {
+                cols.flags[s] &= !flags::IN_TREE;
+                if is_new || in_tree {
+                    self.escaped_inserts.push((slot, new_fat));
+                } else {
+                    self.escaped_updates.push((slot, new_fat));
+                }
+            }
+        }
+    }
+
+    /// (b) The broad phase in place: movers through the SAP (or the configured broad phase),
+    /// tree residents by tree queries; then begin/end candidate pairs.
+    fn update_broad_phase(&mut self) {
+        self.movers.insert_batch(&self.escaped_inserts);
+        self.movers.update_batch(&self.escaped_updates);
+        self.mover_tree.insert_batch(&self.escaped_inserts);
+        self.mover_tree.update_batch(&self.escaped_updates);
+        self.began.clear();
+        self.ended.clear();
+        self.movers.update_pairs(&mut self.began, &mut self.ended);
+        // The broad phase has now seen every removal: their slots may be reused.
+        self.cols.free.append(&mut self.released);
+
+        // Pairs with a tree resident are not seen by the movers' broad phase: find them by
+        // querying the trees with every escaped collider's fat box.
+        for &slot in &self.escaped {
+            let s = slot as usize;
+            let fat = self.cols.fat[s];
+            let is_static = self.cols.flags[s] & flags::STATIC != 0;
+            self.query_hits.clear();
+            self.tree.query_aabb(&fat, &mut self.query_hits);
+            if self.cols.flags[s] & flags::IN_TREE != 0 {
+                self.mover_tree.query_aabb(&fat, &mut self.query_hits);
+            }
+            for &other in &self.query_hits {
+                let o = other as usize;
+                if other != slot && !(is_static && self.cols.flags[o] & flags::STATIC != 0) {
+                    self.began.push(crate::broad::pair(slot, other));
+                }
+            }
+        }
+        // Pairs of an escaped collider with a tree resident end when the fat boxes part.
+        for &slot in &self.escaped {
+            let mut p = self.cols.pair_head[slot as usize];
+            while p != NONE {
+                let pair = self.pairs[p as usize];
+                let [a, b] = pair.ids;
+                let tree_pair = (self.cols.flags[a as usize] | self.cols.flags[b as usize]) & flags::IN_TREE != 0;
+                if tree_pair && !self.cols.fat[a as usize].overlaps(&self.cols.fat[b as usize]) {
+                    self.ended.push(pair.ids);
+                }
+                p = pair.next[Self::end_of(&pair, slot)];
+            }
+        }
+
+        // Apply: ended first (so a pair that ended and began again is a fresh pair), each list
+        // sorted so that slot allocation and events do not depend on discovery order.
+        self.ended.sort_unstable();
+        self.ended.dedup();
+        for i in 0..self.ended.len() {
+            if let Some(p) = self.pair_table.get(self.ended[i]) {
+                self.destroy_pair(p, false);
+            }
+        }
+        self.began.sort_unstable();
+        self.began.dedup();
+        for i in 0..self.began.len() {
+            let [a, b] = self.began[i];
+            let (fa, fb) = (self.cols.flags[a as usize], self.cols.flags[b as usize]);
+            if fa & fb & flags::STATIC != 0
+                || !self.cols.filter[a as usize].pairs_with(&self.cols.filter[b as usize])
+                || self.pair_table.contains(self.began[i])
+            {
+                continue;
+            }
+            self.create_pair(a, b, (fa | fb) & flags::SENSOR != 0);
+        }
+    }
+
+    /// (c) The narrow phase over the pairs of moved colliders, in parallel, then (d) the serial
+    /// application of results: contacts array and events in ascending pair order.
+    fn narrow_phase(&mut self) {
+        self.queue.clear();
+        for &slot in &self.moved {
+            let mut p = self.cols.pair_head[slot as usize];
+            while p != NONE {
+                let pair = &mut self.pairs[p as usize];
+                if pair.queued != self.stamp {
+                    pair.queued = self.stamp;
+                    self.queue.push(p);
+                }
+                p = pair.next[Self::end_of(pair, slot)];
+            }
+        }
+        let pairs = &self.pairs;
+        self.queue.sort_unstable_by_key(|&p| pairs[p as usize].ids);
+
+        let cols = &self.cols;
+        self.queue
+            .par_iter()
+            .map(|&p| {
+                let pair = &pairs[p as usize];
+                let [a, b] = [pair.ids[0] as usize, pair.ids[1] as usize];
+                if !cols.aabb[a].overlaps(&cols.aabb[b]) {
+                    return Manifold::EMPTY;
+                }
+                let (sa, pa, sb, pb) = (&cols.shape[a], &cols.pose[a], &cols.shape[b], &cols.pose[b]);
+                if pair.sensor {
+                    // Sensors only need a yes/no: one point flags the overlap.
+                    let mut m = Manifold::EMPTY;
+                    m.count = u32::from(collide::overlaps(sa, pa, sb, pb));
+                    m
+                } else {
+                    collide::contact(sa, pa, sb, pb)
+                }
+            })
+            .collect_into_vec(&mut self.results);
+
+        for i in 0..self.queue.len() {
+            let p = self.queue[i];
+            let m = self.results[i];
+            let touching = m.count > 0;
+            let pair = self.pairs[p as usize];
+            match (pair.touching, touching) {
+                (false, true) => {
+                    self.pairs[p as usize].touching = true;
+                    if !pair.sensor {
+                        self.pairs[p as usize].contact = self.contacts.len() as u32;
+                        self.contacts.push(Contact {
+                            a: self.cols.id(pair.ids[0]).to_raw(),
+                            b: self.cols.id(pair.ids[1]).to_raw(),
+                            manifold: m,
+                        });
+                        self.contact_pair.push(p);
+                    }
+                    self.push_event(&pair, true);
+                }
+                (true, false) => {
+                    self.end_touch(p);
+                    self.push_event(&pair, false);
+                }
+                (true, true) if !pair.sensor => self.contacts[pair.contact as usize].manifold = m,
+                _ => {}
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Pair slots
+    // ---------------------------------------------------------------------------------------
+
+    /// Which end of `pair` is `slot` (0 or 1).
+    #[inline]
+    fn end_of(pair: &PairSlot, slot: u32) -> usize {
+        usize::from(pair.ids[1] == slot)
+    }
+
+    fn create_pair(&mut self, a: u32, b: u32, sensor: bool) {
+        let slot = PairSlot {
+            ids: [a, b],
+            next: [self.cols.pair_head[a as usize], self.cols.pair_head[b as usize]],
+            prev: [NONE, NONE],
+            contact: NONE,
+            queued: 0,
+            touching: false,
+            sensor,
+        };
+        let p = match self.free_pairs.pop() {
+            Some(p) => {
+                self.pairs[p as usize] = slot;
+                p
+            }
+            None => {
+                self.pairs.push(slot);
+                (self.pairs.len() - 1) as u32
+            }
+        };
+        for (k, &c) in [a, b].iter().enumerate() {
+            let head = self.cols.pair_head[c as usize];
+            if head != NONE {
+                let h = &mut self.pairs[head as usize];
+                let end = Self::end_of(h, c);
+                h.prev[end] = p;
+            }
+            self.cols.pair_head[c as usize] = p;
+            debug_assert_eq!(self.pairs[p as usize].next[k], head);
+        }
+        self.pair_table.insert([a, b], p);
+    }
+
+    /// Unlinks and frees a pair slot; a touching pair ends with an event (into the pending list
+    /// when called from `remove`, so that it is reported with the next step).
+    fn destroy_pair(&mut self, p: u32, pending: bool) {
+        let pair = self.pairs[p as usize];
+        if pair.touching {
+            self.end_touch(p);
+            let ev = self.make_event(&pair, false);
+            if pending { self.pending_events.push(ev) } else { self.events.push(ev) }
+        }
+        for (k, &c) in pair.ids.iter().enumerate() {
+            let (prev, next) = (pair.prev[k], pair.next[k]);
+            if prev == NONE {
+                self.cols.pair_head[c as usize] = next;
+            } else {
+                let pp = &mut self.pairs[prev as usize];
+                let end = Self::end_of(pp, c);
+                pp.next[end] = next;
+            }
+            if next != NONE {
+                let np = &mut self.pairs[next as usize];
+                let end = Self::end_of(np, c);
+                np.prev[end] = prev;
+            }
+        }
+        self.pair_table.remove(pair.ids);
+        self.pairs[p as usize].ids = [NONE, NONE];
+        self.free_pairs.push(p);
+    }
+
+    /// Drops a pair's contact entry (swap-remove, fixing the moved entry's back-reference).
+    fn end_touch(&mut self, p: u32) {
+        let pair = &mut self.pairs[p as usize];
+        pair.touching = false;
+        let c = std::mem::replace(&mut pair.contact, NONE);
+        if c != NONE {
+            self.contacts.swap_remove(c as usize);
+            self.contact_pair.swap_remove(c as usize);
+            if let Some(&moved) = self.contact_pair.get(c as usize) {
+                self.pairs[moved as usize].contact = c;
+            }
+        }
+    }
+
+    fn make_event(&self, pair: &PairSlot, began: bool) -> Event {
+        let kind = match (pair.sensor, began) {
+            (false, true) => EventKind::ContactBegan,
+            (false, false) => EventKind::ContactEnded,
+            (true, true) => EventKind::SensorEntered,
+            (true, false) => EventKind::SensorExited,
+        };
+        Event { a: self.cols.id(pair.ids[0]), b: self.cols.id(pair.ids[1]), kind }
+    }
+
+    fn push_event(&mut self, pair: &PairSlot, began: bool) {
+        let ev = self.make_event(pair, began);
+        self.events.push(ev);
+    }
+}

@@ -19,6 +19,7 @@
 #![deny(unsafe_code)]
 
 pub mod broad;
+pub use broad::BroadPhaseKind;
 pub mod collide;
 mod math;
 mod shape;

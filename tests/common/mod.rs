@@ -1,0 +1,70 @@
+//! A periodic test scene shared by the world's determinism and allocation tests: a mix of all
+//! shape kinds, some static, some sensors, half of them moving along closed paths so that the
+//! scene repeats itself exactly every `PERIOD` steps.
+
+#![allow(dead_code)]
+
+use sapwood::{ColliderDesc, ColliderId, Pose, Shape, Vec2, World};
+
+pub const PERIOD: usize = 64;
+
+pub struct Scene {
+    pub world: World,
+    pub ids: Vec<ColliderId>,
+    pub home: Vec<Pose>,
+    pub moving: Vec<bool>,
+}
+
+pub fn splitmix(state: &mut u64) -> f32 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
+}
+
+pub fn build(n: usize, seed: u64) -> Scene {
+    let mut s = seed;
+    let side = (n as f32 / 0.5).sqrt();
+    let mut world = World::new();
+    let (mut ids, mut home, mut moving) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..n {
+        let k = splitmix(&mut s);
+        let size = 0.2 + 0.4 * splitmix(&mut s);
+        let shape = if k < 0.3 {
+            Shape::circle(size).unwrap()
+        } else if k < 0.6 {
+            Shape::cuboid(Vec2::new(size, 0.2 + 0.4 * splitmix(&mut s))).unwrap()
+        } else if k < 0.75 {
+            Shape::capsule(Vec2::new(-size, 0.0), Vec2::new(size, 0.0), 0.2).unwrap()
+        } else if k < 0.9 {
+            sapwood::Polygon::regular(5 + i % 4, size + 0.05, 0.0).map(Shape::Polygon).unwrap()
+        } else {
+            Shape::rounded_box(Vec2::splat(size * 0.7), 0.1).unwrap()
+        };
+        let pose = Pose::new(Vec2::new(side * splitmix(&mut s), side * splitmix(&mut s)), 6.28 * splitmix(&mut s));
+        let mut desc = ColliderDesc::new(shape, pose).with_user_data(i as u64);
+        desc.is_static = i % 10 == 3;
+        desc.sensor = i % 17 == 5;
+        let moves = i % 2 == 0 && !desc.is_static;
+        ids.push(world.insert(desc).unwrap());
+        home.push(pose);
+        moving.push(moves);
+    }
+    Scene { world, ids, home, moving }
+}
+
+/// Moves every moving collider to its place at time `t` on its closed path.
+pub fn animate(scene: &mut Scene, t: usize) {
+    let phase = t as f32 / PERIOD as f32 * std::f32::consts::TAU;
+    for i in 0..scene.ids.len() {
+        if !scene.moving[i] {
+            continue;
+        }
+        let h = scene.home[i];
+        let r = 0.5 + (i % 7) as f32 * 0.3;
+        let a = phase + i as f32;
+        let pose = Pose::new(h.p + r * Vec2::new(a.cos(), a.sin()), h.q.angle() + 0.5 * a.sin());
+        scene.world.set_pose(scene.ids[i], pose).unwrap();
+    }
+}

@@ -1,0 +1,57 @@
+//! A steady-state step allocates nothing: a counting global allocator watches a full period of
+//! a periodic scene after two periods of warm-up (which size every scratch buffer).
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call forwards to the system allocator unchanged; the wrapper only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn steady_state_step_allocates_nothing() {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    pool.install(|| {
+        let mut scene = common::build(4000, 3);
+        for t in 0..2 * common::PERIOD {
+            common::animate(&mut scene, t);
+            scene.world.step();
+        }
+        assert!(!scene.world.contacts().is_empty());
+        COUNTING.store(true, Ordering::SeqCst);
+        for t in 2 * common::PERIOD..3 * common::PERIOD {
+            common::animate(&mut scene, t);
+            scene.world.step();
+        }
+        COUNTING.store(false, Ordering::SeqCst);
+        assert_eq!(ALLOCS.load(Ordering::SeqCst), 0, "allocations during steady-state steps");
+    });
+}

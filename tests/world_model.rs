@@ -1,0 +1,242 @@
+//! The world against a naive model: random operation sequences, and after every step the
+//! touching pairs, manifolds and events must equal a brute-force recomputation from the model's
+//! own copy of every collider.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use sapwood::{
+    Aabb, BroadPhaseKind, ColliderDesc, ColliderId, EventKind, Filter, Pose, Shape, Vec2, World, WorldConfig,
+    WorldError, collide,
+};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn f(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.f()
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn random_shape(rng: &mut Rng) -> Shape {
+    match rng.below(6) {
+        0 => Shape::circle(rng.range(0.2, 1.0)).unwrap(),
+        1 => Shape::capsule(Vec2::new(-rng.range(0.1, 0.8), 0.0), Vec2::new(rng.range(0.1, 0.8), 0.0), rng.range(0.1, 0.5))
+            .unwrap(),
+        2 => Shape::cuboid(Vec2::new(rng.range(0.1, 1.0), rng.range(0.1, 1.0))).unwrap(),
+        3 => Shape::rounded_box(Vec2::new(rng.range(0.1, 0.6), rng.range(0.1, 0.6)), rng.range(0.0, 0.3)).unwrap(),
+        4 => Shape::cuboid(Vec2::new(rng.range(8.0, 12.0), rng.range(0.2, 0.5))).unwrap(), // a long wall
+        _ => {
+            let pts: Vec<Vec2> = (0..8).map(|_| Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0))).collect();
+            Shape::polygon(&pts, 0.0).unwrap_or_else(|_| Shape::circle(0.5).unwrap())
+        }
+    }
+}
+
+fn random_pose(rng: &mut Rng, extent: f32) -> Pose {
+    let angle = if rng.below(3) == 0 { 0.0 } else { rng.range(-3.14, 3.14) };
+    Pose::new(Vec2::new(rng.range(0.0, extent), rng.range(0.0, extent)), angle)
+}
+
+fn random_filter(rng: &mut Rng) -> Filter {
+    match rng.below(8) {
+        0 => Filter { category: 2, mask: !2, group: 0 },
+        1 => Filter { group: -1, ..Filter::default() },
+        _ => Filter::default(),
+    }
+}
+
+#[derive(Clone, Copy)]
+struct ModelCollider {
+    id: ColliderId,
+    desc: ColliderDesc,
+}
+
+/// The naive model: a list of live colliders and the set of touching pairs at the last step.
+#[derive(Default)]
+struct Model {
+    live: BTreeMap<u32, ModelCollider>,
+    touching: BTreeSet<(ColliderId, ColliderId)>,
+    pending: Vec<(ColliderId, ColliderId, EventKind)>,
+}
+
+impl Model {
+    fn is_sensor_pair(&self, a: ColliderId, b: ColliderId) -> bool {
+        self.live[&a.index()].desc.sensor || self.live[&b.index()].desc.sensor
+    }
+
+    /// Brute force: every pair, filtered, with the shared narrow phase.
+    fn touching_now(&self) -> BTreeSet<(ColliderId, ColliderId)> {
+        let all: Vec<&ModelCollider> = self.live.values().collect();
+        let mut out = BTreeSet::new();
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                if (a.desc.is_static && b.desc.is_static) || !a.desc.filter.pairs_with(&b.desc.filter) {
+                    continue;
+                }
+                if collide::overlaps(&a.desc.shape, &a.desc.pose, &b.desc.shape, &b.desc.pose) {
+                    out.insert((a.id, b.id));
+                }
+            }
+        }
+        out
+    }
+
+    fn remove(&mut self, id: ColliderId) {
+        let removed = self.live.remove(&id.index()).expect("model removes live colliders only");
+        let gone: Vec<_> = self.touching.iter().copied().filter(|&(a, b)| a == id || b == id).collect();
+        for (a, b) in gone {
+            self.touching.remove(&(a, b));
+            let other = if a == id { b } else { a };
+            let sensor = removed.desc.sensor || self.live[&other.index()].desc.sensor;
+            self.pending.push((a, b, if sensor { EventKind::SensorExited } else { EventKind::ContactEnded }));
+        }
+    }
+}
+
+fn check_step(world: &World, model: &mut Model, step: usize) {
+    let now = model.touching_now();
+    // Contacts: exactly the non-sensor touching pairs, each with the manifold brute force gives.
+    let mut got = BTreeSet::new();
+    for c in world.contacts() {
+        let (a, b) = (c.a.id().unwrap(), c.b.id().unwrap());
+        assert!(a.index() < b.index(), "contact ids out of order");
+        let (ca, cb) = (&model.live[&a.index()], &model.live[&b.index()]);
+        assert_eq!((ca.id, cb.id), (a, b), "contact names a stale id");
+        let m = collide::contact(&ca.desc.shape, &ca.desc.pose, &cb.desc.shape, &cb.desc.pose);
+        assert_eq!(c.manifold, m, "step {step}: manifold of {a:?}-{b:?} differs from a fresh computation");
+        assert!(got.insert((a, b)), "duplicate contact");
+    }
+    let expected: BTreeSet<_> = now.iter().copied().filter(|&(a, b)| !model.is_sensor_pair(a, b)).collect();
+    assert_eq!(got, expected, "step {step}: contact set differs from brute force");
+
+    // Events: removals since the last step, then begin/end by diffing the touching sets.
+    let mut want = std::mem::take(&mut model.pending);
+    for &(a, b) in now.difference(&model.touching) {
+        want.push((a, b, if model.is_sensor_pair(a, b) { EventKind::SensorEntered } else { EventKind::ContactBegan }));
+    }
+    for &(a, b) in model.touching.difference(&now) {
+        want.push((a, b, if model.is_sensor_pair(a, b) { EventKind::SensorExited } else { EventKind::ContactEnded }));
+    }
+    want.sort();
+    let got: Vec<_> = world.events().iter().map(|e| (e.a, e.b, e.kind)).collect();
+    assert_eq!(got, want, "step {step}: events differ");
+    model.touching = now;
+}
+
+fn run(seed: u64, steps: usize, config: WorldConfig) {
+    let mut rng = Rng(seed);
+    let mut world = World::with_config(config).unwrap();
+    let mut model = Model::default();
+    let extent = 30.0;
+    for step in 0..steps {
+        let ops = rng.below(12);
+        for _ in 0..ops {
+            let live: Vec<ColliderId> = model.live.values().map(|c| c.id).collect();
+            match rng.below(10) {
+                0..=2 => {
+                    let mut desc = ColliderDesc::new(random_shape(&mut rng), random_pose(&mut rng, extent));
+                    desc.is_static = rng.below(5) == 0;
+                    desc.sensor = rng.below(10) == 0;
+                    desc.filter = random_filter(&mut rng);
+                    desc.user_data = rng.next();
+                    let id = world.insert(desc).unwrap();
+                    assert!(model.live.insert(id.index(), ModelCollider { id, desc }).is_none());
+                }
+                3 if !live.is_empty() => {
+                    let id = live[rng.below(live.len())];
+                    world.remove(id).unwrap();
+                    model.remove(id);
+                    assert_eq!(world.remove(id), Err(WorldError::StaleId), "double removal");
+                    assert_eq!(world.pose(id), Err(WorldError::StaleId));
+                }
+                4..=7 if !live.is_empty() => {
+                    let id = live[rng.below(live.len())];
+                    let c = model.live.get_mut(&id.index()).unwrap();
+                    let pose = if rng.below(4) == 0 {
+                        random_pose(&mut rng, extent)
+                    } else {
+                        let d = Vec2::new(rng.range(-0.3, 0.3), rng.range(-0.3, 0.3));
+                        Pose::new(c.desc.pose.p + d, c.desc.pose.q.angle() + rng.range(-0.1, 0.1))
+                    };
+                    world.set_pose(id, pose).unwrap();
+                    c.desc.pose = pose;
+                }
+                8 if !live.is_empty() => {
+                    let id = live[rng.below(live.len())];
+                    let shape = random_shape(&mut rng);
+                    world.set_shape(id, shape).unwrap();
+                    model.live.get_mut(&id.index()).unwrap().desc.shape = shape;
+                }
+                _ if !live.is_empty() => {
+                    // Bad input is refused and changes nothing.
+                    let id = live[rng.below(live.len())];
+                    let before = world.pose(id).unwrap();
+                    let bad = [
+                        Pose::from_translation(Vec2::new(f32::NAN, 0.0)),
+                        Pose::from_translation(Vec2::new(f32::INFINITY, 0.0)),
+                        Pose::from_translation(Vec2::new(1e30, 0.0)),
+                        Pose { p: Vec2::ZERO, q: sapwood::Rot { c: 2.0, s: 0.0 } },
+                    ];
+                    for pose in bad {
+                        assert!(world.set_pose(id, pose).is_err());
+                    }
+                    let bad_shape = Shape::Circle(sapwood::Circle { radius: f32::NAN });
+                    assert!(world.set_shape(id, bad_shape).is_err());
+                    assert!(world.insert(ColliderDesc::new(bad_shape, Pose::IDENTITY)).is_err());
+                    assert_eq!(world.pose(id).unwrap(), before);
+                }
+                _ => {}
+            }
+        }
+        world.step();
+        check_step(&world, &mut model, step);
+        assert_eq!(world.len(), model.live.len());
+        for c in model.live.values() {
+            assert_eq!(world.user_data(c.id).unwrap(), c.desc.user_data);
+            assert_eq!(world.aabb(c.id).unwrap(), c.desc.shape.aabb(&c.desc.pose));
+        }
+    }
+}
+
+#[test]
+fn world_matches_naive_model_with_default_broad_phase() {
+    for seed in 0..6 {
+        run(seed, 300, WorldConfig::default());
+    }
+}
+
+#[test]
+fn world_matches_naive_model_with_every_broad_phase() {
+    let bounds = Aabb::new(Vec2::ZERO, Vec2::splat(30.0));
+    let kinds = [
+        BroadPhaseKind::BruteForce,
+        BroadPhaseKind::SortSweep,
+        BroadPhaseKind::UniformGrid { bounds, cell_size: 2.0 },
+        BroadPhaseKind::SpatialHash { cell_size: 2.0 },
+        BroadPhaseKind::Quadtree { bounds },
+        BroadPhaseKind::DynamicTree,
+        BroadPhaseKind::IncrementalSap,
+    ];
+    for (i, kind) in kinds.into_iter().enumerate() {
+        let config = WorldConfig { broad_phase: kind, large_extent: 5.0, ..WorldConfig::default() };
+        run(100 + i as u64, 200, config);
+    }
+}
+
+#[test]
+fn zero_margin_and_tiny_large_extent_still_exact() {
+    run(7, 200, WorldConfig { aabb_margin_ratio: 0.0, large_extent: 0.5, ..WorldConfig::default() });
+}

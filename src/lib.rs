@@ -30,4 +30,6 @@ pub use glam::Vec2;
 pub use math::{Aabb, Pose, Ray, Rot};
 pub use shape::{Capsule, Circle, Cuboid, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE, Polygon, Shape, ShapeError, ShapeKind};
 pub use storage::{ColliderId, Filter, RawColliderId};
-pub use world::{ColliderDesc, Contact, Event, EventKind, MAX_COORDINATE, World, WorldConfig, WorldError};
+pub use world::{
+    ColliderDesc, Contact, Event, EventKind, MAX_COORDINATE, QueryFilter, RayCastHit, World, WorldConfig, WorldError,
+};

@@ -18,6 +18,10 @@
 //! Touching pairs additionally own an entry in the dense, `Pod` contacts array that
 //! [`World::contacts`] exposes.
 
+mod query;
+
+pub use query::{QueryFilter, RayCastHit};
+
 use rayon::prelude::*;
 
 use crate::broad::{BroadPhase, BroadPhaseKind, DynamicTree, Pair, PairTable};

@@ -1,0 +1,152 @@
+//! Scene queries, served by the two dynamic trees (movers and tree residents), never by a scan.
+//!
+//! Queries see the colliders as the last [`World::step`] left them: a collider inserted since
+//! then is not found yet, one removed since then is never found, and one moved since then is
+//! found where its fat box was (its current pose is then used for the exact shape test). Step
+//! after moving things and before querying them.
+
+use glam::Vec2;
+
+use super::World;
+use crate::collide;
+use crate::math::{Aabb, Pose, Ray};
+use crate::query;
+use crate::shape::Shape;
+use crate::storage::{ColliderId, flags};
+
+/// Which colliders a query may report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueryFilter {
+    /// Only colliders with a category bit in this mask.
+    pub mask: u32,
+    /// Whether sensors are reported.
+    pub include_sensors: bool,
+    /// A collider never reported (typically the one asking).
+    pub exclude: Option<ColliderId>,
+}
+
+impl Default for QueryFilter {
+    fn default() -> Self {
+        Self { mask: u32::MAX, include_sensors: true, exclude: None }
+    }
+}
+
+/// A ray hit on a collider's shape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayCastHit {
+    /// The collider hit.
+    pub id: ColliderId,
+    /// Ray parameter of the hit (`origin + t * dir`).
+    pub t: f32,
+    /// The hit point.
+    pub point: Vec2,
+    /// The shape's outward unit normal at the hit (`-dir` normalised for a ray starting inside).
+    pub normal: Vec2,
+}
+
+impl World {
+    fn accepts(&self, slot: u32, filter: &QueryFilter) -> bool {
+        let s = slot as usize;
+        self.cols.alive[s]
+            && self.cols.filter[s].category & filter.mask != 0
+            && (filter.include_sensors || self.cols.flags[s] & flags::SENSOR == 0)
+            && filter.exclude.is_none_or(|x| x.index() != slot)
+    }
+
+    /// Visits the slots whose tight box overlaps `aabb` and pass `filter`, in both trees.
+    fn for_each_in_aabb(&self, aabb: &Aabb, filter: &QueryFilter, mut f: impl FnMut(u32)) {
+        for tree in [&self.mover_tree, &self.tree] {
+            tree.query(aabb, |slot| {
+                if self.accepts(slot, filter) && self.cols.aabb[slot as usize].overlaps(aabb) {
+                    f(slot);
+                }
+                true
+            });
+        }
+    }
+
+    fn sorted_ids(&self, start: usize, out: &mut [ColliderId]) {
+        out[start..].sort_unstable();
+    }
+
+    /// Appends the colliders whose tight boxes overlap `aabb`, sorted by id.
+    pub fn query_aabb(&self, aabb: &Aabb, filter: &QueryFilter, out: &mut Vec<ColliderId>) {
+        let start = out.len();
+        self.for_each_in_aabb(aabb, filter, |s| out.push(self.cols.id(s)));
+        self.sorted_ids(start, out);
+    }
+
+    /// Appends the colliders whose shapes contain `point` (boundary included), sorted by id.
+    pub fn query_point(&self, point: Vec2, filter: &QueryFilter, out: &mut Vec<ColliderId>) {
+        let start = out.len();
+        self.for_each_in_aabb(&Aabb::new(point, point), filter, |s| {
+            let s = s as usize;
+            if query::contains_point(&self.cols.shape[s], &self.cols.pose[s], point) {
+                out.push(self.cols.id(s as u32));
+            }
+        });
+        self.sorted_ids(start, out);
+    }
+
+    /// Appends the colliders whose shapes overlap `shape` at `pose` (touching counts), sorted by
+    /// id.
+    pub fn query_shape(&self, shape: &Shape, pose: &Pose, filter: &QueryFilter, out: &mut Vec<ColliderId>) {
+        let start = out.len();
+        self.for_each_in_aabb(&shape.aabb(pose), filter, |s| {
+            let s = s as usize;
+            if collide::overlaps(&self.cols.shape[s], &self.cols.pose[s], shape, pose) {
+                out.push(self.cols.id(s as u32));
+            }
+        });
+        self.sorted_ids(start, out);
+    }
+
+    fn shape_ray_cast(&self, slot: u32, ray: &Ray, max_t: f32) -> Option<RayCastHit> {
+        let s = slot as usize;
+        query::ray_cast(&self.cols.shape[s], &self.cols.pose[s], ray, max_t)
+            .map(|h| RayCastHit { id: self.cols.id(slot), t: h.t, point: h.point, normal: h.normal })
+    }
+
+    /// The closest collider hit by `ray` within `t <= max_t` (ties go to the smaller id).
+    #[must_use]
+    pub fn ray_cast(&self, ray: &Ray, max_t: f32, filter: &QueryFilter) -> Option<RayCastHit> {
+        if !ray.origin.is_finite() || !ray.dir.is_finite() || !(max_t >= 0.0) {
+            return None;
+        }
+        let mut best: Option<RayCastHit> = None;
+        for tree in [&self.mover_tree, &self.tree] {
+            let hit = tree.ray_cast_closest(ray, max_t, |slot, _| {
+                if !self.accepts(slot, filter) {
+                    return None;
+                }
+                self.shape_ray_cast(slot, ray, max_t).map(|h| h.t)
+            });
+            if let Some(h) = hit {
+                let closer = best.is_none_or(|b| h.t < b.t || (h.t == b.t && h.id < b.id.index()));
+                if closer {
+                    best = self.shape_ray_cast(h.id, ray, max_t);
+                }
+            }
+        }
+        best
+    }
+
+    /// Appends every collider hit by `ray` within `t <= max_t`, nearest first (ties by id).
+    pub fn ray_cast_all(&self, ray: &Ray, max_t: f32, filter: &QueryFilter, out: &mut Vec<RayCastHit>) {
+        if !ray.origin.is_finite() || !ray.dir.is_finite() || !(max_t >= 0.0) {
+            return;
+        }
+        let start = out.len();
+        for tree in [&self.mover_tree, &self.tree] {
+            tree.ray_cast_all(ray, max_t, |slot, _| {
+                if self.accepts(slot, filter)
+                    && let Some(h) = self.shape_ray_cast(slot, ray, max_t)
+                {
+                    out.push(h);
+                }
+                -1.0 // keep going, never clip: every hit is wanted
+            });
+        }
+        out[start..].sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.id.cmp(&b.id)));
+    }
+}

@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sapwood::{
-    Aabb, BroadPhaseKind, ColliderDesc, ColliderId, EventKind, Filter, Pose, Shape, Vec2, World, WorldConfig,
-    WorldError, collide,
+    Aabb, BroadPhaseKind, ColliderDesc, ColliderId, EventKind, Filter, Pose, QueryFilter, Ray, Shape, Vec2, World,
+    WorldConfig, WorldError, collide, query,
 };
 
 struct Rng(u64);
@@ -136,6 +136,76 @@ fn check_step(world: &World, model: &mut Model, step: usize) {
     model.touching = now;
 }
 
+/// Every scene query against a linear scan over the model.
+fn check_queries(world: &World, model: &Model, rng: &mut Rng, extent: f32) {
+    let filters = [
+        QueryFilter::default(),
+        QueryFilter { mask: 2, ..QueryFilter::default() },
+        QueryFilter { include_sensors: false, ..QueryFilter::default() },
+        QueryFilter { exclude: model.live.values().next().map(|c| c.id), ..QueryFilter::default() },
+    ];
+    for _ in 0..4 {
+        let filter = filters[rng.below(filters.len())];
+        let pass = |c: &ModelCollider| {
+            c.desc.filter.category & filter.mask != 0
+                && (filter.include_sensors || !c.desc.sensor)
+                && filter.exclude != Some(c.id)
+        };
+        let mut got = Vec::new();
+
+        let lo = Vec2::new(rng.range(-2.0, extent), rng.range(-2.0, extent));
+        let bx = Aabb::new(lo, lo + Vec2::new(rng.range(0.0, 6.0), rng.range(0.0, 6.0)));
+        world.query_aabb(&bx, &filter, &mut got);
+        let want: Vec<_> = model
+            .live
+            .values()
+            .filter(|c| pass(c) && c.desc.shape.aabb(&c.desc.pose).overlaps(&bx))
+            .map(|c| c.id)
+            .collect();
+        assert_eq!(got, want, "query_aabb {bx:?}");
+
+        got.clear();
+        let p = Vec2::new(rng.range(0.0, extent), rng.range(0.0, extent));
+        world.query_point(p, &filter, &mut got);
+        let want: Vec<_> = model
+            .live
+            .values()
+            .filter(|c| pass(c) && query::contains_point(&c.desc.shape, &c.desc.pose, p))
+            .map(|c| c.id)
+            .collect();
+        assert_eq!(got, want, "query_point {p:?}");
+
+        got.clear();
+        let probe = random_shape(rng);
+        let probe_pose = random_pose(rng, extent);
+        world.query_shape(&probe, &probe_pose, &filter, &mut got);
+        let want: Vec<_> = model
+            .live
+            .values()
+            .filter(|c| pass(c) && collide::overlaps(&c.desc.shape, &c.desc.pose, &probe, &probe_pose))
+            .map(|c| c.id)
+            .collect();
+        assert_eq!(got, want, "query_shape");
+
+        let origin = Vec2::new(rng.range(-5.0, extent + 5.0), rng.range(-5.0, extent + 5.0));
+        let dir = Vec2::from_angle(rng.range(0.0, 6.283));
+        let ray = Ray::new(origin, dir);
+        let max_t = rng.range(1.0, 40.0);
+        let mut want: Vec<(f32, ColliderId)> = model
+            .live
+            .values()
+            .filter(|c| pass(c))
+            .filter_map(|c| query::ray_cast(&c.desc.shape, &c.desc.pose, &ray, max_t).map(|h| (h.t, c.id)))
+            .collect();
+        want.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut all = Vec::new();
+        world.ray_cast_all(&ray, max_t, &filter, &mut all);
+        assert_eq!(all.iter().map(|h| (h.t, h.id)).collect::<Vec<_>>(), want, "ray_cast_all");
+        let closest = world.ray_cast(&ray, max_t, &filter).map(|h| (h.t, h.id));
+        assert_eq!(closest, want.first().copied(), "ray_cast");
+    }
+}
+
 fn run(seed: u64, steps: usize, config: WorldConfig) {
     let mut rng = Rng(seed);
     let mut world = World::with_config(config).unwrap();
@@ -203,6 +273,7 @@ fn run(seed: u64, steps: usize, config: WorldConfig) {
         }
         world.step();
         check_step(&world, &mut model, step);
+        check_queries(&world, &model, &mut rng, extent);
         assert_eq!(world.len(), model.live.len());
         for c in model.live.values() {
             assert_eq!(world.user_data(c.id).unwrap(), c.desc.user_data);

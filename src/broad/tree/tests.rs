@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::broad::BroadPhaseKind;
+use crate::math::Ray;
+use glam::Vec2;
 
 /// SplitMix64: a tiny deterministic generator, so tests need no extra dependency.
 struct Rng(u64);
@@ -588,7 +590,7 @@ struct Measured {
 fn measure(t: &DynamicTree, side: f32, seed: u64) -> Measured {
     let s = t.stats();
     let mut rng = Rng(seed);
-    let queries: Vec<Aabb> = (0..200_000)
+    let queries: Vec<Aabb> = (0..50_000)
         .map(|_| {
             Aabb::from_center_half_extents(
                 Vec2::new(rng.range(0.0, side), rng.range(0.0, side)),
@@ -596,29 +598,37 @@ fn measure(t: &DynamicTree, side: f32, seed: u64) -> Measured {
             )
         })
         .collect();
-    let rays: Vec<Ray> = (0..200_000)
+    let rays: Vec<Ray> = (0..50_000)
         .map(|_| {
             let a = rng.range(0.0, std::f32::consts::TAU);
             Ray::new(Vec2::new(rng.range(0.0, side), rng.range(0.0, side)), Vec2::new(a.cos(), a.sin()))
         })
         .collect();
+    // Best of five passes over the same queries: the machine is shared, and the fastest pass is
+    // the one least disturbed by other processes.
     let mut checksum = 0u64;
-    let start = std::time::Instant::now();
-    for q in &queries {
-        t.query(q, |id| {
-            checksum = checksum.wrapping_add(u64::from(id));
-            true
-        });
-    }
-    let aabb_qps = queries.len() as f64 / start.elapsed().as_secs_f64();
-    let start = std::time::Instant::now();
-    for r in &rays {
-        // Long rays (a quarter of the scene) with a closest-hit search, the common game query.
-        if let Some(h) = t.ray_cast(r, side * 0.25) {
-            checksum = checksum.wrapping_add(u64::from(h.id));
+    let (mut aabb_qps, mut ray_qps) = (0.0f64, 0.0f64);
+    for pass in 0..5 {
+        let mut sum = 0u64;
+        let start = std::time::Instant::now();
+        for q in &queries {
+            t.query(q, |id| {
+                sum = sum.wrapping_add(u64::from(id));
+                true
+            });
         }
+        aabb_qps = aabb_qps.max(queries.len() as f64 / start.elapsed().as_secs_f64());
+        let start = std::time::Instant::now();
+        for r in &rays {
+            // Rays a quarter of the scene long, closest hit: the common game query.
+            if let Some(h) = t.ray_cast(r, side * 0.25) {
+                sum = sum.wrapping_add(u64::from(h.id) ^ u64::from(h.t.to_bits()));
+            }
+        }
+        ray_qps = ray_qps.max(rays.len() as f64 / start.elapsed().as_secs_f64());
+        assert!(pass == 0 || sum == checksum);
+        checksum = sum;
     }
-    let ray_qps = rays.len() as f64 / start.elapsed().as_secs_f64();
     Measured {
         height: s.height,
         perimeter: s.internal_perimeter,
@@ -671,7 +681,7 @@ fn tree_quality_report() {
             }
             println!(
                 "| {n} | {label} | {strategy} | {ms:.1} | {} | {:.1} | {:.0} | {:.0} | {:.0} |",
-                m.height, m.perimeter, m.mean_depth, m.aabb_qps, m.ray_qps
+                m.height, m.mean_depth, m.perimeter, m.aabb_qps, m.ray_qps
             );
         };
         let configs: [(&str, InsertStrategy, bool); 4] = [

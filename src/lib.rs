@@ -22,6 +22,7 @@ pub mod broad;
 pub use broad::BroadPhaseKind;
 pub mod collide;
 mod math;
+pub mod query;
 mod shape;
 mod storage;
 mod world;

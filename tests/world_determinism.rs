@@ -15,6 +15,7 @@ fn run_hashes(threads: usize) -> Vec<u64> {
                 // Churn in the middle: removals and re-insertions reuse slots.
                 for k in (0..scene.ids.len()).step_by(13) {
                     scene.world.remove(scene.ids[k]).unwrap();
+                    scene.moving[k] = false;
                 }
             }
             scene.world.step();

@@ -672,14 +672,15 @@ impl World {
                 }
             }
         }
-        // Pairs of an escaped collider with a tree resident end when the fat boxes part.
+        // Any pair of an escaped collider ends when the fat boxes part. The movers' broad phase
+        // reports that too for its own pairs, but pairs with a tree resident, and pairs of a
+        // collider that just changed structure, are only caught here.
         for &slot in &self.escaped {
             let mut p = self.cols.pair_head[slot as usize];
             while p != NONE {
                 let pair = self.pairs[p as usize];
                 let [a, b] = pair.ids;
-                let tree_pair = (self.cols.flags[a as usize] | self.cols.flags[b as usize]) & flags::IN_TREE != 0;
-                if tree_pair && !self.cols.fat[a as usize].overlaps(&self.cols.fat[b as usize]) {
+                if !self.cols.fat[a as usize].overlaps(&self.cols.fat[b as usize]) {
                     self.ended.push(pair.ids);
                 }
                 p = pair.next[Self::end_of(&pair, slot)];
@@ -691,7 +692,12 @@ impl World {
         self.ended.sort_unstable();
         self.ended.dedup();
         for i in 0..self.ended.len() {
-            if let Some(p) = self.pair_table.get(self.ended[i]) {
+            let [a, b] = self.ended[i];
+            // A collider moving between the SAP and the tree makes the SAP report its pairs as
+            // ended although the fat boxes still overlap: those pairs live on.
+            if let Some(p) = self.pair_table.get(self.ended[i])
+                && !self.cols.fat[a as usize].overlaps(&self.cols.fat[b as usize])
+            {
                 self.destroy_pair(p, false);
             }
         }

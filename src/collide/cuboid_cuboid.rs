@@ -137,3 +137,131 @@ pub fn overlap(a: &Cuboid, b: &Cuboid, xf: &Pose) -> bool {
     let seps = if xf.q.is_identity() { aligned_separations(ha, hb, xf.p) } else { oriented_separations(ha, hb, xf).0 };
     seps[0] <= 0.0 && seps[1] <= 0.0 && seps[2] <= 0.0 && seps[3] <= 0.0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collide::clip::test_util::{Rng, check_many, random_pose};
+    use crate::collide::{EDGE, contact, feature_id, overlaps, polygon_polygon};
+    use crate::math::Rot;
+    use crate::shape::Shape;
+
+    fn cuboid(hx: f32, hy: f32) -> Cuboid {
+        Cuboid { half_extents: Vec2::new(hx, hy) }
+    }
+
+    fn at(x: f32, y: f32) -> Pose {
+        Pose::from_translation(Vec2::new(x, y))
+    }
+
+    #[test]
+    fn seed_002_aligned_boxes_two_points_on_the_overlap_interval() {
+        let (a, b) = (cuboid(1.0, 1.0), cuboid(1.0, 1.0));
+        let m = manifold(&a, &b, &at(1.5, 0.5));
+        assert_eq!(m.count, 2);
+        assert_eq!(m.normal, Vec2::X);
+        // Incident edge of B runs from its vertex 3 (top) to 0 (bottom): the top end is clipped
+        // by A's vertex 2, the bottom end lies on A's face.
+        assert_eq!(m.points[0].point, Vec2::new(0.75, -0.5));
+        assert_eq!(m.points[0].id, feature_id(EDGE | 1, 0));
+        assert_eq!(m.points[1].point, Vec2::new(0.75, 1.0));
+        assert_eq!(m.points[1].id, feature_id(2, EDGE | 3));
+        assert!(m.points().iter().all(|p| p.depth == 0.5));
+        // Least overlap on y: normal -y.
+        let m = manifold(&a, &b, &at(0.2, -1.9));
+        assert_eq!(m.normal, Vec2::NEG_Y);
+        assert!(m.points().iter().all(|p| (p.depth - 0.1).abs() < 1e-6));
+    }
+
+    #[test]
+    fn aligned_touching_separated_and_contained() {
+        let (a, b) = (cuboid(1.0, 1.0), cuboid(0.5, 0.25));
+        let m = manifold(&a, &b, &at(1.5, 0.0));
+        assert_eq!(m.count, 2);
+        assert!(m.points().iter().all(|p| p.depth == 0.0 && p.point.x == 1.0));
+        assert!(overlap(&a, &b, &at(1.5, 0.0)));
+        assert!(overlap(&a, &b, &at(1.5, 1.25))); // corner to corner
+        assert_eq!(manifold(&a, &b, &at(1.5, 1.25)).max_depth(), Some(0.0));
+        assert!(!overlap(&a, &b, &at(1.5, 1.2501)));
+        assert_eq!(manifold(&a, &b, &at(1.5001, 0.0)).count, 0);
+        let big = cuboid(5.0, 5.0);
+        let m = manifold(&big, &b, &at(0.0, -4.0));
+        assert_eq!(m.normal, Vec2::NEG_Y);
+        assert!(m.points().iter().all(|p| p.depth == 1.25));
+    }
+
+    #[test]
+    fn oriented_corner_into_face() {
+        let (a, b) = (cuboid(1.0, 1.0), cuboid(1.0, 1.0));
+        let xf = Pose::new(Vec2::new(1.0 + std::f32::consts::SQRT_2 - 0.2, 0.1), std::f32::consts::FRAC_PI_4);
+        let m = manifold(&a, &b, &xf);
+        assert_eq!(m.count, 1);
+        assert!((m.normal - Vec2::X).length() < 1e-6);
+        assert!((m.points[0].depth - 0.2).abs() < 1e-5);
+        assert!((m.points[0].point - Vec2::new(0.9, 0.1)).length() < 1e-5);
+        // B's face against A's corner: B is the reference, the normal is B's face normal.
+        let xf = Pose::new(Vec2::new(2.0, 2.0), std::f32::consts::FRAC_PI_4 + 0.3);
+        let m = manifold(&cuboid(1.0, 1.0), &cuboid(0.4, 2.0), &xf);
+        let p = polygon_polygon::manifold(&cuboid(1.0, 1.0).to_polygon(), &cuboid(0.4, 2.0).to_polygon(), &xf);
+        assert_eq!(m.count, p.count);
+        assert!((m.normal - p.normal).length() < 1e-5);
+    }
+
+    /// Both paths against the polygon kernel on the same boxes: same count, normal, ids and
+    /// points (to rounding), except where two axes tie within the reference tolerance.
+    #[test]
+    fn fast_paths_match_the_polygon_kernel() {
+        let mut rng = Rng(0x5eed_0005);
+        let mut compared = 0;
+        for i in 0..20000 {
+            let (a, b) =
+                (cuboid(rng.range(0.1, 2.0), rng.range(0.1, 2.0)), cuboid(rng.range(0.1, 2.0), rng.range(0.1, 2.0)));
+            let mut xf = random_pose(&mut rng, 2.0);
+            if i % 3 == 0 {
+                xf.q = Rot::IDENTITY;
+                // Snap to a grid half the time so that touching cases occur exactly.
+                if i % 2 == 0 {
+                    xf.p = (xf.p * 8.0).round() / 8.0;
+                }
+            }
+            let m = manifold(&a, &b, &xf);
+            let p = polygon_polygon::manifold(&a.to_polygon(), &b.to_polygon(), &xf);
+            assert_eq!(overlap(&a, &b, &xf), m.count > 0);
+            let ctx = || format!("{a:?} {b:?} {xf:?}\n fast {m:?}\n poly {p:?}");
+            match (m.max_depth(), p.max_depth()) {
+                (None, None) => continue,
+                (Some(x), Some(y)) => assert!((x - y).abs() < 1e-5, "{}", ctx()),
+                (x, y) => assert!(x.or(y).unwrap() < 1e-5, "{}", ctx()),
+            }
+            if m.count == 0 || p.count == 0 || (m.normal - p.normal).length() > 1e-4 {
+                continue; // a tie between axes: both answers are right
+            }
+            compared += 1;
+            assert_eq!(m.count, p.count, "{}", ctx());
+            for (x, y) in m.points().iter().zip(p.points()) {
+                assert_eq!(x.id, y.id, "{}", ctx());
+                assert!((x.point - y.point).length() < 1e-4 && (x.depth - y.depth).abs() < 1e-5, "{}", ctx());
+            }
+        }
+        assert!(compared > 8000, "{compared}");
+    }
+
+    #[test]
+    fn random_boxes_agree_with_brute_force_and_parry() {
+        check_many(0x5eed_0006, 4000, |rng| {
+            let sa = Shape::cuboid(Vec2::new(rng.range(0.1, 2.0), rng.range(0.1, 2.0))).unwrap();
+            let sb = Shape::cuboid(Vec2::new(rng.range(0.1, 2.0), rng.range(0.1, 2.0))).unwrap();
+            let (mut pa, mut pb) = (random_pose(rng, 1.5), random_pose(rng, 1.5));
+            if rng.below(3) == 0 {
+                // Both unrotated: the relative rotation is exactly the identity, the aligned path.
+                (pa.q, pb.q) = (Rot::IDENTITY, Rot::IDENTITY);
+            }
+            (sa, pa, sb, pb)
+        });
+        // Through the public API both argument orders agree.
+        let (a, b) = (Shape::cuboid(Vec2::ONE).unwrap(), Shape::cuboid(Vec2::new(0.5, 2.0)).unwrap());
+        let (pa, pb) = (Pose::new(Vec2::ZERO, 0.3), Pose::new(Vec2::new(1.2, 0.4), 0.3));
+        assert!(overlaps(&a, &pa, &b, &pb));
+        assert_eq!(contact(&a, &pa, &b, &pb), contact(&b, &pb, &a, &pa).flipped());
+    }
+}

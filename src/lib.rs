@@ -21,6 +21,7 @@
 pub mod broad;
 pub mod collide;
 mod math;
+pub mod scenes;
 mod shape;
 
 pub use glam::Vec2;

@@ -1,0 +1,316 @@
+//! Queries: boxes, points, rays (Box2D's ray-cast callback contract), self pairs by
+//! simultaneous descent, and pairs between two trees. All exact with respect to the tight boxes.
+
+use super::{DynamicTree, NULL, RayHit};
+use crate::math::{Aabb, Ray};
+use glam::Vec2;
+
+/// A LIFO stack on the call stack for `&self` traversals, so that queries allocate nothing unless
+/// the tree is deeper than `N` (then the overflow goes to a heap `Vec`).
+pub(super) struct SmallStack<T: Copy, const N: usize> {
+    buf: [T; N],
+    len: usize,
+    spill: Vec<T>,
+}
+
+impl<T: Copy, const N: usize> SmallStack<T, N> {
+    #[inline]
+    pub(super) fn new(fill: T) -> Self {
+        Self { buf: [fill; N], len: 0, spill: Vec::new() }
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, v: T) {
+        if self.len < N {
+            self.buf[self.len] = v;
+            self.len += 1;
+        } else {
+            self.spill.push(v);
+        }
+    }
+
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<T> {
+        // While the spill holds anything the buffer is full, so the spill holds the newest items.
+        if let Some(v) = self.spill.pop() {
+            Some(v)
+        } else if self.len > 0 {
+            self.len -= 1;
+            Some(self.buf[self.len])
+        } else {
+            None
+        }
+    }
+}
+
+/// A ray with its reciprocal direction, tested against node boxes with exactly the arithmetic of
+/// [`Aabb::ray_cast`] (same `inv = 1/d`, same products). That makes the test monotone under
+/// containment: if a leaf's box is hit then every ancestor's box is hit no later, so pruning by
+/// the ancestors never loses a hit that the brute-force slab test would report.
+struct RaySlab {
+    origin: Vec2,
+    dir: Vec2,
+    inv: Vec2,
+}
+
+impl RaySlab {
+    fn new(ray: &Ray) -> Self {
+        Self { origin: ray.origin, dir: ray.dir, inv: Vec2::new(1.0 / ray.dir.x, 1.0 / ray.dir.y) }
+    }
+
+    #[inline]
+    fn cast(&self, b: &Aabb, max_t: f32) -> Option<f32> {
+        let mut t0 = 0.0f32;
+        let mut t1 = max_t;
+        for axis in 0..2 {
+            let o = self.origin[axis];
+            let (lo, hi) = (b.min[axis], b.max[axis]);
+            if self.dir[axis] == 0.0 {
+                if o < lo || o > hi {
+                    return None;
+                }
+            } else {
+                let inv = self.inv[axis];
+                let (mut a, mut c) = ((lo - o) * inv, (hi - o) * inv);
+                if a > c {
+                    std::mem::swap(&mut a, &mut c);
+                }
+                t0 = t0.max(a);
+                t1 = t1.min(c);
+                if t0 > t1 {
+                    return None;
+                }
+            }
+        }
+        Some(t0)
+    }
+}
+
+impl DynamicTree {
+    /// Calls `f` with every id whose tight box overlaps `aabb` (touching counts), in unspecified
+    /// order, until `f` returns `false`. Returns `false` when stopped early.
+    pub fn query(&self, aabb: &Aabb, mut f: impl FnMut(u32) -> bool) -> bool {
+        if self.root == NULL {
+            return true;
+        }
+        let exact = self.exact_leaves();
+        let mut stack = SmallStack::<u32, 64>::new(NULL);
+        stack.push(self.root);
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n as usize];
+            if !node.aabb.overlaps(aabb) {
+                continue;
+            }
+            if node.is_leaf() {
+                let id = node.child2;
+                if (exact || self.tight[id as usize].overlaps(aabb)) && !f(id) {
+                    return false;
+                }
+            } else {
+                stack.push(node.child1);
+                stack.push(node.child2);
+            }
+        }
+        true
+    }
+
+    /// Appends the ids whose tight boxes contain `p` (boundary included).
+    pub fn query_point(&self, p: Vec2, out: &mut Vec<u32>) {
+        self.query(&Aabb::new(p, p), |id| {
+            out.push(id);
+            true
+        });
+    }
+
+    /// The core ray traversal: visits the leaves whose tight boxes the ray enters within the
+    /// current `max_t`, children nearer first, pruning nodes entered beyond `max_t`, which `visit`
+    /// may lower. `visit(id, t_box, &mut max_t)` returns `false` to stop.
+    fn ray_traverse(&self, ray: &Ray, max_t: f32, mut visit: impl FnMut(u32, f32, &mut f32) -> bool) {
+        if self.root == NULL || max_t.is_nan() || max_t < 0.0 {
+            return;
+        }
+        let slab = RaySlab::new(ray);
+        let mut max_t = max_t;
+        let Some(t_root) = slab.cast(&self.nodes[self.root as usize].aabb, max_t) else { return };
+        let exact = self.exact_leaves();
+        let mut stack = SmallStack::<(u32, f32), 64>::new((NULL, 0.0));
+        stack.push((self.root, t_root));
+        while let Some((n, t)) = stack.pop() {
+            if t > max_t {
+                continue;
+            }
+            let node = &self.nodes[n as usize];
+            if node.is_leaf() {
+                let id = node.child2;
+                let t_box = if exact {
+                    t
+                } else {
+                    match slab.cast(&self.tight[id as usize], max_t) {
+                        Some(tb) => tb,
+                        None => continue,
+                    }
+                };
+                if !visit(id, t_box, &mut max_t) {
+                    return;
+                }
+                continue;
+            }
+            let t1 = slab.cast(&self.nodes[node.child1 as usize].aabb, max_t);
+            let t2 = slab.cast(&self.nodes[node.child2 as usize].aabb, max_t);
+            match (t1, t2) {
+                (Some(a), Some(b)) => {
+                    if a <= b {
+                        stack.push((node.child2, b));
+                        stack.push((node.child1, a));
+                    } else {
+                        stack.push((node.child1, a));
+                        stack.push((node.child2, b));
+                    }
+                }
+                (Some(a), None) => stack.push((node.child1, a)),
+                (None, Some(b)) => stack.push((node.child2, b)),
+                (None, None) => {}
+            }
+        }
+    }
+
+    /// Casts a ray against the stored boxes, Box2D's ray-cast callback contract: `callback(id,
+    /// t_box)` receives each id whose tight box the ray enters at `t_box <= max_t` (the current
+    /// one), roughly near to far, and returns the new `max_t`: `0` stops the cast, a value in
+    /// `(0, max_t)` clips the ray (farther nodes are skipped), anything else (`max_t`, a larger
+    /// value, a negative value to ignore the candidate) continues unchanged. The world runs its
+    /// exact shape casts in the callback.
+    pub fn ray_cast_all(&self, ray: &Ray, max_t: f32, mut callback: impl FnMut(u32, f32) -> f32) {
+        self.ray_traverse(ray, max_t, |id, t_box, max_t| {
+            let r = callback(id, t_box);
+            if r == 0.0 {
+                return false;
+            }
+            if r > 0.0 && r < *max_t {
+                *max_t = r;
+            }
+            true
+        });
+    }
+
+    /// The closest hit among the candidates: `hit_fn(id, t_box)` returns the exact hit parameter
+    /// of the shape behind `id` (or `None`); hits beyond `max_t` are ignored. Equal parameters go
+    /// to the smaller id, so the result does not depend on the tree's shape.
+    pub fn ray_cast_closest(
+        &self,
+        ray: &Ray,
+        max_t: f32,
+        mut hit_fn: impl FnMut(u32, f32) -> Option<f32>,
+    ) -> Option<RayHit> {
+        let mut best: Option<RayHit> = None;
+        self.ray_traverse(ray, max_t, |id, t_box, max_t| {
+            if let Some(t) = hit_fn(id, t_box)
+                && t >= 0.0
+                && t <= *max_t
+                && best.is_none_or(|b| t < b.t || (t == b.t && id < b.id))
+            {
+                best = Some(RayHit { id, t });
+                // Boxes entered at exactly `t` are still visited (pruning is `t_node > max_t`),
+                // so an equal hit with a smaller id is not lost.
+                *max_t = t;
+            }
+            true
+        });
+        best
+    }
+
+    /// The closest tight box hit by the ray within `max_t` (ties to the smaller id).
+    #[must_use]
+    pub fn ray_cast(&self, ray: &Ray, max_t: f32) -> Option<RayHit> {
+        self.ray_cast_closest(ray, max_t, |_, t| Some(t))
+    }
+
+    /// Calls `f(a, b)` once for every pair of stored ids whose tight boxes overlap (in the order
+    /// of the descent, `a != b`, not sorted). A simultaneous descent of the tree against itself,
+    /// pruned by the node boxes.
+    pub fn for_each_pair(&self, mut f: impl FnMut(u32, u32)) {
+        if self.root == NULL {
+            return;
+        }
+        let exact = self.exact_leaves();
+        let nodes = &self.nodes;
+        let mut stack = SmallStack::<(u32, u32), 128>::new((NULL, NULL));
+        stack.push((self.root, self.root));
+        while let Some((a, b)) = stack.pop() {
+            let na = &nodes[a as usize];
+            if a == b {
+                // All pairs within the subtree: within each child, then across the children.
+                if !na.is_leaf() {
+                    stack.push((na.child1, na.child2));
+                    stack.push((na.child1, na.child1));
+                    stack.push((na.child2, na.child2));
+                }
+                continue;
+            }
+            let nb = &nodes[b as usize];
+            if !na.aabb.overlaps(&nb.aabb) {
+                continue;
+            }
+            match (na.is_leaf(), nb.is_leaf()) {
+                (true, true) => {
+                    let (ia, ib) = (na.child2, nb.child2);
+                    if exact || self.tight[ia as usize].overlaps(&self.tight[ib as usize]) {
+                        f(ia, ib);
+                    }
+                }
+                // Descend the larger box, so both sides shrink at a similar rate.
+                (false, true) => {
+                    stack.push((na.child1, b));
+                    stack.push((na.child2, b));
+                }
+                (false, false) if na.aabb.perimeter() >= nb.aabb.perimeter() => {
+                    stack.push((na.child1, b));
+                    stack.push((na.child2, b));
+                }
+                _ => {
+                    stack.push((a, nb.child1));
+                    stack.push((a, nb.child2));
+                }
+            }
+        }
+    }
+
+    /// Calls `f(id_in_self, id_in_other)` for every pair of a box of `self` and a box of `other`
+    /// whose tight boxes overlap, by simultaneous descent.
+    pub fn tree_vs_tree_pairs(&self, other: &DynamicTree, mut f: impl FnMut(u32, u32)) {
+        if self.root == NULL || other.root == NULL {
+            return;
+        }
+        let (ea, eb) = (self.exact_leaves(), other.exact_leaves());
+        let mut stack = SmallStack::<(u32, u32), 128>::new((NULL, NULL));
+        stack.push((self.root, other.root));
+        while let Some((a, b)) = stack.pop() {
+            let na = &self.nodes[a as usize];
+            let nb = &other.nodes[b as usize];
+            if !na.aabb.overlaps(&nb.aabb) {
+                continue;
+            }
+            let descend_a = match (na.is_leaf(), nb.is_leaf()) {
+                (true, true) => {
+                    let (ia, ib) = (na.child2, nb.child2);
+                    let ta = if ea { na.aabb } else { self.tight[ia as usize] };
+                    let tb = if eb { nb.aabb } else { other.tight[ib as usize] };
+                    if ta.overlaps(&tb) {
+                        f(ia, ib);
+                    }
+                    continue;
+                }
+                (false, true) => true,
+                (true, false) => false,
+                (false, false) => na.aabb.perimeter() >= nb.aabb.perimeter(),
+            };
+            if descend_a {
+                stack.push((na.child1, b));
+                stack.push((na.child2, b));
+            } else {
+                stack.push((a, nb.child1));
+                stack.push((a, nb.child2));
+            }
+        }
+    }
+}

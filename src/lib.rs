@@ -23,6 +23,7 @@ pub use broad::BroadPhaseKind;
 pub mod collide;
 mod math;
 pub mod query;
+pub mod scenes;
 mod shape;
 mod storage;
 mod world;

@@ -1,0 +1,877 @@
+//! The standard scenes of `shared/SCENES.md`, as plain data.
+//!
+//! Benchmarks, examples, tests and the example game all build their colliders from here, so that
+//! numbers from different runs and engines can be set beside each other. A [`Scene`] is a list of
+//! [`Collider`]s (shape, pose, motion) inside walls, plus a [`Scene::step`] that moves the moving
+//! colliders one step, bouncing off the walls, and, in the `churn` scenario, replaces 1% of the
+//! colliders. Nothing here knows about broad phases or worlds: feed the data to whatever engine is
+//! being measured.
+//!
+//! ```
+//! use sapwood::scenes::{Scene, SeedScenario, DEFAULT_SEED};
+//!
+//! let mut scene = Scene::seed(SeedScenario::RandomHalf, 1024, DEFAULT_SEED);
+//! assert_eq!(scene.len(), 1024);
+//! let mut moved = Vec::new();
+//! scene.step();
+//! scene.moving_aabbs(&mut moved); // (id, tight AABB) of every collider that moved
+//! assert_eq!(moved.len(), 512);
+//! ```
+//!
+//! # Randomness
+//! Everything is drawn from one [`SplitMix64`] seeded by the caller (default [`DEFAULT_SEED`]),
+//! in a fixed, documented order, so a scene is a pure function of `(scenario, n, seed)` and can be
+//! rebuilt by another engine from this description alone. A uniform draw `U(a, b)` is
+//! `a + (b - a) * f` with `f = rng.next_f32()`.
+//!
+//! ## Seed table (section 1), per collider `i` in order
+//! 1. Shape: `i` even → axis-aligned box, width `U(5, 30)` then height `U(5, 30)`; `i` odd →
+//!    circle of diameter `U(5, 30)`.
+//! 2. Position, by scenario: uniform → `x = U(min.x, max.x)` then `y = U(min.y, max.y)`; `row`
+//!    → `x` drawn, `y` = world centre; `column` → `x` = world centre, `y` drawn; `point` →
+//!    world centre, nothing drawn; `two-clusters` → one draw `f`, `f < 0.5` → the cluster at a
+//!    quarter of the width, otherwise at three quarters (both at half the height).
+//! 3. Motion, if the collider moves: direction `U(0, 2π)`, then speed `U(20, 120)` units per
+//!    second, stored per step as `speed / 60`. `random-half` moves the colliders with
+//!    `i % 4 < 2` (exactly half of the boxes and half of the circles), `random-all` every one.
+//!
+//! `churn` starts like `random-still`. Each [`Scene::step`] then removes `max(1, round(n / 100))`
+//! colliders, each picked by `rng.below(len)` from the current list, and inserts as many new ones,
+//! each drawn as: shape coin (`f < 0.5` → box, then its two sizes; otherwise a circle), uniform
+//! position, move coin (`f < 0.5` → moving, then direction and speed).
+//!
+//! ## Peer scene (section 2) and big world (section 3), per collider `i` in order
+//! `k = f`; `k < 0.45` → circle, radius `U(0.2, 0.6)`; `k < 0.9` → box, half-extents
+//! `U(0.2, 0.6)` then `U(0.2, 0.6)`; otherwise a regular polygon ([`Polygon::regular`]) with
+//! `5 + rng.below(4)` vertices and circumradius `U(0.25, 0.6)`. Then `x`, `y` uniform in
+//! `[0, L]²`, `L = sqrt(n / 0.5)`; then, for boxes and polygons, the angle `U(-π, π)`. Colliders
+//! with `i % every == 0` move (`every = 2` in the peer scene, 100 or 10 in the big world):
+//! direction `U(0, 2π)`, speed `U(0.02, 0.10)` units per step, then, except for circles, spin
+//! `U(-0.05, 0.05)` radians per step.
+//!
+//! # Motion and walls
+//! A moving collider's **centre** (`pose.p`) moves by `velocity` every step; when it would leave
+//! the walls it is reflected back in and that velocity component changes sign. The centre never
+//! leaves [`Scene::bounds`]; a shape may overhang a wall by up to its own size, exactly as at
+//! placement, where the centre is drawn uniformly inside the walls. Spin is added to an angle
+//! kept in `(-π, π]` and the rotation recomputed from it, so it does not drift over long runs.
+//!
+//! # Ids
+//! Every collider carries a `u32` id, unique among the live colliders and small (below
+//! `n + n / 100 + 1`), so broad phases may index arrays by it. Churn never hands out an id that was
+//! freed in the same step: a removal and an insertion in one step always concern different ids.
+
+use std::f32::consts::{PI, TAU};
+
+use glam::Vec2;
+
+use crate::math::{Aabb, Pose, Rot};
+use crate::shape::{Polygon, Shape};
+
+/// The default seed of every standard scene.
+pub const DEFAULT_SEED: u64 = 42;
+
+/// Steps per second of the seed-table scenes: their speeds are given per second.
+pub const SEED_STEPS_PER_SECOND: f32 = 60.0;
+
+/// The colliders per unit² of the peer scene and the big world.
+pub const PEER_DENSITY: f32 = 0.5;
+
+/// Collider count of the big world (section 3).
+pub const BIG_WORLD_COLLIDERS: usize = 1_000_000;
+
+/// Sebastiano Vigna's SplitMix64: a tiny, fast, statistically sound generator whose whole state is
+/// one `u64`, so any engine can reproduce the scenes bit for bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl Default for SplitMix64 {
+    fn default() -> Self {
+        Self::new(DEFAULT_SEED)
+    }
+}
+
+impl SplitMix64 {
+    /// A generator whose state starts at `seed`.
+    #[inline]
+    #[must_use]
+    pub const fn new(seed: u64) -> Self {
+        Self { state: seed }
+    }
+
+    /// The next 64 random bits.
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A float in `[0, 1)`: the top 24 bits over `2^24`, so every value is exact in `f32`.
+    #[inline]
+    pub fn next_f32(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u32 << 24) as f32
+    }
+
+    /// `U(lo, hi)`: `lo + (hi - lo) * next_f32()`, in `[lo, hi]` (the upper end only by
+    /// rounding).
+    #[inline]
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.next_f32()
+    }
+
+    /// An integer in `[0, n)` for `n > 0`, as `floor(next_f32() * n)` clamped to `n - 1` (the
+    /// clamp guards against rounding for `n` above 2^24).
+    #[inline]
+    pub fn below(&mut self, n: usize) -> usize {
+        debug_assert!(n > 0, "below(0)");
+        ((self.next_f32() as f64 * n as f64) as usize).min(n.saturating_sub(1))
+    }
+}
+
+/// The eight scenarios of the seed table (`shared/SEEDS.md`, seed 000).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SeedScenario {
+    /// Uniform placement, nothing moves.
+    RandomStill,
+    /// Uniform placement, half of the colliders move.
+    RandomHalf,
+    /// Uniform placement, every collider moves.
+    RandomAll,
+    /// Random x, all at the world's mid height; still.
+    Row,
+    /// All at the world's mid width, random y; still.
+    Column,
+    /// All at the world's centre; still.
+    Point,
+    /// Uniform and still; every step 1% removed, as many inserted (moving with probability 1/2).
+    Churn,
+    /// Each collider at one of two points that are far apart; still.
+    TwoClusters,
+}
+
+impl SeedScenario {
+    /// Every scenario, in the seed table's column order.
+    pub const ALL: [SeedScenario; 8] = [
+        SeedScenario::RandomStill,
+        SeedScenario::RandomHalf,
+        SeedScenario::RandomAll,
+        SeedScenario::Row,
+        SeedScenario::Column,
+        SeedScenario::Point,
+        SeedScenario::Churn,
+        SeedScenario::TwoClusters,
+    ];
+
+    /// The name used in tables and on command lines (`"random-still"`, …).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            SeedScenario::RandomStill => "random-still",
+            SeedScenario::RandomHalf => "random-half",
+            SeedScenario::RandomAll => "random-all",
+            SeedScenario::Row => "row",
+            SeedScenario::Column => "column",
+            SeedScenario::Point => "point",
+            SeedScenario::Churn => "churn",
+            SeedScenario::TwoClusters => "two-clusters",
+        }
+    }
+
+    /// The scenario with this [`SeedScenario::name`], if any.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<SeedScenario> {
+        SeedScenario::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Whether collider `i` of the initial scene moves.
+    const fn moves(self, i: usize) -> bool {
+        match self {
+            SeedScenario::RandomHalf => i % 4 < 2,
+            SeedScenario::RandomAll => true,
+            _ => false,
+        }
+    }
+}
+
+/// The world of the seed table for `n` colliders: 600 × 400 for `n <= 8192` (the seed ran 1024
+/// and 8192 in the same world), otherwise 600 × 400 scaled by `sqrt(n / 1024)` on each axis so the
+/// density is that of 1024 colliders (65536 → 4800 × 3200). The lower-left corner is the origin.
+#[must_use]
+pub fn seed_world(n: usize) -> Aabb {
+    let scale = if n <= 8192 { 1.0 } else { (n as f32 / 1024.0).sqrt() };
+    Aabb::new(Vec2::ZERO, Vec2::new(600.0, 400.0) * scale)
+}
+
+/// The side `L = sqrt(n / 0.5)` of the peer scene's square `[0, L]²`.
+#[must_use]
+pub fn peer_side(n: usize) -> f32 {
+    (n as f32 / PEER_DENSITY).sqrt()
+}
+
+/// One collider of a scene: what a broad phase, a narrow phase or a world needs to place it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Collider {
+    /// Unique among the scene's live colliders; see the module's section on ids.
+    pub id: u32,
+    /// The shape, in its local frame.
+    pub shape: Shape,
+    /// Where it is now.
+    pub pose: Pose,
+    /// The angle of `pose.q`, kept so that spinning does not accumulate rounding in `Rot`.
+    pub angle: f32,
+    /// Whether [`Scene::step`] moves it. A still collider has zero velocity and spin.
+    pub moving: bool,
+    /// Displacement of the centre per step, in world units.
+    pub velocity: Vec2,
+    /// Rotation per step, in radians (always 0 for circles and the seed table's shapes).
+    pub spin: f32,
+}
+
+impl Collider {
+    /// The tight bounding box ([`Shape::aabb`] at the current pose).
+    #[inline]
+    #[must_use]
+    pub fn aabb(&self) -> Aabb {
+        self.shape.aabb(&self.pose)
+    }
+
+    /// Moves one step inside `walls`, reflecting the centre off them. Allocation-free.
+    #[inline]
+    fn advance(&mut self, walls: &Aabb) {
+        let mut p = self.pose.p + self.velocity;
+        for axis in 0..2 {
+            let (lo, hi) = (walls.min[axis], walls.max[axis]);
+            if p[axis] < lo {
+                p[axis] = 2.0 * lo - p[axis];
+                self.velocity[axis] = self.velocity[axis].abs();
+            } else if p[axis] > hi {
+                p[axis] = 2.0 * hi - p[axis];
+                self.velocity[axis] = -self.velocity[axis].abs();
+            }
+            // A step longer than the world is wide would reflect past the far wall.
+            p[axis] = p[axis].clamp(lo, hi);
+        }
+        self.pose.p = p;
+        if self.spin != 0.0 {
+            let mut a = self.angle + self.spin;
+            if a > PI {
+                a -= TAU;
+            } else if a <= -PI {
+                a += TAU;
+            }
+            self.angle = a;
+            self.pose.q = Rot::from_angle(a);
+        }
+    }
+}
+
+/// What a scene is, which decides how [`Scene::step`] behaves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SceneKind {
+    /// A seed-table scenario (section 1).
+    Seed(SeedScenario),
+    /// The peer mix (section 2 and, with `every > 2`, the big world of section 3); collider `i`
+    /// moves when `i % every == 0`.
+    Peer {
+        /// One collider in `every` moves.
+        every: usize,
+    },
+}
+
+/// A standard scene: colliders, walls and the generator that drives churn.
+///
+/// ```
+/// use sapwood::scenes::{Scene, SeedScenario};
+///
+/// let mut churn = Scene::seed(SeedScenario::Churn, 1024, 42);
+/// churn.step();
+/// assert_eq!(churn.removed().len(), 10);
+/// assert_eq!(churn.inserted().len(), 10);
+/// assert_eq!(churn.len(), 1024);
+/// for &id in churn.inserted() {
+///     let c = churn.get(id).unwrap(); // place it in the engine under test
+///     # let _ = c;
+/// }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Scene {
+    kind: SceneKind,
+    bounds: Aabb,
+    colliders: Vec<Collider>,
+    /// `id → index into colliders`, `u32::MAX` for a free id.
+    index_of: Vec<u32>,
+    rng: SplitMix64,
+    /// Ids free for reuse by churn, taken from the back.
+    free_ids: Vec<u32>,
+    /// What the last step removed and inserted; reused buffers so that stepping never allocates
+    /// once they have grown to the churn size.
+    removed: Vec<u32>,
+    inserted: Vec<u32>,
+    steps: u64,
+}
+
+impl Scene {
+    /// A seed-table scenario with `n` colliders in [`seed_world`]`(n)`.
+    #[must_use]
+    pub fn seed(scenario: SeedScenario, n: usize, seed: u64) -> Scene {
+        Scene::seed_in(scenario, n, seed_world(n), seed)
+    }
+
+    /// A seed-table scenario with `n` colliders in the given world (placements relative to it,
+    /// shape sizes and speeds as in the seed table).
+    ///
+    /// # Panics
+    /// When `world` is not a valid box or `n` does not fit in `u32`.
+    #[must_use]
+    pub fn seed_in(scenario: SeedScenario, n: usize, world: Aabb, seed: u64) -> Scene {
+        assert!(world.is_valid(), "invalid world {world:?}");
+        assert!(u32::try_from(n).is_ok(), "too many colliders");
+        let mut rng = SplitMix64::new(seed);
+        let mut colliders = Vec::with_capacity(n);
+        for i in 0..n {
+            let shape = if i % 2 == 0 { seed_box(&mut rng) } else { seed_circle(&mut rng) };
+            let p = seed_position(scenario, &world, &mut rng);
+            let velocity = if scenario.moves(i) { seed_velocity(&mut rng) } else { Vec2::ZERO };
+            colliders.push(Collider {
+                id: i as u32,
+                shape,
+                pose: Pose::from_translation(p),
+                angle: 0.0,
+                moving: scenario.moves(i),
+                velocity,
+                spin: 0.0,
+            });
+        }
+        Scene::from_parts(SceneKind::Seed(scenario), world, colliders, rng)
+    }
+
+    /// The peer scene (section 2): `n` colliders in `[0, L]²`, every even one moving.
+    #[must_use]
+    pub fn peer(n: usize, seed: u64) -> Scene {
+        Scene::peer_moving_every(n, 2, seed)
+    }
+
+    /// The big world (section 3): [`BIG_WORLD_COLLIDERS`] of the peer mix at the peer density,
+    /// `percent_moving` of them moving (1 or 10 in the standard runs; any divisor of 100).
+    ///
+    /// # Panics
+    /// When `percent_moving` is not in `1..=100` or does not divide 100.
+    #[must_use]
+    pub fn big_world(percent_moving: usize, seed: u64) -> Scene {
+        assert!((1..=100).contains(&percent_moving) && 100 % percent_moving == 0, "percent must divide 100");
+        Scene::peer_moving_every(BIG_WORLD_COLLIDERS, 100 / percent_moving, seed)
+    }
+
+    /// The peer mix with `n` colliders, collider `i` moving when `i % every == 0` (`every = 2` is
+    /// the peer scene, `100` and `10` the big world's 1% and 10%).
+    ///
+    /// # Panics
+    /// When `every == 0` or `n` does not fit in `u32`.
+    #[must_use]
+    pub fn peer_moving_every(n: usize, every: usize, seed: u64) -> Scene {
+        assert!(every > 0, "every must be positive");
+        assert!(u32::try_from(n).is_ok(), "too many colliders");
+        let side = peer_side(n);
+        let walls = Aabb::new(Vec2::ZERO, Vec2::splat(side));
+        let mut rng = SplitMix64::new(seed);
+        let mut colliders = Vec::with_capacity(n);
+        for i in 0..n {
+            let k = rng.next_f32();
+            let shape = if k < 0.45 {
+                Shape::circle(rng.range(0.2, 0.6)).expect("positive radius")
+            } else if k < 0.9 {
+                let hx = rng.range(0.2, 0.6);
+                let hy = rng.range(0.2, 0.6);
+                Shape::cuboid(Vec2::new(hx, hy)).expect("positive half-extents")
+            } else {
+                let count = 5 + rng.below(4);
+                let r = rng.range(0.25, 0.6);
+                Shape::Polygon(Polygon::regular(count, r, 0.0).expect("regular polygon"))
+            };
+            let p = Vec2::new(rng.range(0.0, side), rng.range(0.0, side));
+            let is_circle = matches!(shape, Shape::Circle(_));
+            let angle = if is_circle { 0.0 } else { rng.range(-PI, PI) };
+            let moving = i % every == 0;
+            let (velocity, spin) = if moving {
+                let dir = rng.range(0.0, TAU);
+                let speed = rng.range(0.02, 0.10);
+                let spin = if is_circle { 0.0 } else { rng.range(-0.05, 0.05) };
+                (speed * Vec2::from_angle(dir), spin)
+            } else {
+                (Vec2::ZERO, 0.0)
+            };
+            colliders.push(Collider { id: i as u32, shape, pose: Pose::new(p, angle), angle, moving, velocity, spin });
+        }
+        Scene::from_parts(SceneKind::Peer { every }, walls, colliders, rng)
+    }
+
+    fn from_parts(kind: SceneKind, bounds: Aabb, colliders: Vec<Collider>, rng: SplitMix64) -> Scene {
+        let index_of = (0..colliders.len() as u32).collect();
+        let churn = match kind {
+            SceneKind::Seed(SeedScenario::Churn) => churn_count(colliders.len()),
+            _ => 0,
+        };
+        Scene {
+            kind,
+            bounds,
+            colliders,
+            index_of,
+            rng,
+            free_ids: Vec::with_capacity(2 * churn),
+            removed: Vec::with_capacity(churn),
+            inserted: Vec::with_capacity(churn),
+            steps: 0,
+        }
+    }
+
+    /// What this scene is.
+    #[must_use]
+    pub fn kind(&self) -> SceneKind {
+        self.kind
+    }
+
+    /// The walls: moving centres stay inside; grids and quadtrees use it as their region.
+    #[must_use]
+    pub fn bounds(&self) -> Aabb {
+        self.bounds
+    }
+
+    /// The live colliders. Their order is an implementation detail (churn swaps removed ones
+    /// out); identify colliders by [`Collider::id`].
+    #[must_use]
+    pub fn colliders(&self) -> &[Collider] {
+        &self.colliders
+    }
+
+    /// The number of live colliders.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.colliders.len()
+    }
+
+    /// Whether the scene has no collider.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.colliders.is_empty()
+    }
+
+    /// One more than the largest id ever handed out: arrays indexed by id need this length.
+    #[must_use]
+    pub fn id_bound(&self) -> usize {
+        self.index_of.len()
+    }
+
+    /// The live collider with this id.
+    #[must_use]
+    pub fn get(&self, id: u32) -> Option<&Collider> {
+        let i = *self.index_of.get(id as usize)?;
+        self.colliders.get(i as usize)
+    }
+
+    /// Ids removed by the last [`Scene::step`], in removal order.
+    #[must_use]
+    pub fn removed(&self) -> &[u32] {
+        &self.removed
+    }
+
+    /// Ids inserted by the last [`Scene::step`]; look them up with [`Scene::get`].
+    #[must_use]
+    pub fn inserted(&self) -> &[u32] {
+        &self.inserted
+    }
+
+    /// Steps taken so far.
+    #[must_use]
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Appends `(id, tight AABB)` of every live collider, in [`Scene::colliders`] order: the
+    /// input of a broad phase's batch insertion.
+    pub fn aabbs(&self, out: &mut Vec<(u32, Aabb)>) {
+        out.extend(self.colliders.iter().map(|c| (c.id, c.aabb())));
+    }
+
+    /// Appends `(id, tight AABB)` of every moving collider that was not inserted by the last
+    /// step (those are already in place): the input of a broad phase's batch update.
+    pub fn moving_aabbs(&self, out: &mut Vec<(u32, Aabb)>) {
+        let n = self.colliders.len() - self.inserted.len();
+        // Inserted colliders are always at the end of the list (see `churn`).
+        out.extend(self.colliders[..n].iter().filter(|c| c.moving).map(|c| (c.id, c.aabb())));
+    }
+
+    /// Advances one step: moves every moving collider (bouncing off the walls), then, for
+    /// `churn`, removes 1% of the colliders and inserts as many new ones (which do not move in
+    /// the step they appear). Afterwards [`Scene::removed`] and [`Scene::inserted`] say what
+    /// changed. Allocation-free once the churn buffers have reached their size (first step).
+    pub fn step(&mut self) {
+        self.removed.clear();
+        self.inserted.clear();
+        let walls = self.bounds;
+        for c in self.colliders.iter_mut().filter(|c| c.moving) {
+            c.advance(&walls);
+        }
+        if self.kind == SceneKind::Seed(SeedScenario::Churn) {
+            self.churn();
+        }
+        self.steps += 1;
+    }
+
+    /// Advances `count` steps; [`Scene::removed`] and [`Scene::inserted`] then describe only the
+    /// last one.
+    pub fn step_n(&mut self, count: usize) {
+        for _ in 0..count {
+            self.step();
+        }
+    }
+
+    /// Removes `k` random colliders and appends `k` new ones. Freed ids join the free list only
+    /// after this step's insertions, so an id is never removed and re-inserted in one step.
+    fn churn(&mut self) {
+        let k = churn_count(self.colliders.len()).min(self.colliders.len());
+        for _ in 0..k {
+            let i = self.rng.below(self.colliders.len());
+            let gone = self.colliders.swap_remove(i);
+            self.index_of[gone.id as usize] = u32::MAX;
+            if let Some(moved) = self.colliders.get(i) {
+                self.index_of[moved.id as usize] = i as u32;
+            }
+            self.removed.push(gone.id);
+        }
+        let world = self.bounds;
+        for _ in 0..k {
+            let shape = if self.rng.next_f32() < 0.5 { seed_box(&mut self.rng) } else { seed_circle(&mut self.rng) };
+            let p = seed_position(SeedScenario::RandomStill, &world, &mut self.rng);
+            let moving = self.rng.next_f32() < 0.5;
+            let velocity = if moving { seed_velocity(&mut self.rng) } else { Vec2::ZERO };
+            let id = match self.free_ids.pop() {
+                Some(id) => id,
+                None => {
+                    self.index_of.push(u32::MAX);
+                    (self.index_of.len() - 1) as u32
+                }
+            };
+            self.index_of[id as usize] = self.colliders.len() as u32;
+            self.colliders.push(Collider {
+                id,
+                shape,
+                pose: Pose::from_translation(p),
+                angle: 0.0,
+                moving,
+                velocity,
+                spin: 0.0,
+            });
+            self.inserted.push(id);
+        }
+        self.free_ids.extend_from_slice(&self.removed);
+    }
+}
+
+/// Colliders replaced per churn step: 1%, rounded, at least one.
+fn churn_count(n: usize) -> usize {
+    ((n + 50) / 100).max(1)
+}
+
+fn seed_box(rng: &mut SplitMix64) -> Shape {
+    let w = rng.range(5.0, 30.0);
+    let h = rng.range(5.0, 30.0);
+    Shape::cuboid(Vec2::new(0.5 * w, 0.5 * h)).expect("positive size")
+}
+
+fn seed_circle(rng: &mut SplitMix64) -> Shape {
+    Shape::circle(0.5 * rng.range(5.0, 30.0)).expect("positive radius")
+}
+
+fn seed_position(scenario: SeedScenario, world: &Aabb, rng: &mut SplitMix64) -> Vec2 {
+    let (lo, hi) = (world.min, world.max);
+    let mid = world.center();
+    match scenario {
+        SeedScenario::Row => Vec2::new(rng.range(lo.x, hi.x), mid.y),
+        SeedScenario::Column => Vec2::new(mid.x, rng.range(lo.y, hi.y)),
+        SeedScenario::Point => mid,
+        SeedScenario::TwoClusters => {
+            let fx = if rng.next_f32() < 0.5 { 0.25 } else { 0.75 };
+            Vec2::new(lo.x + fx * (hi.x - lo.x), mid.y)
+        }
+        _ => {
+            let x = rng.range(lo.x, hi.x);
+            Vec2::new(x, rng.range(lo.y, hi.y))
+        }
+    }
+}
+
+fn seed_velocity(rng: &mut SplitMix64) -> Vec2 {
+    let dir = rng.range(0.0, TAU);
+    let speed = rng.range(20.0, 120.0);
+    (speed / SEED_STEPS_PER_SECOND) * Vec2::from_angle(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::ShapeKind;
+
+    #[test]
+    fn splitmix_matches_reference_values() {
+        // Reference outputs of Vigna's splitmix64.c for seed 0 and the first output for seed 42
+        // computed by hand from the same recurrence.
+        let mut r = SplitMix64::new(0);
+        assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
+        assert_eq!(r.next_u64(), 0x06C4_5D18_8009_454F);
+        let mut a = SplitMix64::default();
+        let mut b = SplitMix64::new(DEFAULT_SEED);
+        for _ in 0..100 {
+            let (x, y) = (a.next_f32(), b.next_f32());
+            assert_eq!(x, y);
+            assert!((0.0..1.0).contains(&x));
+        }
+        let mut c = SplitMix64::new(7);
+        for n in [1usize, 2, 3, 10, 1000] {
+            for _ in 0..200 {
+                assert!(c.below(n) < n);
+            }
+        }
+    }
+
+    fn assert_same(a: &Scene, b: &Scene) {
+        assert_eq!(a.colliders(), b.colliders());
+        assert_eq!(a.removed(), b.removed());
+        assert_eq!(a.inserted(), b.inserted());
+    }
+
+    #[test]
+    fn same_seed_same_scene_other_seed_other_scene() {
+        for s in SeedScenario::ALL {
+            let mut a = Scene::seed(s, 512, 42);
+            let mut b = Scene::seed(s, 512, 42);
+            assert_same(&a, &b);
+            for _ in 0..30 {
+                a.step();
+                b.step();
+                assert_same(&a, &b);
+            }
+            let c = Scene::seed(s, 512, 43);
+            assert_ne!(a.colliders()[..10], c.colliders()[..10], "{}", s.name());
+        }
+        let (mut a, mut b) = (Scene::peer(1024, 42), Scene::peer(1024, 42));
+        a.step_n(20);
+        b.step_n(20);
+        assert_same(&a, &b);
+        assert_ne!(Scene::peer(1024, 1).colliders(), Scene::peer(1024, 42).colliders());
+    }
+
+    #[test]
+    fn seed_distributions_are_in_range() {
+        for s in SeedScenario::ALL {
+            let scene = Scene::seed(s, 4096, 9);
+            let w = scene.bounds();
+            assert_eq!(w, Aabb::new(Vec2::ZERO, Vec2::new(600.0, 400.0)));
+            let (mut boxes, mut circles, mut moving) = (0, 0, 0);
+            for (i, c) in scene.colliders().iter().enumerate() {
+                assert_eq!(c.id as usize, i);
+                match c.shape {
+                    Shape::Cuboid(b) => {
+                        boxes += 1;
+                        let size = 2.0 * b.half_extents;
+                        assert!(size.cmpge(Vec2::splat(5.0)).all() && size.cmple(Vec2::splat(30.0)).all());
+                    }
+                    Shape::Circle(ci) => {
+                        circles += 1;
+                        assert!((5.0..=30.0).contains(&(2.0 * ci.radius)));
+                    }
+                    _ => panic!("seed scenes hold boxes and circles only"),
+                }
+                assert!(c.pose.q.is_identity());
+                assert!(w.contains_point(c.pose.p));
+                let p = c.pose.p;
+                match s {
+                    SeedScenario::Row => assert_eq!(p.y, 200.0),
+                    SeedScenario::Column => assert_eq!(p.x, 300.0),
+                    SeedScenario::Point => assert_eq!(p, Vec2::new(300.0, 200.0)),
+                    SeedScenario::TwoClusters => {
+                        assert!(p == Vec2::new(150.0, 200.0) || p == Vec2::new(450.0, 200.0));
+                    }
+                    _ => {}
+                }
+                if c.moving {
+                    moving += 1;
+                    let speed = c.velocity.length() * SEED_STEPS_PER_SECOND;
+                    assert!((20.0 - 1e-3..=120.0 + 1e-3).contains(&speed), "speed {speed}");
+                } else {
+                    assert_eq!(c.velocity, Vec2::ZERO);
+                }
+                assert_eq!(c.spin, 0.0);
+            }
+            assert_eq!((boxes, circles), (2048, 2048));
+            let expected = match s {
+                SeedScenario::RandomHalf => 2048,
+                SeedScenario::RandomAll => 4096,
+                _ => 0,
+            };
+            assert_eq!(moving, expected, "{}", s.name());
+        }
+        // Uniform placement covers the world: every quarter of it gets about a quarter.
+        let scene = Scene::seed(SeedScenario::RandomStill, 4096, 5);
+        let left = scene.colliders().iter().filter(|c| c.pose.p.x < 300.0).count();
+        let low = scene.colliders().iter().filter(|c| c.pose.p.y < 200.0).count();
+        assert!((1800..2300).contains(&left) && (1800..2300).contains(&low), "{left} {low}");
+        let clusters = Scene::seed(SeedScenario::TwoClusters, 4096, 5);
+        let west = clusters.colliders().iter().filter(|c| c.pose.p.x < 300.0).count();
+        assert!((1800..2300).contains(&west), "{west}");
+    }
+
+    #[test]
+    fn seed_worlds_keep_density() {
+        assert_eq!(seed_world(1024), Aabb::new(Vec2::ZERO, Vec2::new(600.0, 400.0)));
+        assert_eq!(seed_world(8192), seed_world(1024));
+        assert_eq!(seed_world(65536), Aabb::new(Vec2::ZERO, Vec2::new(4800.0, 3200.0)));
+        let s = Scene::seed(SeedScenario::Point, 65536, 1);
+        assert_eq!(s.colliders()[0].pose.p, Vec2::new(2400.0, 1600.0));
+    }
+
+    #[test]
+    fn peer_distributions_are_in_range() {
+        let n = 8192;
+        let scene = Scene::peer(n, DEFAULT_SEED);
+        let side = peer_side(n);
+        assert!((side - 128.0).abs() < 1e-4);
+        assert_eq!(scene.bounds(), Aabb::new(Vec2::ZERO, Vec2::splat(side)));
+        let mut counts = [0usize; ShapeKind::COUNT];
+        let mut vertex_counts = [0usize; 9];
+        let mut area = 0.0;
+        for (i, c) in scene.colliders().iter().enumerate() {
+            counts[c.shape.kind() as usize] += 1;
+            assert!(scene.bounds().contains_point(c.pose.p));
+            assert!(c.pose.is_valid());
+            match c.shape {
+                Shape::Circle(ci) => {
+                    assert!((0.2..=0.6).contains(&ci.radius));
+                    assert_eq!(c.angle, 0.0);
+                    assert_eq!(c.spin, 0.0);
+                    area += PI * ci.radius * ci.radius;
+                }
+                Shape::Cuboid(b) => {
+                    assert!(b.half_extents.cmpge(Vec2::splat(0.2)).all());
+                    assert!(b.half_extents.cmple(Vec2::splat(0.6)).all());
+                    area += 4.0 * b.half_extents.x * b.half_extents.y;
+                }
+                Shape::Polygon(p) => {
+                    vertex_counts[p.count()] += 1;
+                    let r = p.vertices()[0].length();
+                    assert!((0.25 - 1e-5..=0.6 + 1e-5).contains(&r));
+                    let m = p.count() as f32;
+                    area += 0.5 * m * r * r * (TAU / m).sin();
+                }
+                Shape::Capsule(_) => panic!("no capsules in the peer mix"),
+            }
+            assert!((-PI..=PI).contains(&c.angle));
+            assert!((c.pose.q.angle() - c.angle).abs() < 1e-5 || c.angle.abs() > PI - 1e-5);
+            assert_eq!(c.moving, i % 2 == 0);
+            if c.moving {
+                let speed = c.velocity.length();
+                assert!((0.02 - 1e-6..=0.10 + 1e-6).contains(&speed));
+                assert!((-0.05..=0.05).contains(&c.spin));
+            } else {
+                assert_eq!((c.velocity, c.spin), (Vec2::ZERO, 0.0));
+            }
+        }
+        let frac = |k: ShapeKind| counts[k as usize] as f32 / n as f32;
+        assert!((frac(ShapeKind::Circle) - 0.45).abs() < 0.03);
+        assert!((frac(ShapeKind::Cuboid) - 0.45).abs() < 0.03);
+        assert!((frac(ShapeKind::Polygon) - 0.10).abs() < 0.02);
+        assert_eq!(vertex_counts[..5].iter().sum::<usize>(), 0);
+        assert!(vertex_counts[5..].iter().all(|&v| v > 100), "{vertex_counts:?}");
+        // "about 30% of the area covered" (counting overlaps twice).
+        let covered = area / (side * side);
+        assert!((0.25..0.35).contains(&covered), "{covered}");
+    }
+
+    #[test]
+    fn big_world_scales_and_moves_one_in_every() {
+        // The full million is exercised by the benchmarks; the recipe is the same at any size.
+        let s = Scene::peer_moving_every(20_000, 100, 3);
+        assert_eq!(s.colliders().iter().filter(|c| c.moving).count(), 200);
+        assert_eq!(s.bounds().max, Vec2::splat(200.0));
+        assert!((peer_side(BIG_WORLD_COLLIDERS) - 1414.2136).abs() < 1e-2);
+    }
+
+    #[test]
+    fn bouncing_keeps_centres_inside_and_speeds_constant() {
+        let scenes = [Scene::seed(SeedScenario::RandomAll, 300, 1), Scene::peer(300, 2), {
+            // A world smaller than one step, to exercise the clamp.
+            Scene::seed_in(SeedScenario::RandomAll, 50, Aabb::new(Vec2::ZERO, Vec2::splat(0.5)), 3)
+        }];
+        for mut scene in scenes {
+            let speeds: Vec<f32> = scene.colliders().iter().map(|c| c.velocity.length()).collect();
+            let mut bounced = 0;
+            for _ in 0..2000 {
+                let before: Vec<Vec2> = scene.colliders().iter().map(|c| c.velocity).collect();
+                scene.step();
+                for (c, v) in scene.colliders().iter().zip(before) {
+                    assert!(scene.bounds().contains_point(c.pose.p), "{:?} left {:?}", c.pose.p, scene.bounds());
+                    if c.velocity != v {
+                        bounced += 1;
+                    }
+                    assert!(c.pose.is_valid());
+                    assert!((-PI..=PI).contains(&c.angle));
+                }
+            }
+            assert!(bounced > 100, "{bounced}");
+            for (c, s) in scene.colliders().iter().zip(speeds) {
+                assert!((c.velocity.length() - s).abs() <= 1e-5 * s.max(1.0));
+            }
+        }
+    }
+
+    #[test]
+    fn churn_replaces_one_percent_with_fresh_ids() {
+        let n = 1000;
+        let mut scene = Scene::seed(SeedScenario::Churn, n, 11);
+        assert!(scene.colliders().iter().all(|c| !c.moving));
+        let mut ever_moving = 0;
+        for step in 0..300 {
+            scene.step();
+            assert_eq!(scene.len(), n);
+            assert_eq!(scene.removed().len(), 10);
+            assert_eq!(scene.inserted().len(), 10);
+            for id in scene.removed() {
+                assert!(scene.get(*id).is_none());
+                assert!(!scene.inserted().contains(id), "step {step}: id {id} removed and inserted");
+            }
+            for &id in scene.inserted() {
+                let c = scene.get(id).expect("inserted is live");
+                assert_eq!(c.id, id);
+                assert!(scene.bounds().contains_point(c.pose.p));
+                ever_moving += usize::from(c.moving);
+            }
+            let mut ids: Vec<u32> = scene.colliders().iter().map(|c| c.id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), n);
+            assert!(scene.id_bound() <= n + 10);
+            for c in scene.colliders() {
+                assert_eq!(scene.get(c.id), Some(c));
+            }
+        }
+        // Inserted colliders move with probability one half.
+        assert!((1200..1800).contains(&ever_moving), "{ever_moving}");
+        let mut moved = Vec::new();
+        scene.moving_aabbs(&mut moved);
+        assert!(moved.iter().all(|(id, _)| !scene.inserted().contains(id)));
+        assert!(!moved.is_empty());
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for s in SeedScenario::ALL {
+            assert_eq!(SeedScenario::from_name(s.name()), Some(s));
+        }
+        assert_eq!(SeedScenario::from_name("nope"), None);
+    }
+}

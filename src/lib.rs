@@ -18,6 +18,11 @@
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod broad;
 pub use broad::BroadPhaseKind;
 pub mod collide;

@@ -24,9 +24,12 @@ mod math;
 mod shape;
 mod storage;
 mod world;
+#[cfg(feature = "hecs")]
+pub mod ecs;
 
 pub use glam::Vec2;
 pub use math::{Aabb, Pose, Ray, Rot};
 pub use shape::{Capsule, Circle, Cuboid, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE, Polygon, Shape, ShapeError, ShapeKind};
 pub use storage::{ColliderId, Filter, RawColliderId};
+pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{ColliderDesc, Contact, Event, EventKind, MAX_COORDINATE, World, WorldConfig, WorldError};

@@ -1,0 +1,1 @@
+//! hecs integration.

@@ -1,17 +1,138 @@
-//! BruteForce (stub: to be implemented).
+//! Brute force: every pair of stored boxes is tested. O(n²), and the oracle the other broad
+//! phases are checked against, so it stays obviously correct: one tight double loop over a packed
+//! array of boxes.
+//!
+//! Also home of [`DenseBoxes`], the id → packed-slot store that the per-frame broad phases share.
 
-use crate::broad::{BroadPhase, Pair};
+use crate::broad::{BroadPhase, Pair, diff_sorted_pairs, pair};
 use crate::math::Aabb;
 
-/// BruteForce (stub).
+/// "No slot" marker in id-indexed `u32` arrays.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Boxes packed densely (swap-remove keeps them contiguous for tight loops) plus an id → slot
+/// map, since ids are the world's small dense slot indices.
+///
+/// ```text
+/// slot:  id ->  index          ids:   [ 7, 2, 9 ]   (packed, unordered)
+///        [_, _, 1, _, _, _, _, 0, _, 2]   boxes: [b7, b2, b9]
+/// ```
+#[derive(Default, Clone)]
+pub(crate) struct DenseBoxes {
+    /// id → index into `ids`/`boxes`, or [`NONE`].
+    slot: Vec<u32>,
+    /// Packed ids, parallel to `boxes`.
+    pub(crate) ids: Vec<u32>,
+    /// Packed boxes, parallel to `ids`.
+    pub(crate) boxes: Vec<Aabb>,
+}
+
+impl DenseBoxes {
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub(crate) fn contains(&self, id: u32) -> bool {
+        self.slot.get(id as usize).is_some_and(|&s| s != NONE)
+    }
+
+    pub(crate) fn get(&self, id: u32) -> Option<Aabb> {
+        match self.slot.get(id as usize) {
+            Some(&s) if s != NONE => Some(self.boxes[s as usize]),
+            _ => None,
+        }
+    }
+
+    /// Inserts, or overwrites when the id is already present (a caller bug, tolerated in release).
+    pub(crate) fn insert(&mut self, id: u32, aabb: Aabb) {
+        let i = id as usize;
+        if i >= self.slot.len() {
+            self.slot.resize(i + 1, NONE);
+        }
+        debug_assert!(self.slot[i] == NONE, "broad phase: id {id} inserted twice");
+        if self.slot[i] != NONE {
+            self.boxes[self.slot[i] as usize] = aabb;
+            return;
+        }
+        self.slot[i] = self.ids.len() as u32;
+        self.ids.push(id);
+        self.boxes.push(aabb);
+    }
+
+    /// Removes; returns whether the id was present.
+    pub(crate) fn remove(&mut self, id: u32) -> bool {
+        let Some(&s) = self.slot.get(id as usize) else { return false };
+        if s == NONE {
+            return false;
+        }
+        self.slot[id as usize] = NONE;
+        self.ids.swap_remove(s as usize);
+        self.boxes.swap_remove(s as usize);
+        if let Some(&moved) = self.ids.get(s as usize) {
+            self.slot[moved as usize] = s;
+        }
+        true
+    }
+
+    /// Overwrites; returns whether the id was present.
+    pub(crate) fn update(&mut self, id: u32, aabb: Aabb) -> bool {
+        match self.slot.get(id as usize) {
+            Some(&s) if s != NONE => {
+                self.boxes[s as usize] = aabb;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        if self.ids.len() != self.boxes.len() {
+            return Err(format!("dense: {} ids but {} boxes", self.ids.len(), self.boxes.len()));
+        }
+        for (k, &id) in self.ids.iter().enumerate() {
+            if self.slot.get(id as usize) != Some(&(k as u32)) {
+                return Err(format!("dense: id {id} at slot {k} but slot map disagrees"));
+            }
+        }
+        let mapped = self.slot.iter().filter(|&&s| s != NONE).count();
+        if mapped != self.ids.len() {
+            return Err(format!("dense: {mapped} mapped ids but {} stored", self.ids.len()));
+        }
+        Ok(())
+    }
+}
+
+/// Tests every pair of stored boxes. The oracle.
 #[derive(Default)]
-pub struct BruteForce {}
+pub struct BruteForce {
+    store: DenseBoxes,
+    /// Sorted pair list of the previous `update_pairs`, diffed against the new one.
+    prev: Vec<Pair>,
+    /// Scratch for the new pair list; swapped with `prev` so neither reallocates in steady state.
+    cur: Vec<Pair>,
+    /// Whether anything changed since the previous `update_pairs` (a still scene costs nothing).
+    dirty: bool,
+}
 
 impl BruteForce {
     /// An empty structure.
     #[must_use]
     pub fn new() -> Self {
-        Self {}
+        Self::default()
+    }
+
+    /// Every overlapping pair, by a double loop over the packed boxes.
+    fn all_pairs(&self, out: &mut Vec<Pair>) {
+        let (ids, boxes) = (&self.store.ids, &self.store.boxes);
+        for i in 0..boxes.len() {
+            let a = boxes[i];
+            let ia = ids[i];
+            for j in i + 1..boxes.len() {
+                if a.overlaps(&boxes[j]) {
+                    out.push(pair(ia, ids[j]));
+                }
+            }
+        }
     }
 }
 
@@ -19,28 +140,411 @@ impl BroadPhase for BruteForce {
     fn name(&self) -> &'static str {
         "brute"
     }
+
     fn len(&self) -> usize {
-        todo!()
+        self.store.len()
     }
-    fn insert(&mut self, _id: u32, _aabb: Aabb) {
-        todo!()
+
+    fn insert(&mut self, id: u32, aabb: Aabb) {
+        self.store.insert(id, aabb);
+        self.dirty = true;
     }
-    fn remove(&mut self, _id: u32) {
-        todo!()
+
+    fn remove(&mut self, id: u32) {
+        let was = self.store.remove(id);
+        debug_assert!(was, "broad phase: removing absent id {id}");
+        self.dirty = true;
     }
-    fn update(&mut self, _id: u32, _aabb: Aabb) {
-        todo!()
+
+    fn update(&mut self, id: u32, aabb: Aabb) {
+        let was = self.store.update(id, aabb);
+        debug_assert!(was, "broad phase: updating absent id {id}");
+        self.dirty = true;
     }
-    fn update_pairs(&mut self, _began: &mut Vec<Pair>, _ended: &mut Vec<Pair>) {
-        todo!()
+
+    fn update_pairs(&mut self, began: &mut Vec<Pair>, ended: &mut Vec<Pair>) {
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        let mut cur = std::mem::take(&mut self.cur);
+        cur.clear();
+        self.all_pairs(&mut cur);
+        cur.sort_unstable();
+        diff_sorted_pairs(&self.prev, &cur, began, ended);
+        self.cur = std::mem::replace(&mut self.prev, cur);
     }
-    fn pairs(&mut self, _out: &mut Vec<Pair>) {
-        todo!()
+
+    fn pairs(&mut self, out: &mut Vec<Pair>) {
+        self.all_pairs(out);
     }
-    fn query_aabb(&mut self, _aabb: &Aabb, _out: &mut Vec<u32>) {
-        todo!()
+
+    fn query_aabb(&mut self, aabb: &Aabb, out: &mut Vec<u32>) {
+        for (id, b) in self.store.ids.iter().zip(&self.store.boxes) {
+            if b.overlaps(aabb) {
+                out.push(*id);
+            }
+        }
     }
+
     fn validate(&self) -> Result<(), String> {
-        todo!()
+        self.store.validate()?;
+        if self.prev.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("brute: previous pair list not sorted and unique".into());
+        }
+        Ok(())
+    }
+}
+
+/// Test support shared by the broad-phase files: a model (`BTreeMap` of boxes with a naive
+/// O(n²) pair set, independent of every structure), random churn and adversarial box sets.
+#[cfg(test)]
+pub(crate) mod testkit {
+    use super::*;
+    use glam::Vec2;
+    use std::collections::BTreeMap;
+
+    /// xorshift64*: deterministic, no dependency.
+    pub(crate) struct Rng(u64);
+
+    impl Rng {
+        pub(crate) fn new(seed: u64) -> Self {
+            Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+        }
+        pub(crate) fn next_u64(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        /// Uniform in `[0, 1)`.
+        pub(crate) fn unit(&mut self) -> f32 {
+            (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+        }
+        pub(crate) fn range(&mut self, lo: f32, hi: f32) -> f32 {
+            lo + (hi - lo) * self.unit()
+        }
+        pub(crate) fn below(&mut self, n: usize) -> usize {
+            (self.next_u64() % n as u64) as usize
+        }
+    }
+
+    /// The naive pair set, sorted.
+    pub(crate) fn model_pairs(m: &BTreeMap<u32, Aabb>) -> Vec<Pair> {
+        let v: Vec<(u32, Aabb)> = m.iter().map(|(&k, &b)| (k, b)).collect();
+        let mut out = Vec::new();
+        for i in 0..v.len() {
+            for j in i + 1..v.len() {
+                if v[i].1.overlaps(&v[j].1) {
+                    out.push(pair(v[i].0, v[j].0));
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    fn sorted_dedup_check(mut v: Vec<Pair>, what: &str) -> Vec<Pair> {
+        for p in &v {
+            assert!(p[0] < p[1], "{what}: pair {p:?} not canonical");
+        }
+        let n = v.len();
+        v.sort_unstable();
+        v.dedup();
+        assert_eq!(n, v.len(), "{what}: duplicate pairs reported");
+        v
+    }
+
+    /// Checks `pairs()` and a few `query_aabb` calls against the model.
+    pub(crate) fn check_now(bp: &mut dyn BroadPhase, m: &BTreeMap<u32, Aabb>, rng: &mut Rng, ctx: &str) {
+        assert_eq!(bp.len(), m.len(), "{ctx}: len");
+        let mut got = Vec::new();
+        bp.pairs(&mut got);
+        let got = sorted_dedup_check(got, ctx);
+        assert_eq!(got, model_pairs(m), "{ctx}: pairs() differ from brute force");
+        let keys: Vec<Aabb> = m.values().copied().collect();
+        for _ in 0..3 {
+            let q = if !keys.is_empty() && rng.below(2) == 0 {
+                keys[rng.below(keys.len())]
+            } else {
+                let c = Vec2::new(rng.range(-300.0, 1300.0), rng.range(-300.0, 1300.0));
+                Aabb::from_center_half_extents(c, Vec2::new(rng.range(0.0, 200.0), rng.range(0.0, 200.0)))
+            };
+            let mut ids = Vec::new();
+            bp.query_aabb(&q, &mut ids);
+            let n = ids.len();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(n, ids.len(), "{ctx}: query_aabb reported an id twice");
+            let want: Vec<u32> = m.iter().filter(|(_, b)| b.overlaps(&q)).map(|(&k, _)| k).collect();
+            assert_eq!(ids, want, "{ctx}: query_aabb {q:?}");
+        }
+        bp.validate().unwrap_or_else(|e| panic!("{ctx}: validate after queries: {e}"));
+    }
+
+    /// Calls `update_pairs` and checks began/ended against the diff of the model's pair sets.
+    pub(crate) fn check_changes(bp: &mut dyn BroadPhase, prev: &mut Vec<Pair>, m: &BTreeMap<u32, Aabb>, ctx: &str) {
+        let (mut began, mut ended) = (Vec::new(), Vec::new());
+        bp.update_pairs(&mut began, &mut ended);
+        let began = sorted_dedup_check(began, ctx);
+        let ended = sorted_dedup_check(ended, ctx);
+        let cur = model_pairs(m);
+        let (mut wb, mut we) = (Vec::new(), Vec::new());
+        diff_sorted_pairs(prev, &cur, &mut wb, &mut we);
+        assert_eq!(began, wb, "{ctx}: began");
+        assert_eq!(ended, we, "{ctx}: ended");
+        *prev = cur;
+        bp.validate().unwrap_or_else(|e| panic!("{ctx}: validate after update_pairs: {e}"));
+    }
+
+    /// A random box: mostly small inside `[0, 1000]²`, some large, some outside, some degenerate.
+    pub(crate) fn random_box(rng: &mut Rng) -> Aabb {
+        let c = Vec2::new(rng.range(-150.0, 1150.0), rng.range(-150.0, 1150.0));
+        let h = match rng.below(20) {
+            0 => Vec2::ZERO,
+            1 => Vec2::new(rng.range(100.0, 600.0), rng.range(0.0, 600.0)),
+            2 => return Aabb::from_center_half_extents(c * 100.0, Vec2::splat(3.0)),
+            _ => Vec2::new(rng.range(0.5, 40.0), rng.range(0.5, 40.0)),
+        };
+        Aabb::from_center_half_extents(c, h)
+    }
+
+    /// Random insert/remove/update churn (single and batch) against the model, with `validate`
+    /// after every mutation and began/ended checked at random intervals.
+    pub(crate) fn churn(make: &dyn Fn() -> Box<dyn BroadPhase>, seed: u64, steps: usize, max_ids: u32) {
+        let mut rng = Rng::new(seed);
+        let mut bp = make();
+        let name = bp.name();
+        let mut m: BTreeMap<u32, Aabb> = BTreeMap::new();
+        let mut prev = Vec::new();
+        for step in 0..steps {
+            let ctx = format!("{name} seed {seed} step {step}");
+            let absent: Vec<u32> = (0..max_ids).filter(|id| !m.contains_key(id)).collect();
+            let present: Vec<u32> = m.keys().copied().collect();
+            match rng.below(10) {
+                0..=2 if !absent.is_empty() => {
+                    let id = absent[rng.below(absent.len())];
+                    let b = random_box(&mut rng);
+                    bp.insert(id, b);
+                    m.insert(id, b);
+                }
+                3 if !present.is_empty() => {
+                    let id = present[rng.below(present.len())];
+                    bp.remove(id);
+                    m.remove(&id);
+                }
+                4 if !absent.is_empty() => {
+                    let mut items = Vec::new();
+                    for _ in 0..rng.below(8) + 1 {
+                        let id = absent[rng.below(absent.len())];
+                        if !items.iter().any(|&(i, _)| i == id) {
+                            items.push((id, random_box(&mut rng)));
+                        }
+                    }
+                    bp.insert_batch(&items);
+                    m.extend(items.iter().copied());
+                }
+                5 if !present.is_empty() => {
+                    let mut ids: Vec<u32> = (0..rng.below(6) + 1).map(|_| present[rng.below(present.len())]).collect();
+                    ids.sort_unstable();
+                    ids.dedup();
+                    bp.remove_batch(&ids);
+                    for id in ids {
+                        m.remove(&id);
+                    }
+                }
+                _ if !present.is_empty() => {
+                    // Mostly small moves, sometimes a teleport or a resize.
+                    let mut items = Vec::new();
+                    for _ in 0..rng.below(present.len().min(20)) + 1 {
+                        let id = present[rng.below(present.len())];
+                        if items.iter().any(|&(i, _)| i == id) {
+                            continue;
+                        }
+                        let old = m[&id];
+                        let b = if rng.below(4) == 0 {
+                            random_box(&mut rng)
+                        } else {
+                            let d = Vec2::new(rng.range(-15.0, 15.0), rng.range(-15.0, 15.0));
+                            Aabb::new(old.min + d, old.max + d)
+                        };
+                        items.push((id, b));
+                    }
+                    if rng.below(2) == 0 {
+                        bp.update_batch(&items);
+                    } else {
+                        for &(id, b) in &items {
+                            bp.update(id, b);
+                        }
+                    }
+                    m.extend(items.iter().copied());
+                }
+                _ => {}
+            }
+            bp.validate().unwrap_or_else(|e| panic!("{ctx}: validate after mutation: {e}"));
+            if rng.below(4) == 0 {
+                check_now(bp.as_mut(), &m, &mut rng, &ctx);
+            }
+            if rng.below(3) == 0 {
+                check_changes(bp.as_mut(), &mut prev, &m, &ctx);
+            }
+        }
+        check_changes(bp.as_mut(), &mut prev, &m, &format!("{name} seed {seed} end"));
+    }
+
+    /// Named adversarial box sets (the index of each box is its id).
+    pub(crate) fn adversarial_sets() -> Vec<(&'static str, Vec<Aabb>)> {
+        let mut rng = Rng::new(99);
+        let mut sets: Vec<(&'static str, Vec<Aabb>)> = Vec::new();
+        let p = Vec2::new(500.0, 500.0);
+        sets.push(("all at one point", (0..60).map(|_| Aabb::new(p, p)).collect()));
+        sets.push((
+            "all on one x",
+            (0..80)
+                .map(|i| Aabb::new(Vec2::new(300.0, i as f32 * 7.0), Vec2::new(300.0, i as f32 * 7.0 + 7.0)))
+                .collect(),
+        ));
+        sets.push((
+            "all on one y",
+            (0..80)
+                .map(|_| {
+                    let x = rng.range(0.0, 1000.0);
+                    Aabb::new(Vec2::new(x, 640.0), Vec2::new(x + rng.range(0.0, 30.0), 640.0))
+                })
+                .collect(),
+        ));
+        sets.push((
+            "identical boxes",
+            (0..50).map(|_| Aabb::new(Vec2::new(10.0, 20.0), Vec2::new(50.0, 60.0))).collect(),
+        ));
+        // A lattice of boxes whose edges exactly touch their neighbours', aligned with 40-px
+        // cells and with cell boundaries falling on the shared edges.
+        let mut lattice = Vec::new();
+        for i in 0..12 {
+            for j in 0..12 {
+                let min = Vec2::new(i as f32 * 40.0, j as f32 * 40.0);
+                lattice.push(Aabb::new(min, min + Vec2::splat(40.0)));
+            }
+        }
+        sets.push(("exactly touching lattice", lattice));
+        let mut huge: Vec<Aabb> = (0..60).map(|_| random_box(&mut rng)).collect();
+        huge.push(Aabb::new(Vec2::splat(-1e5), Vec2::splat(1e5)));
+        huge.push(Aabb::new(Vec2::new(-1e6, 499.0), Vec2::new(1e6, 501.0)));
+        huge.push(Aabb::new(Vec2::new(250.0, -3e7), Vec2::new(251.0, 3e7)));
+        sets.push(("huge spanning boxes", huge));
+        sets.push((
+            "tiny boxes",
+            (0..100)
+                .map(|_| {
+                    let c = Vec2::new(rng.range(100.0, 100.01), rng.range(100.0, 100.01));
+                    Aabb::from_center_half_extents(c, Vec2::splat(1e-4))
+                })
+                .collect(),
+        ));
+        sets.push((
+            "far outside the bounds",
+            (0..80)
+                .map(|i| {
+                    let c = match i % 4 {
+                        0 => Vec2::new(-5e4 + rng.range(0.0, 50.0), rng.range(0.0, 50.0)),
+                        1 => Vec2::new(3e5 + rng.range(0.0, 50.0), 3e5 + rng.range(0.0, 50.0)),
+                        2 => Vec2::new(rng.range(0.0, 1000.0), -7e4 + rng.range(0.0, 50.0)),
+                        _ => Vec2::new(rng.range(-1e6, 1e6), rng.range(-1e6, 1e6)),
+                    };
+                    Aabb::from_center_half_extents(c, Vec2::splat(rng.range(1.0, 20.0)))
+                })
+                .collect(),
+        ));
+        sets.push((
+            "coordinates near 1e6",
+            (0..100)
+                .map(|_| {
+                    let c = Vec2::new(1e6 + rng.range(0.0, 200.0), -1e6 + rng.range(0.0, 200.0));
+                    Aabb::from_center_half_extents(c, Vec2::new(rng.range(0.0, 10.0), rng.range(0.0, 10.0)))
+                })
+                .collect(),
+        ));
+        sets.push((
+            "two clusters",
+            (0..100)
+                .map(|i| {
+                    let c = if i % 2 == 0 { Vec2::new(200.0, 200.0) } else { Vec2::new(800.0, 300.0) };
+                    Aabb::from_center_half_extents(c, Vec2::splat(15.0))
+                })
+                .collect(),
+        ));
+        sets
+    }
+
+    /// Each adversarial set: insert, check; shift every box by exactly one box width (touching
+    /// contacts change), check; remove every third, check.
+    pub(crate) fn adversarial(make: &dyn Fn() -> Box<dyn BroadPhase>) {
+        let mut rng = Rng::new(5);
+        for (set_name, boxes) in adversarial_sets() {
+            let mut bp = make();
+            let ctx = format!("{} / {set_name}", bp.name());
+            let mut m = BTreeMap::new();
+            let mut prev = Vec::new();
+            let items: Vec<(u32, Aabb)> = boxes.iter().enumerate().map(|(i, &b)| (i as u32 * 3, b)).collect();
+            bp.insert_batch(&items);
+            m.extend(items.iter().copied());
+            check_now(bp.as_mut(), &m, &mut rng, &ctx);
+            check_changes(bp.as_mut(), &mut prev, &m, &ctx);
+            for (k, &(id, b)) in items.iter().enumerate() {
+                if k % 2 == 0 {
+                    let w = Vec2::new(b.max.x - b.min.x, 0.0);
+                    let nb = Aabb::new(b.min + w, b.max + w);
+                    bp.update(id, nb);
+                    m.insert(id, nb);
+                    bp.validate().unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                }
+            }
+            check_changes(bp.as_mut(), &mut prev, &m, &format!("{ctx} shifted"));
+            check_now(bp.as_mut(), &m, &mut rng, &format!("{ctx} shifted"));
+            for &(id, _) in items.iter().step_by(3) {
+                bp.remove(id);
+                m.remove(&id);
+                bp.validate().unwrap_or_else(|e| panic!("{ctx}: {e}"));
+            }
+            check_changes(bp.as_mut(), &mut prev, &m, &format!("{ctx} removed"));
+            check_now(bp.as_mut(), &m, &mut rng, &format!("{ctx} removed"));
+            // No change since the last call: nothing begins or ends.
+            check_changes(bp.as_mut(), &mut prev, &m, &format!("{ctx} idle"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testkit::*;
+    use super::*;
+
+    fn make() -> Box<dyn BroadPhase> {
+        Box::new(BruteForce::new())
+    }
+
+    #[test]
+    fn churn_matches_model() {
+        for seed in 0..6 {
+            churn(&make, seed, 400, 60);
+        }
+    }
+
+    #[test]
+    fn adversarial_sets_match_model() {
+        adversarial(&make);
+    }
+
+    #[test]
+    fn dense_store_swap_remove_keeps_slots() {
+        let mut d = DenseBoxes::default();
+        for id in [5u32, 0, 9, 3] {
+            d.insert(id, Aabb::new(glam::Vec2::splat(id as f32), glam::Vec2::splat(id as f32)));
+        }
+        assert!(d.remove(5));
+        assert!(!d.remove(5));
+        d.validate().unwrap();
+        assert_eq!(d.get(3).unwrap().min.x, 3.0);
+        assert!(d.contains(9) && !d.contains(5) && !d.contains(100));
     }
 }

@@ -20,12 +20,12 @@
 
 pub mod broad;
 pub mod collide;
+#[cfg(feature = "hecs")]
+pub mod ecs;
 mod math;
 mod shape;
 mod storage;
 mod world;
-#[cfg(feature = "hecs")]
-pub mod ecs;
 
 pub use glam::Vec2;
 pub use math::{Aabb, Pose, Ray, Rot};

@@ -745,6 +745,7 @@ impl World {
     /// slot order. The movers' broad phase then reports every overlapping pair as begun; the
     /// pair slots already hold that state, so the report is drained and dropped.
     fn rebuild_structures(&mut self) {
+        self.pair_table.reserve(self.pairs.len() - self.free_pairs.len());
         for (p, pair) in self.pairs.iter().enumerate() {
             if pair.ids != [NONE, NONE] {
                 self.pair_table.insert(pair.ids, p as u32);
@@ -762,9 +763,12 @@ impl World {
         self.tree.insert_batch(&in_tree);
         self.movers.insert_batch(&movers);
         self.mover_tree.insert_batch(&movers);
-        self.movers.update_pairs(&mut self.began, &mut self.ended);
-        self.began.clear();
-        self.ended.clear();
+        if !movers.is_empty() {
+            // An empty broad phase has no pairs to report.
+            self.movers.update_pairs(&mut self.began, &mut self.ended);
+            self.began.clear();
+            self.ended.clear();
+        }
     }
 }
 
@@ -774,7 +778,9 @@ mod tests {
     use crate::ColliderDesc;
 
     fn sample() -> World {
-        let mut w = World::new();
+        // Brute force keeps these codec tests independent of the SAP and tree implementations.
+        let config = WorldConfig { broad_phase: BroadPhaseKind::BruteForce, ..WorldConfig::default() };
+        let mut w = World::with_config(config).unwrap();
         let shapes = [
             Shape::circle(0.5).unwrap(),
             Shape::capsule(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.5), 0.25).unwrap(),

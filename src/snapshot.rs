@@ -458,10 +458,21 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// `a` is either `Aabb::EMPTY` or an ordered box without NaN (infinite corners are allowed: an
-/// extreme but valid config can fatten a box to infinity).
-fn box_ok(a: &Aabb) -> bool {
-    *a == Aabb::EMPTY || (a.min.x <= a.max.x && a.min.y <= a.max.y)
+/// `a` is either `Aabb::EMPTY` or an ordered box (no NaN) within `bound` of the origin.
+fn box_ok(a: &Aabb, bound: f64) -> bool {
+    let within = |v: Vec2| f64::from(v.x).abs() <= bound && f64::from(v.y).abs() <= bound;
+    *a == Aabb::EMPTY || (a.min.x <= a.max.x && a.min.y <= a.max.y && within(a.min) && within(a.max))
+}
+
+/// Bounds on the boxes a world with `config` can hold, so that a corrupted but finite box
+/// (1e38, say) never reaches a broad phase. A tight box lies within `TIGHT_BOUND`: a pose is
+/// within `MAX_COORDINATE` and a shape point within `sqrt(2) * MAX_SHAPE_SIZE` of it. A fat box
+/// is a tight box grown by at most `margin + ratio * size`, with `size <= 2 * TIGHT_BOUND`.
+/// Computed in f64 with a factor of two to spare; an extreme config makes it infinite, which
+/// then accepts whatever such a world can really hold.
+const TIGHT_BOUND: f64 = 1.0e7 + 1.5e6;
+fn fat_bound(config: &WorldConfig) -> f64 {
+    2.0 * (TIGHT_BOUND + f64::from(config.aabb_margin) + f64::from(config.aabb_margin_ratio) * 2.0 * TIGHT_BOUND)
 }
 
 impl World {
@@ -506,6 +517,7 @@ impl World {
         s.finish(CONF)?;
         let mut world = World::with_config(config).map_err(|_| SnapshotError::InvalidConfig)?;
         world.stamp = stamp;
+        let fat_bound = fat_bound(&config);
 
         // SLOT
         let mut s = r.section(SLOT)?;
@@ -529,8 +541,8 @@ impl World {
             let user_data = s.u64()?;
             let shape = s.shape(slot)?;
 
-            if !box_ok(&aabb) || !box_ok(&fat) {
-                return Err(bad("a box is unordered or NaN"));
+            if !box_ok(&aabb, 2.0 * TIGHT_BOUND) || !box_ok(&fat, fat_bound) {
+                return Err(bad("a box is unordered, NaN or out of range"));
             }
             if !alive {
                 // `Columns::release` clears the flags.
@@ -549,6 +561,11 @@ impl World {
                 } else {
                     if aabb == Aabb::EMPTY || !fat.contains(&aabb) {
                         return Err(bad("a tight box is outside its fat box"));
+                    }
+                    // Unmoved since the last step: the tight box is exactly what the step
+                    // computed from this pose and shape.
+                    if f & flags::MOVED == 0 && aabb != shape.aabb(&pose) {
+                        return Err(bad("a tight box disagrees with its pose and shape"));
                     }
                     if f & flags::STATIC != 0 && f & flags::IN_TREE == 0 {
                         return Err(bad("a static collider is not in the tree"));
@@ -703,6 +720,9 @@ impl World {
             // `Manifold::points` slices by `count`: more than two would panic there.
             if !(1..=2).contains(&manifold.count) {
                 return Err(bad("a contact's point count is not 1 or 2"));
+            }
+            if !normal.is_finite() || points.iter().any(|p| !p.point.is_finite() || !p.depth.is_finite()) {
+                return Err(bad("a contact's manifold is not finite"));
             }
             let pair = world.pairs.get(p as usize).ok_or(bad("a contact's pair slot is out of range"))?;
             if pair.ids == [NONE, NONE] || pair.contact != i {

@@ -45,9 +45,9 @@ fn events(sync: &HecsSync, world: &World) -> Vec<(Entity, Entity, EventKind)> {
 #[test]
 fn spawn_move_despawn() {
     let (mut ecs, mut world, mut sync) = (hecs::World::new(), World::new(), HecsSync::new());
-    let a = ecs.spawn((at(0.0, 0.0), circle()));
+    let a = ecs.spawn((at(0.0, -0.6), circle()));
     let b = ecs.spawn((at(5.0, 0.0), circle()));
-    let wall = ecs.spawn((at(0.0, -1.0), Shape::cuboid(Vec2::new(10.0, 0.5)).unwrap(), ColliderOptions::fixed()));
+    let wall = ecs.spawn((at(0.0, -1.5), Shape::cuboid(Vec2::new(10.0, 0.5)).unwrap(), ColliderOptions::fixed()));
     sync.sync(&mut ecs, &mut world).unwrap();
     check(&ecs, &world, &sync);
     world.step();
@@ -61,7 +61,7 @@ fn spawn_move_despawn() {
     check(&ecs, &world, &sync);
     assert_eq!(handle(&ecs, b), Some(id_b), "a move keeps the collider");
     world.step();
-    assert_eq!(events(&sync, &world), [(a, b, EventKind::ContactBegan), (b, wall, EventKind::ContactBegan)]);
+    assert_eq!(events(&sync, &world), [(a, b, EventKind::ContactBegan)]);
 
     // Despawn a: its collider goes, and the end events still name it.
     let id_a = handle(&ecs, a).unwrap();

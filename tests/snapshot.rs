@@ -5,7 +5,9 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use sapwood::broad::BroadPhaseKind;
-use sapwood::{ColliderDesc, ColliderId, Contact, Filter, Polygon, Pose, Shape, SnapshotError, Vec2, World, WorldConfig};
+use sapwood::{
+    ColliderDesc, ColliderId, Contact, Filter, Polygon, Pose, Shape, SnapshotError, Vec2, World, WorldConfig,
+};
 
 /// SplitMix64: a tiny deterministic generator, so both worlds see the same "random" moves.
 struct Rng(u64);
@@ -163,7 +165,8 @@ fn restored_world_steps_identically_with_pending_changes() {
 
 #[test]
 fn restored_world_steps_identically_with_other_broad_phases() {
-    let margins = WorldConfig { aabb_margin: 0.1, aabb_margin_ratio: 0.5, large_extent: 100.0, ..WorldConfig::default() };
+    let margins =
+        WorldConfig { aabb_margin: 0.1, aabb_margin_ratio: 0.5, large_extent: 100.0, ..WorldConfig::default() };
     for broad_phase in [BroadPhaseKind::SortSweep, BroadPhaseKind::DynamicTree, BroadPhaseKind::BruteForce] {
         run_twins(WorldConfig { broad_phase, ..margins }, 3, true, 40);
     }

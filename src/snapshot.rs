@@ -34,7 +34,7 @@ use std::num::NonZeroU32;
 use glam::Vec2;
 
 use super::{Contact, Event, EventKind, NONE, PairSlot, World, WorldConfig, WorldError};
-use crate::broad::{BroadPhase, BroadPhaseKind, Pair};
+use crate::broad::{BroadPhaseKind, Pair};
 use crate::collide::{Manifold, ManifoldPoint};
 use crate::math::{Aabb, Pose, Rot};
 use crate::shape::{Capsule, Circle, Cuboid, Polygon, Shape, ShapeError};

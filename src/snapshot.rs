@@ -34,7 +34,7 @@ use std::num::NonZeroU32;
 use glam::Vec2;
 
 use super::{Contact, Event, EventKind, NONE, PairSlot, World, WorldConfig, WorldError};
-use crate::broad::{BroadPhaseKind, Pair};
+use crate::broad::{BroadPhase, BroadPhaseKind, Pair};
 use crate::collide::{Manifold, ManifoldPoint};
 use crate::math::{Aabb, Pose, Rot};
 use crate::shape::{Capsule, Circle, Cuboid, Polygon, Shape, ShapeError};
@@ -756,16 +756,21 @@ impl World {
             return Err(SnapshotError::TrailingBytes);
         }
 
-        world.rebuild_structures();
+        world.rebuild_structures(&keys)?;
         Ok(world)
     }
 
     /// Rebuilds everything derived from the columns and pair slots: the pair table, the
     /// movers' broad phase, the movers' tree and the static tree, each by one batch insert in
     /// slot order. The movers' broad phase then reports every overlapping pair as begun; the
-    /// pair slots already hold that state, so the report is drained and dropped.
-    fn rebuild_structures(&mut self) {
-        self.pair_table.reserve(self.pairs.len() - self.free_pairs.len());
+    /// pair slots already hold that state, so the report is only used as a check and dropped.
+    ///
+    /// The check: the live pair slots (`keys`, sorted) must be exactly the candidate pairs the
+    /// structures find (fat boxes overlap, filters allow, not both static), as in a world that
+    /// got there by stepping. A snapshot with a pair slot missing would otherwise restore into a
+    /// world that silently never reports that pair.
+    fn rebuild_structures(&mut self, keys: &[Pair]) -> Result<()> {
+        self.pair_table.reserve(keys.len());
         for (p, pair) in self.pairs.iter().enumerate() {
             if pair.ids != [NONE, NONE] {
                 self.pair_table.insert(pair.ids, p as u32);
@@ -783,12 +788,32 @@ impl World {
         self.tree.insert_batch(&in_tree);
         self.movers.insert_batch(&movers);
         self.mover_tree.insert_batch(&movers);
+        let mut found = std::mem::take(&mut self.began);
+        found.clear();
         if !movers.is_empty() {
             // An empty broad phase has no pairs to report.
-            self.movers.update_pairs(&mut self.began, &mut self.ended);
-            self.began.clear();
+            self.movers.update_pairs(&mut found, &mut self.ended);
             self.ended.clear();
         }
+        // Pairs with a tree resident, found the way the step finds them.
+        for &(slot, fat) in &in_tree {
+            self.query_hits.clear();
+            self.tree.query_aabb(&fat, &mut self.query_hits);
+            self.mover_tree.query_aabb(&fat, &mut self.query_hits);
+            found.extend(self.query_hits.iter().filter(|&&o| o != slot).map(|&o| crate::broad::pair(slot, o)));
+        }
+        let cols = &self.cols;
+        found.retain(|&[a, b]| {
+            let (a, b) = (a as usize, b as usize);
+            cols.flags[a] & cols.flags[b] & flags::STATIC == 0 && cols.filter[a].pairs_with(&cols.filter[b])
+        });
+        found.sort_unstable();
+        found.dedup();
+        let same = found == keys;
+        found.clear();
+        self.began = found;
+        self.query_hits.clear();
+        if same { Ok(()) } else { Err(bad("the pair slots are not the pairs whose fat boxes overlap")) }
     }
 }
 
@@ -914,6 +939,27 @@ mod tests {
         assert_eq!(
             World::from_bytes(&v).err(),
             Some(SnapshotError::InvalidShape { slot: 0, error: ShapeError::NonPositiveSize })
+        );
+    }
+
+    #[test]
+    fn a_missing_pair_slot_is_refused() {
+        // Regression guard: a snapshot whose pair slots miss a candidate pair would restore
+        // into a world that never reports that pair (the broad phase believes it known).
+        let config = WorldConfig { broad_phase: BroadPhaseKind::BruteForce, ..WorldConfig::default() };
+        let mut w = World::with_config(config).unwrap();
+        for x in [0.0, 0.9, 5.0] {
+            w.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(x, 0.0))))
+                .unwrap();
+        }
+        w.step();
+        assert_eq!(w.contacts().len(), 1);
+        assert!(World::from_bytes(&w.to_bytes()).is_ok());
+        let p = w.pair_table.get([0, 1]).unwrap();
+        w.destroy_pair(p, false);
+        assert_eq!(
+            World::from_bytes(&w.to_bytes()).err(),
+            Some(bad("the pair slots are not the pairs whose fat boxes overlap"))
         );
     }
 

@@ -23,6 +23,7 @@ pub mod collide;
 #[cfg(feature = "hecs")]
 pub mod ecs;
 mod math;
+pub mod query;
 mod shape;
 mod storage;
 mod world;

@@ -15,67 +15,8 @@ use glam::Vec2;
 
 use crate::collide::{EDGE, Manifold, ManifoldPoint, feature_id};
 use crate::math::Pose;
+use crate::query::{EdgeRegion, edge_region, max_separation, within};
 use crate::shape::{Circle, Polygon};
-
-/// The edge whose line `p` is farthest outside of, and that signed distance. Ties keep the first
-/// edge, so the result is deterministic.
-#[inline]
-pub(crate) fn max_separation(poly: &Polygon, p: Vec2) -> (usize, f32) {
-    let (vs, ns) = (poly.vertices(), poly.normals());
-    let mut best = (0, ns[0].dot(p - vs[0]));
-    for i in 1..vs.len() {
-        let s = ns[i].dot(p - vs[i]);
-        if s > best.1 {
-            best = (i, s);
-        }
-    }
-    best
-}
-
-/// Where a point outside the core polygon lies relative to edge `i` (the edge of maximum
-/// separation): before its first vertex, after its second, or beside it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum EdgeRegion {
-    /// Closest to vertex `i`.
-    Start,
-    /// Closest to vertex `i + 1`.
-    End,
-    /// Closest to the edge's interior: the distance is the separation itself.
-    Face,
-}
-
-/// See [`EdgeRegion`].
-#[inline]
-pub(crate) fn edge_region(v1: Vec2, v2: Vec2, p: Vec2) -> EdgeRegion {
-    let e = v2 - v1;
-    if (p - v1).dot(e) < 0.0 {
-        EdgeRegion::Start
-    } else if (p - v2).dot(e) > 0.0 {
-        EdgeRegion::End
-    } else {
-        EdgeRegion::Face
-    }
-}
-
-/// Whether `p` (in the polygon's frame) lies within `r` of the core polygon, boundary included.
-/// Shared by [`overlap`] and the point query so that both make the same decisions.
-#[inline]
-pub(crate) fn within(poly: &Polygon, p: Vec2, r: f32) -> bool {
-    let (i, s) = max_separation(poly, p);
-    if s > r {
-        return false;
-    }
-    if s <= 0.0 {
-        return true;
-    }
-    let n = poly.count();
-    let (v1, v2) = (poly.vertices[i], poly.vertices[if i + 1 == n { 0 } else { i + 1 }]);
-    match edge_region(v1, v2, p) {
-        EdgeRegion::Start => (v1 - p).length_squared() <= r * r,
-        EdgeRegion::End => (v2 - p).length_squared() <= r * r,
-        EdgeRegion::Face => true,
-    }
-}
 
 /// The contact of circle A (centred on A's origin) and polygon B (rounded or not), in A's frame.
 /// The depth is the exact minimum translation distance in every region.
@@ -276,5 +217,36 @@ mod tests {
                 assert_eq!(m.points[0].depth, n.points[0].depth);
             }
         }
+    }
+
+    #[test]
+    fn random_pairs_match_the_oracle() {
+        use crate::collide::capsule_capsule::mtd_oracle;
+        let mut seed = 0x9e37_79b9_u64;
+        let mut rnd = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 40) as f32) / (1u64 << 24) as f32
+        };
+        let mut touching = 0;
+        for _ in 0..2000 {
+            let pts: Vec<Vec2> = (0..6).map(|_| Vec2::new(rnd() * 4.0 - 2.0, rnd() * 3.0 - 1.5)).collect();
+            let radius = if rnd() < 0.5 { 0.0 } else { rnd() * 0.6 };
+            let Ok(poly) = Polygon::hull(&pts, radius) else { continue };
+            let ra = 0.05 + rnd() * 1.5;
+            let xf = Pose::new(Vec2::new(rnd() * 6.0 - 3.0, rnd() * 6.0 - 3.0), rnd() * 6.3);
+            let m = check(ra, &poly, &xf);
+            let hb = |u: Vec2| {
+                poly.vertices().iter().map(|v| u.dot(xf.transform_point(*v))).fold(f32::MIN, f32::max) + radius
+            };
+            let (depth, _) = mtd_oracle(|_| ra, hb);
+            if m.count > 0 {
+                touching += 1;
+                assert!((m.points[0].depth - depth).abs() < 2e-4, "{m:?} vs {depth}");
+                assert!((ra + hb(-m.normal) - m.points[0].depth).abs() < 2e-4);
+            } else {
+                assert!(depth < 1e-4);
+            }
+        }
+        assert!(touching > 400, "{touching}");
     }
 }

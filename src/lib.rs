@@ -26,6 +26,8 @@ pub struct ReadmeDoctests;
 pub mod broad;
 pub use broad::BroadPhaseKind;
 pub mod collide;
+#[cfg(feature = "hecs")]
+pub mod ecs;
 mod math;
 pub mod query;
 pub mod scenes;
@@ -37,6 +39,7 @@ pub use glam::Vec2;
 pub use math::{Aabb, Pose, Ray, Rot};
 pub use shape::{Capsule, Circle, Cuboid, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE, Polygon, Shape, ShapeError, ShapeKind};
 pub use storage::{ColliderId, Filter, RawColliderId};
+pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{
     ColliderDesc, Contact, Event, EventKind, MAX_COORDINATE, QueryFilter, RayCastHit, World, WorldConfig, WorldError,
 };

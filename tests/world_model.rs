@@ -33,8 +33,12 @@ impl Rng {
 fn random_shape(rng: &mut Rng) -> Shape {
     match rng.below(6) {
         0 => Shape::circle(rng.range(0.2, 1.0)).unwrap(),
-        1 => Shape::capsule(Vec2::new(-rng.range(0.1, 0.8), 0.0), Vec2::new(rng.range(0.1, 0.8), 0.0), rng.range(0.1, 0.5))
-            .unwrap(),
+        1 => Shape::capsule(
+            Vec2::new(-rng.range(0.1, 0.8), 0.0),
+            Vec2::new(rng.range(0.1, 0.8), 0.0),
+            rng.range(0.1, 0.5),
+        )
+        .unwrap(),
         2 => Shape::cuboid(Vec2::new(rng.range(0.1, 1.0), rng.range(0.1, 1.0))).unwrap(),
         3 => Shape::rounded_box(Vec2::new(rng.range(0.1, 0.6), rng.range(0.1, 0.6)), rng.range(0.0, 0.3)).unwrap(),
         4 => Shape::cuboid(Vec2::new(rng.range(8.0, 12.0), rng.range(0.2, 0.5))).unwrap(), // a long wall
@@ -46,7 +50,7 @@ fn random_shape(rng: &mut Rng) -> Shape {
 }
 
 fn random_pose(rng: &mut Rng, extent: f32) -> Pose {
-    let angle = if rng.below(3) == 0 { 0.0 } else { rng.range(-3.14, 3.14) };
+    let angle = if rng.below(3) == 0 { 0.0 } else { rng.range(-std::f32::consts::PI, std::f32::consts::PI) };
     Pose::new(Vec2::new(rng.range(0.0, extent), rng.range(0.0, extent)), angle)
 }
 
@@ -188,7 +192,7 @@ fn check_queries(world: &World, model: &Model, rng: &mut Rng, extent: f32) {
         assert_eq!(got, want, "query_shape");
 
         let origin = Vec2::new(rng.range(-5.0, extent + 5.0), rng.range(-5.0, extent + 5.0));
-        let dir = Vec2::from_angle(rng.range(0.0, 6.283));
+        let dir = Vec2::from_angle(rng.range(0.0, std::f32::consts::TAU));
         let ray = Ray::new(origin, dir);
         let max_t = rng.range(1.0, 40.0);
         let mut want: Vec<(f32, ColliderId)> = model

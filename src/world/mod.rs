@@ -32,6 +32,10 @@ use crate::storage::{ColliderId, Columns, Filter, RawColliderId, flags};
 
 const NONE: u32 = u32::MAX;
 
+// The snapshot codec reads and rebuilds private state (pair slots and their links), so it is a
+// child of this module rather than a reason to widen every field's visibility.
+pub mod snapshot;
+
 /// The largest coordinate magnitude a pose may have (1e7). Contacts stay accurate to the
 /// tests' tolerances within ±1e5; between 1e5 and 1e7 they are as accurate as f32 spacing
 /// allows (about 1 unit at 1e7). Beyond, a pose is refused with [`WorldError::OutOfRange`].
@@ -301,7 +305,12 @@ impl World {
             BroadPhaseKind::Quadtree { bounds } => bounds.is_valid(),
             _ => true,
         };
-        if !ok(config.aabb_margin) || !ok(config.aabb_margin_ratio) || !(config.large_extent > 0.0) || !bp_ok {
+        if !ok(config.aabb_margin)
+            || !ok(config.aabb_margin_ratio)
+            || config.large_extent.is_nan()
+            || config.large_extent <= 0.0
+            || !bp_ok
+        {
             return Err(WorldError::InvalidConfig);
         }
         Ok(Self {

@@ -103,14 +103,18 @@ impl World {
 
     fn shape_ray_cast(&self, slot: u32, ray: &Ray, max_t: f32) -> Option<RayCastHit> {
         let s = slot as usize;
-        query::ray_cast(&self.cols.shape[s], &self.cols.pose[s], ray, max_t)
-            .map(|h| RayCastHit { id: self.cols.id(slot), t: h.t, point: h.point, normal: h.normal })
+        query::ray_cast(&self.cols.shape[s], &self.cols.pose[s], ray, max_t).map(|h| RayCastHit {
+            id: self.cols.id(slot),
+            t: h.t,
+            point: h.point,
+            normal: h.normal,
+        })
     }
 
     /// The closest collider hit by `ray` within `t <= max_t` (ties go to the smaller id).
     #[must_use]
     pub fn ray_cast(&self, ray: &Ray, max_t: f32, filter: &QueryFilter) -> Option<RayCastHit> {
-        if !ray.origin.is_finite() || !ray.dir.is_finite() || !(max_t >= 0.0) {
+        if !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() || max_t < 0.0 {
             return None;
         }
         let mut best: Option<RayCastHit> = None;
@@ -133,7 +137,7 @@ impl World {
 
     /// Appends every collider hit by `ray` within `t <= max_t`, nearest first (ties by id).
     pub fn ray_cast_all(&self, ray: &Ray, max_t: f32, filter: &QueryFilter, out: &mut Vec<RayCastHit>) {
-        if !ray.origin.is_finite() || !ray.dir.is_finite() || !(max_t >= 0.0) {
+        if !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() || max_t < 0.0 {
             return;
         }
         let start = out.len();

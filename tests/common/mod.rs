@@ -42,7 +42,10 @@ pub fn build(n: usize, seed: u64) -> Scene {
         } else {
             Shape::rounded_box(Vec2::splat(size * 0.7), 0.1).unwrap()
         };
-        let pose = Pose::new(Vec2::new(side * splitmix(&mut s), side * splitmix(&mut s)), 6.28 * splitmix(&mut s));
+        let pose = Pose::new(
+            Vec2::new(side * splitmix(&mut s), side * splitmix(&mut s)),
+            std::f32::consts::TAU * splitmix(&mut s),
+        );
         let mut desc = ColliderDesc::new(shape, pose).with_user_data(i as u64);
         desc.is_static = i % 10 == 3;
         desc.sensor = i % 17 == 5;

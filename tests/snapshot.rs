@@ -1,0 +1,295 @@
+//! Snapshots: a restored world must be indistinguishable from the original under the same
+//! moves (same ids, bit-identical contacts in the same order, same events), and no bytes at all
+//! may make `World::from_bytes` panic.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use sapwood::broad::BroadPhaseKind;
+use sapwood::{
+    ColliderDesc, ColliderId, Contact, Filter, Polygon, Pose, Shape, SnapshotError, Vec2, World, WorldConfig,
+};
+
+/// SplitMix64: a tiny deterministic generator, so both worlds see the same "random" moves.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn f32(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self, p: f32) -> bool {
+        self.f32(0.0, 1.0) < p
+    }
+}
+
+fn random_shape(rng: &mut Rng) -> Shape {
+    let s = rng.f32(0.3, 1.5);
+    match rng.below(6) {
+        0 => Shape::circle(s).unwrap(),
+        1 => Shape::capsule(Vec2::new(-s, 0.0), Vec2::new(s, rng.f32(-0.5, 0.5)), 0.3 * s).unwrap(),
+        2 => Shape::cuboid(Vec2::new(s, rng.f32(0.2, 1.2))).unwrap(),
+        3 => Shape::rounded_box(Vec2::new(s, 0.5 * s), 0.1).unwrap(),
+        4 => Shape::Polygon(Polygon::regular(3 + rng.below(6), s, 0.0).unwrap()),
+        _ => {
+            let pts: Vec<Vec2> = (0..6).map(|_| Vec2::new(rng.f32(-s, s), rng.f32(-s, s))).collect();
+            Shape::polygon(&pts, 0.0).unwrap_or_else(|_| Shape::circle(s).unwrap())
+        }
+    }
+}
+
+fn random_desc(rng: &mut Rng, extent: f32) -> ColliderDesc {
+    let pose = Pose::new(Vec2::new(rng.f32(-extent, extent), rng.f32(-extent, extent)), rng.f32(-3.0, 3.0));
+    let mut d = ColliderDesc::new(random_shape(rng), pose);
+    d.is_static = rng.chance(0.1);
+    d.sensor = rng.chance(0.08);
+    if rng.chance(0.1) {
+        // Never pair with each other.
+        d.filter = Filter { group: -1, ..Filter::default() };
+    }
+    d.user_data = rng.next();
+    d
+}
+
+/// A world of `n` colliders of every kind (static, sensors, filtered, two larger than the
+/// config's `large_extent`), already stepped a few times with moves, removals and inserts.
+fn scene(config: WorldConfig, n: usize, extent: f32, rng: &mut Rng) -> (World, Vec<ColliderId>) {
+    let mut world = World::with_config(config).unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..n {
+        ids.push(world.insert(random_desc(rng, extent)).unwrap());
+    }
+    for _ in 0..2 {
+        let big = ColliderDesc::new(Shape::cuboid(Vec2::new(150.0, 1.0)).unwrap(), Pose::from_translation(Vec2::ZERO));
+        ids.push(world.insert(big).unwrap());
+    }
+    world.step();
+    for _ in 0..5 {
+        perturb(&mut world, &mut ids, extent, rng);
+        world.step();
+    }
+    // A mass removal leaves long free lists of slots and pair slots, whose order decides the
+    // ids and pair slots that later inserts get.
+    for _ in 0..n / 10 {
+        let id = ids.swap_remove(rng.below(ids.len()));
+        world.remove(id).unwrap();
+    }
+    world.step();
+    (world, ids)
+}
+
+/// One step's worth of changes: moves, shape changes, removals, inserts. Returns the ids the
+/// inserts produced, so that the two worlds can be compared on them.
+fn perturb(world: &mut World, ids: &mut Vec<ColliderId>, extent: f32, rng: &mut Rng) -> Vec<ColliderId> {
+    for &id in ids.iter() {
+        if rng.chance(0.3) {
+            let mut pose = world.pose(id).unwrap();
+            pose = if rng.chance(0.02) {
+                Pose::new(Vec2::new(rng.f32(-extent, extent), rng.f32(-extent, extent)), 0.0)
+            } else {
+                let p = (pose.p + Vec2::new(rng.f32(-0.3, 0.3), rng.f32(-0.3, 0.3))).clamp_length_max(1.5 * extent);
+                Pose::new(p, pose.q.angle() + rng.f32(-0.2, 0.2))
+            };
+            world.set_pose(id, pose).unwrap();
+        }
+        if rng.chance(0.01) {
+            world.set_shape(id, random_shape(rng)).unwrap();
+        }
+    }
+    for _ in 0..rng.below(4) {
+        if !ids.is_empty() {
+            let id = ids.swap_remove(rng.below(ids.len()));
+            world.remove(id).unwrap();
+        }
+    }
+    let mut new = Vec::new();
+    for _ in 0..rng.below(4) {
+        let id = world.insert(random_desc(rng, extent)).unwrap();
+        ids.push(id);
+        new.push(id);
+    }
+    new
+}
+
+fn contact_bytes(world: &World) -> &[u8] {
+    bytemuck::cast_slice::<Contact, u8>(world.contacts())
+}
+
+/// Restores `world` from its bytes (optionally after this step's changes are already applied
+/// but not stepped) and steps both worlds with the same changes for `steps` steps.
+fn run_twins(config: WorldConfig, seed: u64, pending_changes: bool, steps: usize) {
+    let extent = 30.0;
+    let mut rng = Rng(seed);
+    let (mut a, mut ids) = scene(config, 400, extent, &mut rng);
+    assert!(a.contacts().len() > 20, "the scene should have many contacts, has {}", a.contacts().len());
+    if pending_changes {
+        perturb(&mut a, &mut ids, extent, &mut rng);
+    }
+    let bytes = a.to_bytes();
+    let mut b = World::from_bytes(&bytes).unwrap();
+    assert_eq!(b.to_bytes(), bytes, "a restored world writes the same bytes");
+    assert_eq!(b.ids().collect::<Vec<_>>(), a.ids().collect::<Vec<_>>());
+    assert_eq!(b.events(), a.events());
+    assert_eq!(contact_bytes(&b), contact_bytes(&a));
+
+    let (mut rng_a, mut rng_b) = (Rng(seed ^ 0xABCD), Rng(seed ^ 0xABCD));
+    let mut ids_b = ids.clone();
+    let (mut began, mut ended) = (0, 0);
+    for step in 0..steps {
+        a.step();
+        b.step();
+        assert_eq!(contact_bytes(&b), contact_bytes(&a), "contacts differ after step {step}");
+        assert_eq!(b.events(), a.events(), "events differ after step {step}");
+        assert_eq!(b.to_bytes(), a.to_bytes(), "state differs after step {step}");
+        began += a.events().iter().filter(|e| e.kind == sapwood::EventKind::ContactBegan).count();
+        ended += a.events().iter().filter(|e| e.kind == sapwood::EventKind::ContactEnded).count();
+        let new_a = perturb(&mut a, &mut ids, extent, &mut rng_a);
+        let new_b = perturb(&mut b, &mut ids_b, extent, &mut rng_b);
+        assert_eq!(new_a, new_b, "inserts after step {step} got different ids");
+    }
+    // The run must have exercised pair churn, or it proves little.
+    assert!(began > 50 && ended > 50, "too little churn: {began} began, {ended} ended");
+}
+
+#[test]
+fn restored_world_steps_identically_with_sap() {
+    run_twins(WorldConfig::default(), 1, false, 150);
+}
+
+#[test]
+fn restored_world_steps_identically_with_pending_changes() {
+    // Inserts, removals and moves made after the last step travel in the snapshot too.
+    run_twins(WorldConfig::default(), 2, true, 150);
+}
+
+#[test]
+fn restored_world_steps_identically_with_other_broad_phases() {
+    let margins =
+        WorldConfig { aabb_margin: 0.1, aabb_margin_ratio: 0.5, large_extent: 100.0, ..WorldConfig::default() };
+    for broad_phase in [BroadPhaseKind::SortSweep, BroadPhaseKind::DynamicTree, BroadPhaseKind::BruteForce] {
+        run_twins(WorldConfig { broad_phase, ..margins }, 3, true, 40);
+    }
+}
+
+#[test]
+fn ids_stay_stale_or_valid_exactly_as_before() {
+    let mut rng = Rng(7);
+    let (mut world, ids) = scene(WorldConfig::default(), 60, 10.0, &mut rng);
+    let gone = ids[5];
+    world.remove(gone).unwrap();
+    world.step();
+    // The removed slot is reused by the next insert, under a new generation.
+    let reused = world.insert(random_desc(&mut rng, 10.0)).unwrap();
+    assert_eq!(reused.index(), gone.index());
+    let restored = World::from_bytes(&world.to_bytes()).unwrap();
+    assert!(!restored.contains(gone));
+    assert!(restored.contains(reused));
+    for &id in ids.iter().filter(|&&id| id != gone) {
+        assert!(restored.contains(id));
+        assert_eq!(restored.pose(id).unwrap(), world.pose(id).unwrap());
+        assert_eq!(restored.shape(id).unwrap(), world.shape(id).unwrap());
+        assert_eq!(restored.user_data(id).unwrap(), world.user_data(id).unwrap());
+    }
+}
+
+/// A small stepped world with pairs, contacts, sensor overlaps, pending events, pending inserts
+/// and released slots: every section non-empty.
+fn small_snapshot() -> Vec<u8> {
+    let mut rng = Rng(11);
+    let (mut world, mut ids) = scene(WorldConfig::default(), 24, 3.0, &mut rng);
+    assert!(!world.contacts().is_empty());
+    perturb(&mut world, &mut ids, 3.0, &mut rng);
+    let victim = ids[0];
+    world.remove(victim).unwrap();
+    world.insert(random_desc(&mut rng, 3.0)).unwrap();
+    world.to_bytes()
+}
+
+/// Decodes `bytes`; a world that decodes must be valid, so it must step and round-trip.
+fn decode_and_use(bytes: &[u8]) -> Result<(), SnapshotError> {
+    let mut world = World::from_bytes(bytes)?;
+    let again = world.to_bytes();
+    assert_eq!(World::from_bytes(&again).map(|w| w.to_bytes()), Ok(again), "an accepted world does not round-trip");
+    world.step();
+    World::from_bytes(&world.to_bytes()).expect("a stepped accepted world restores");
+    Ok(())
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    let bytes = small_snapshot();
+    assert!(decode_and_use(&bytes).is_ok());
+    for len in 0..bytes.len() {
+        assert!(World::from_bytes(&bytes[..len]).is_err(), "a prefix of {len} of {} bytes was accepted", bytes.len());
+    }
+}
+
+#[test]
+fn single_byte_corruptions_never_panic() {
+    let bytes = small_snapshot();
+    let mut rng = Rng(99);
+    let (mut accepted, mut rejected) = (0, 0);
+    for i in 0..6000 {
+        let mut v = bytes.clone();
+        let at = rng.below(v.len());
+        let flip = 1 + rng.below(255) as u8;
+        v[at] ^= flip;
+        match catch_unwind(AssertUnwindSafe(|| decode_and_use(&v))) {
+            Ok(Ok(())) => accepted += 1,
+            Ok(Err(e)) => {
+                assert!(!e.to_string().is_empty());
+                rejected += 1;
+            }
+            Err(_) => panic!("corruption {i}: byte {at} ^= {flip:#04x} panicked"),
+        }
+    }
+    // Most single-byte changes hit floats or user data that stay valid; many must be caught.
+    assert!(rejected > 1000, "only {rejected} of 6000 corruptions rejected ({accepted} accepted)");
+}
+
+#[test]
+fn random_garbage_never_panics() {
+    let valid = small_snapshot();
+    let mut rng = Rng(5);
+    for i in 0..3000 {
+        let len = rng.below(2 * valid.len());
+        let mut v: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        if i % 2 == 0 && v.len() >= 12 {
+            // A valid header, so the garbage reaches the section parser.
+            v[..12].copy_from_slice(&valid[..12]);
+        }
+        if i % 3 == 0 && v.len() > 40 {
+            // Plausible small counts and lengths instead of random ones.
+            for k in (12..v.len()).step_by(7) {
+                v[k] = 0;
+            }
+        }
+        let r = catch_unwind(AssertUnwindSafe(|| decode_and_use(&v)));
+        assert!(r.is_ok(), "garbage {i} ({len} bytes) panicked");
+    }
+    assert_eq!(World::from_bytes(&[]).err(), Some(SnapshotError::BadMagic));
+    let mut v = valid.clone();
+    v[8..12].copy_from_slice(&99u32.to_le_bytes());
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion(99)));
+}
+
+#[test]
+fn huge_counts_do_not_allocate() {
+    // Every u32 position set to u32::MAX in turn: a count there must be refused by the
+    // remaining-bytes cap (an allocation of 4 billion records would abort the test).
+    let bytes = small_snapshot();
+    for at in 12..bytes.len() - 4 {
+        let mut v = bytes.clone();
+        v[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let r = catch_unwind(AssertUnwindSafe(|| decode_and_use(&v)));
+        assert!(r.is_ok(), "u32::MAX at byte {at} panicked");
+    }
+}

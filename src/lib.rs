@@ -21,6 +21,7 @@
 pub mod broad;
 pub mod collide;
 mod math;
+pub mod query;
 mod shape;
 
 pub use glam::Vec2;

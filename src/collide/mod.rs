@@ -26,6 +26,7 @@ mod circle_capsule;
 mod circle_circle;
 mod circle_cuboid;
 mod circle_polygon;
+mod clip;
 mod cuboid_cuboid;
 mod polygon_polygon;
 

@@ -403,6 +403,8 @@ struct Stats {
     max_depth_err_parry: f64,
     max_surface_err: f64,
     failures: Vec<String>,
+    /// Failure counts by kind of failure (the error message up to its first ':').
+    failure_kinds: std::collections::BTreeMap<String, usize>,
 }
 
 fn d64(v: Vec2) -> DVec2 {
@@ -449,7 +451,9 @@ fn check_case(stats: &mut Stats, sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) {
         stats.parry_order_asymmetric += 1;
     }
     let parry_bool_ok = in_band || (p_dist <= 0.0) == (ex_dist <= 0.0);
-    let parry_depth_ok = (p_dist - ex_dist).abs() <= tol || ex_dist > 0.0;
+    // Half the tolerance: a case where parry is off by more cannot be held against sapwood's
+    // comparison with parry at the full tolerance.
+    let parry_depth_ok = (p_dist - ex_dist).abs() <= 0.5 * tol || ex_dist > 0.0;
     stats.parry_wrong_bool += !parry_bool_ok as usize;
     stats.parry_wrong_depth += (parry_bool_ok && !parry_depth_ok) as usize;
 
@@ -543,6 +547,10 @@ fn check_case(stats: &mut Stats, sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) {
         }
     }
 
+    for e in &errs {
+        let kind = e.split(':').next().unwrap_or("").split(" by ").next().unwrap_or("").to_string();
+        *stats.failure_kinds.entry(kind).or_default() += 1;
+    }
     if !errs.is_empty() && stats.failures.len() < 12 {
         stats.failures.push(format!(
             "{}\n  A = {sa:?}\n  pose A = {pa:?}\n  B = {sb:?}\n  pose B = {pb:?}\n  sapwood: {m:?}\n  exact: signed \
@@ -585,9 +593,10 @@ fn run_pair(ka: Kind, kb: Kind, seed: u64) {
     );
     assert!(
         failures.is_empty(),
-        "{ka:?}–{kb:?}: {} of {} cases failed; the first:\n{}",
+        "{ka:?}–{kb:?}: {} of {} cases failed ({:?}); the first:\n{}",
         failures.len(),
         stats.cases,
+        stats.failure_kinds,
         failures.iter().filter(|f| !f.is_empty()).cloned().collect::<Vec<_>>().join("\n\n")
     );
     // The generator must actually reach the interesting regimes.

@@ -808,3 +808,147 @@ fn exact_oracle_matches_independent_brute_force() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Ray casts and point containment (`sapwood::query`)
+
+/// Exact first hit of the ray on the shape, in f64: the signed distance along a ray is convex,
+/// so its minimum on `[0, max_t]` (ternary search) decides hit or miss, and bisection between
+/// the start and that minimum finds the entry. Returns `(t, minimum signed distance)`.
+fn exact_ray(core: &[DVec2], r: f64, o: DVec2, d: DVec2, max_t: f64) -> (Option<f64>, f64) {
+    let f = |t: f64| sd_hull(core, o + d * t).0 - r;
+    if f(0.0) <= 0.0 {
+        return (Some(0.0), f(0.0));
+    }
+    let (mut lo, mut hi) = (0.0, max_t);
+    for _ in 0..200 {
+        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+        if f(m1) <= f(m2) { hi = m2 } else { lo = m1 }
+    }
+    let tmin = 0.5 * (lo + hi);
+    let fmin = f(tmin);
+    if fmin > 0.0 {
+        return (None, fmin);
+    }
+    let (mut a, mut b) = (0.0, tmin);
+    for _ in 0..100 {
+        let m = 0.5 * (a + b);
+        if f(m) > 0.0 { a = m } else { b = m }
+    }
+    (Some(0.5 * (a + b)), fmin)
+}
+
+#[test]
+fn ray_casts_and_point_queries_match_parry_and_exact() {
+    let kinds = [Kind::Circle, Kind::Capsule, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
+    let mut rng = Rng(0x0000_7A75);
+    let (mut rays, mut hits, mut grazing, mut parry_wrong, mut points, mut band) = (0, 0, 0, 0, 0, 0);
+    let mut failures: Vec<String> = Vec::new();
+    for case in 0..60_000 {
+        let kind = kinds[case % 5];
+        let s = random_shape(&mut rng, kind);
+        let aligned = rng.chance(0.2);
+        let pose =
+            Pose { p: v2(DVec2::new(rng.range(-5.0, 5.0), rng.range(-5.0, 5.0))), q: random_rot(&mut rng, aligned) };
+        let size = size_of(&s);
+        let tol = REL_TOL * size.max(1.0);
+        let (wc, r) = world_core(&s, &pose);
+        let core = hull(wc.clone());
+        let q = to_parry(&s);
+        let qp = parry_pose(&pose);
+        let c64 = d64(pose.p);
+
+        // A ray from outside (or sometimes inside) aimed near the shape.
+        let from = c64 + rng.dir() * size * if rng.chance(0.1) { rng.range(0.0, 0.5) } else { rng.range(1.0, 4.0) };
+        let aim = c64 + rng.dir() * size * rng.range(0.0, 1.3);
+        let dir = (aim - from).normalize() * if rng.chance(0.2) { rng.range(0.1, 3.0) } else { 1.0 };
+        let ray = sapwood::Ray::new(v2(from), v2(dir));
+        let (o, d) = (d64(ray.origin), d64(ray.dir));
+        let max_t = if rng.chance(0.2) { rng.range(0.0, 3.0) * size / d.length() } else { 1e3 };
+        let ours = sapwood::query::ray_cast(&s, &pose, &ray, max_t as f32);
+        let (ex, fmin) = exact_ray(&core, r, o, d, max_t);
+        let pr = pm::Vector::new(ray.origin.x, ray.origin.y);
+        let pd = pm::Vector::new(ray.dir.x, ray.dir.y);
+        let theirs = q.cast_ray(&qp, &pq::Ray::new(pr, pd), max_t as f32, true).map(|t| t as f64);
+        rays += 1;
+        // Grazing rays (closest approach within the band) and hits within the band of max_t
+        // may go either way.
+        let near_max = ex.is_some_and(|t| (t - max_t).abs() * d.length() <= 1e-5 * size.max(1.0));
+        let edge_case = fmin.abs() <= 1e-5 * size.max(1.0) || near_max;
+        grazing += edge_case as usize;
+        let mut errs = Vec::new();
+        if !edge_case && ours.is_some() != ex.is_some() {
+            errs.push(format!("hit {} vs exact {ex:?}", ours.is_some()));
+        }
+        let parry_ok = edge_case
+            || theirs.is_some() == ex.is_some()
+                && match (theirs, ex) {
+                    (Some(a), Some(b)) => (a - b).abs() * d.length() <= 0.5 * tol,
+                    _ => true,
+                };
+        parry_wrong += !parry_ok as usize;
+        if parry_ok && !edge_case && ours.is_some() != theirs.is_some() {
+            errs.push(format!("hit {} vs parry {theirs:?}", ours.is_some()));
+        }
+        if let (Some(h), Some(t)) = (ours, ex) {
+            hits += 1;
+            let t_ours = h.t as f64;
+            if (t_ours - t).abs() * d.length() > tol {
+                errs.push(format!("t {t_ours} vs exact {t}"));
+            }
+            if let (true, Some(tp)) = (parry_ok, theirs) {
+                if (t_ours - tp).abs() * d.length() > tol {
+                    errs.push(format!("t {t_ours} vs parry {tp}"));
+                }
+            }
+            if (d64(h.point) - (o + d * t_ours)).length() > tol {
+                errs.push(format!("point {:?} is not origin + t·dir", h.point));
+            }
+            let n = d64(h.normal);
+            if (n.length() - 1.0).abs() > 1e-5 {
+                errs.push(format!("normal not unit: {n:?}"));
+            } else if t > 0.0 {
+                // A supporting normal at the hit point: the shape's support along n is n·point.
+                let support = core.iter().map(|c| n.dot(*c)).fold(f64::NEG_INFINITY, f64::max) + r;
+                if (support - n.dot(d64(h.point))).abs() > tol {
+                    errs.push(format!("normal {n:?} does not support the shape at the hit point"));
+                }
+            }
+        }
+
+        // Points: around the surface at several scales, and some deep inside.
+        for _ in 0..4 {
+            let p = c64 + rng.dir() * size * rng.range(0.0, 1.5);
+            let p32 = v2(p);
+            let sd = sd_hull(&core, d64(p32)).0 - r;
+            points += 1;
+            if sd.abs() <= 1e-5 * size.max(1.0) {
+                band += 1;
+                continue;
+            }
+            let ours = sapwood::query::contains_point(&s, &pose, p32);
+            let theirs = q.contains_point(&qp, pm::Vector::new(p32.x, p32.y));
+            if ours != (sd <= 0.0) {
+                errs.push(format!("contains_point({p32:?}) = {ours}, exact signed distance {sd:e}, parry {theirs}"));
+            }
+        }
+        if !errs.is_empty() {
+            failures.push(format!(
+                "{}\n  shape {s:?}\n  pose {pose:?}\n  ray {ray:?} max_t {max_t}\n  sapwood {ours:?}\n  exact {ex:?} \
+                 (closest approach {fmin:e})\n  parry {theirs:?}",
+                errs.join("; ")
+            ));
+        }
+    }
+    println!(
+        "queries: {rays} rays ({hits} hits, {grazing} grazing or at max_t), {points} points ({band} in the band); \
+         parry proved wrong by the exact ray oracle on {parry_wrong} rays"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {rays} query cases failed; the first:\n{}",
+        failures.len(),
+        failures.iter().take(8).cloned().collect::<Vec<_>>().join("\n\n")
+    );
+    assert!(hits > rays / 4 && hits < rays * 9 / 10, "{hits} hits of {rays}");
+}

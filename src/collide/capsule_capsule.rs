@@ -26,6 +26,7 @@
 use glam::Vec2;
 
 use crate::collide::circle_capsule::capsule_side;
+use crate::collide::clip::{Edge, clip as clip_edges};
 use crate::collide::{Manifold, ManifoldPoint, feature_id};
 use crate::math::Pose;
 use crate::shape::Capsule;
@@ -225,7 +226,7 @@ pub fn manifold(a: &Capsule, b: &Capsule, xf: &Pose) -> Manifold {
     // No let chains: the crate's MSRV (1.85) predates them.
     if let Some(rf) = reference {
         if u1.perp_dot(u2).abs() <= PARALLEL_SIN {
-            if let Some(m) = clip(rf, normal, r, ra, rb, p1, d1, len1, u1, p2, d2, len2, u2) {
+            if let Some(m) = clip(rf, normal, ra, rb, p1, d1, len1, u1, p2, d2, len2, u2) {
                 return m;
             }
         }
@@ -256,7 +257,6 @@ fn end_or_side(param: f32, d: Vec2, outward: Vec2) -> u16 {
 fn clip(
     rf: Reference,
     normal: Vec2,
-    r: f32,
     ra: f32,
     rb: f32,
     p1: Vec2,
@@ -279,37 +279,32 @@ fn clip(
     if g0.max(g1) < 0.0 || g0.min(g1) > len || g0 == g1 {
         return None;
     }
-    let side = capsule_side(dr, out);
-    // One clipped point per incident end point: (position, reference feature, incident feature).
-    let clip_end = |x: Vec2, g: f32, k: u16, y: Vec2, gy: f32| -> (Vec2, f32, u16, u16) {
-        let inc_side = capsule_side(di, -out);
-        if g < 0.0 {
-            (x + (y - x) * (g / (g - gy)), 0.0, 0, inc_side)
-        } else if g > len {
-            (x + (y - x) * ((g - len) / (g - gy)), len, 1, inc_side)
-        } else {
-            (x, g, side, k)
-        }
+    // The shared reference/incident clipping, which clips the incident capsule's flat side
+    // (its core pushed out along its own side normal) and takes the support point at the
+    // deeper end. Clipping the core and pushing it along the reference normal instead put the
+    // shallow end up to r·(1 - cos θ) inside the incident capsule (8.4e-4 for a capsule of
+    // radius 0.68 tilted 5°), off its surface and over-deep by as much.
+    let (r_ref, r_inc) = match rf {
+        Reference::A => (ra, rb),
+        Reference::B => (rb, ra),
     };
-    let c0 = clip_end(x0, g0, 0, x1, g1);
-    let c1 = clip_end(x1, g1, 1, x0, g0);
-    if (c1.1 - c0.1).abs() < MIN_SPAN * len {
+    // clip() walks the reference edge along out.perp() and the incident edge the opposite way.
+    let t = out.perp();
+    let ref_edge = if t.dot(dr) >= 0.0 { (o, o + dr, 0, 1) } else { (o + dr, o, 1, 0) };
+    let reference =
+        Edge { v1: ref_edge.0, v2: ref_edge.1, i1: ref_edge.2, i2: ref_edge.3, edge: capsule_side(dr, out) };
+    let (v1, i1, v2, i2) = if t.dot(di) <= 0.0 { (x0, 0, x1, 1) } else { (x1, 1, x0, 0) };
+    let incident = Edge { v1, v2, i1, i2, edge: capsule_side(di, -out) };
+    let mut m = clip_edges(&reference, out, &incident, r_ref, r_inc, matches!(rf, Reference::B), false);
+    if m.count < 2 || (m.points[0].point - m.points[1].point).dot(u).abs() < MIN_SPAN * len {
         return None;
     }
-    let mut m = Manifold { normal, points: [ManifoldPoint::default(); 2], count: 2 };
-    for (slot, (x, _, f_ref, f_inc)) in m.points.iter_mut().zip([c0, c1]) {
-        let e = out.dot(x - o); // height of the incident point above the reference line
-        let depth = r - e;
-        if depth < 0.0 {
-            return None;
-        }
-        let foot = x - e * out;
-        let (ca, cb, id) = match rf {
-            Reference::A => (foot, x, feature_id(f_ref, f_inc)),
-            Reference::B => (x, foot, feature_id(f_inc, f_ref)),
-        };
-        *slot = ManifoldPoint { point: 0.5 * (ca + ra * normal + cb - rb * normal), depth, id };
+    // clip() lists the incident edge's v2 end first; keep the order end a, end b of the
+    // incident capsule.
+    if i2 == 1 {
+        m.points.swap(0, 1);
     }
+    debug_assert!((m.normal - normal).length() < 1e-6);
     Some(m)
 }
 
@@ -444,7 +439,9 @@ mod tests {
         assert!((m.normal - Vec2::Y).length() < 1e-6);
         let (lo, hi) = (0.1 - 2.0 * th.sin(), 0.1 + 2.0 * th.sin());
         assert!((m.points[0].depth - hi).abs() < 1e-5, "{m:?}");
-        assert!((m.points[1].depth - lo).abs() < 1e-5, "{m:?}");
+        // The shallow end's depth is measured from the tilted capsule's flat side, which sits
+        // r·(1 - cos θ) = 1.6e-4 higher there than the core shifted by r along the normal.
+        assert!((m.points[1].depth - lo).abs() < 2e-4, "{m:?}");
         // Tilted beyond the parallel tolerance: one point.
         let m = check(&A, &cap((-1.0, 0.0), (1.0, 0.0), 0.5), &Pose::new(Vec2::new(0.0, 1.1), 0.3));
         assert_eq!(m.count, 1);
@@ -517,5 +514,31 @@ mod tests {
                 assert!((m1.max_depth().unwrap() - m2.max_depth().unwrap()).abs() < 1e-5);
             }
         }
+    }
+
+    /// Regression (oracle, narrow_oracle capsule_capsule): two nearly parallel capsules (4.8°),
+    /// radius 0.68 incident. The shallow end's point was the incident core moved by r along the
+    /// normal, 8.4e-4 inside the incident capsule; both points must lie on both surfaces.
+    #[test]
+    fn regression_tilted_incident_point_on_surface() {
+        let a = Shape::Capsule(cap((-0.53059447, -0.18972977), (0.5331137, -0.18972977), 0.48420697));
+        let b = Shape::Capsule(cap((0.37360227, 0.7824384), (-1.032549, -0.8929155), 0.6821));
+        let pa = Pose { p: Vec2::new(3.4510698, -2.7154827), q: crate::math::Rot { c: -0.9997079, s: 0.024169864 } };
+        let pb = Pose { p: Vec2::new(3.5375142, -2.748464), q: crate::math::Rot { c: -0.57711524, s: 0.8166627 } };
+        let m = contact(&a, &pa, &b, &pb);
+        assert_eq!(m.count, 2);
+        let dist = |s: &Shape, pose: &Pose, p: Vec2| match s {
+            Shape::Capsule(c) => {
+                let (x, y) = (pose.transform_point(c.a), pose.transform_point(c.b));
+                let t = ((p - x).dot(y - x) / (y - x).length_squared()).clamp(0.0, 1.0);
+                (p - (x + t * (y - x))).length() - c.radius
+            }
+            _ => unreachable!(),
+        };
+        for p in m.points() {
+            let (on_a, on_b) = (p.point + 0.5 * p.depth * m.normal, p.point - 0.5 * p.depth * m.normal);
+            assert!(dist(&a, &pa, on_a).abs() < 1e-5 && dist(&b, &pb, on_b).abs() < 1e-5, "{m:?}");
+        }
+        assert!((m.max_depth().unwrap() - 0.7657379).abs() < 1e-5);
     }
 }

@@ -148,4 +148,28 @@ mod tests {
             (sa, random_pose(rng, 1.5), sb, random_pose(rng, 1.5))
         });
     }
+
+    /// Regression (oracle, narrow_oracle capsule_cuboid): a capsule of radius 0.1325 tilted 30°
+    /// against a box face. The shallow end's point was its core end moved by r along the
+    /// normal, 0.018 inside the capsule; every point's capsule side must be on the capsule's
+    /// surface (at distance r from the core).
+    #[test]
+    fn regression_rounded_incident_points_on_surface() {
+        let (ca, cb, r) = (Vec2::new(0.12374091, 0.063077874), Vec2::new(-0.118957326, -0.07830788), 0.13254729);
+        let a = Shape::capsule(ca, cb, r).unwrap();
+        let b = Shape::cuboid(Vec2::new(0.13841519, 0.24648665)).unwrap();
+        let pa = Pose { p: Vec2::new(-1.7497941, -1.9953785), q: crate::math::Rot { c: -1.0, s: 0.0 } };
+        let pb = Pose { p: Vec2::new(-1.7497941, -2.1617033), q: crate::math::Rot { c: 0.0, s: -1.0 } };
+        let m = contact(&a, &pa, &b, &pb);
+        assert_eq!(m.count, 2);
+        let (wa, wb) = (pa.transform_point(ca), pa.transform_point(cb));
+        for p in m.points() {
+            let on_a = p.point + 0.5 * p.depth * m.normal;
+            let e = wb - wa;
+            let t = ((on_a - wa).dot(e) / e.length_squared()).clamp(0.0, 1.0);
+            let d = (on_a - (wa + t * e)).length();
+            assert!((d - r).abs() < 1e-5, "capsule-side point {d} from the core, radius {r}: {m:?}");
+        }
+        assert!((m.max_depth().unwrap() - 0.16771549).abs() < 1e-5);
+    }
 }

@@ -69,60 +69,99 @@ pub(crate) fn most_anti_parallel(n: Vec2, normals: &[Vec2]) -> usize {
 /// if clipping leaves none (only possible within rounding error of touching), the deeper one is
 /// kept with depth 0.
 pub(crate) fn clip(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: bool, restore: bool) -> Manifold {
+    // The incident side's surface is its core edge pushed out by `r_inc` along the edge's own
+    // outward normal (hulls are counter-clockwise), plus an arc around each vertex. Clipping
+    // that flat part, not the core edge moved along the reference normal, keeps every point on
+    // the incident surface: with a tilt θ between the two faces the core-edge shortcut put the
+    // shallow end r_inc·(1 - cos θ) inside the incident shape (0.018 for a capsule of radius
+    // 0.13 tilted 30°) and over-reported its depth by as much.
+    let e = inc.v2 - inc.v1;
+    // The incident face's outward normal, the perpendicular facing the reference face.
+    let perp = Vec2::new(e.y, -e.x).normalize_or_zero();
+    let ns = if perp.dot(n) <= 0.0 { perp } else { -perp };
+    let (w1, w2) = (inc.v1 + r_inc * ns, inc.v2 + r_inc * ns);
     let t = n.perp(); // the reference edge's direction, r.v1 → r.v2
+    let lat = |x: Vec2| (x - r.v1).dot(t);
     let upper1 = (r.v2 - r.v1).dot(t);
-    let upper2 = (inc.v1 - r.v1).dot(t);
-    let lower2 = (inc.v2 - r.v1).dot(t);
-    let span = upper2 - lower2;
-    let s1 = (inc.v1 - r.v1).dot(n);
-    let s2 = (inc.v2 - r.v1).dot(n);
     let face = EDGE | r.edge;
     let inc_face = EDGE | inc.edge;
+    // The deeper end vertex along -n is the one whose arc holds the direction -n (the incident
+    // face is the most anti-parallel one): its surface point along -n is the incident shape's
+    // support point, deeper than the flat part's end by r_inc·(1 - cos θ).
+    let lean = -n.dot(e); // > 0: v2 is deeper
+    let (deep1, deep2) = (r_inc > 0.0 && lean < 0.0, r_inc > 0.0 && lean > 0.0);
+    let end2 = if deep2 { inc.v2 - r_inc * n } else { w2 };
+    let end1 = if deep1 { inc.v1 - r_inc * n } else { w1 };
+    // The incident surface point at lateral coordinate `l`: on the arc of a deep end (between
+    // its support point and its flat end), else on the flat part.
+    let arc = |v: Vec2, l: f32| {
+        let a = ((l - lat(v)) / r_inc).clamp(-1.0, 1.0);
+        v + r_inc * (a * t - (1.0 - a * a).max(0.0).sqrt() * n)
+    };
+    let within = |l: f32, x: f32, y: f32| x.min(y) <= l && l <= x.max(y);
+    let (lw1, lw2) = (lat(w1), lat(w2));
+    let at = |l: f32| {
+        if deep2 && within(l, lat(end2), lw2) {
+            arc(inc.v2, l)
+        } else if deep1 && within(l, lat(end1), lw1) {
+            arc(inc.v1, l)
+        } else if lw1 > lw2 {
+            w2.lerp(w1, ((l - lw2) / (lw1 - lw2)).clamp(0.0, 1.0))
+        } else {
+            w2
+        }
+    };
+    let (upper2, lower2) = (lat(end1), lat(end2));
+    let span = upper2 - lower2;
 
-    // (position, separation along n, (feature on reference shape, feature on incident shape))
-    let mut lo = (inc.v2, s2, (face, inc.i2));
+    // (incident surface point, its separation from the reference core face along n,
+    // (feature on reference shape, feature on incident shape))
+    let (s1, s2) = ((end1 - r.v1).dot(n), (end2 - r.v1).dot(n));
+    let mut lo = (end2, s2, (face, inc.i2));
     let mut lo_clipped = false;
     if lower2 < 0.0 && span > 0.0 {
-        let v = inc.v2.lerp(inc.v1, (-lower2 / span).min(1.0));
+        let v = at(0.0);
         lo = (v, (v - r.v1).dot(n), (r.i1, inc_face));
         lo_clipped = true;
     }
-    let mut hi = (inc.v1, s1, (face, inc.i1));
+    let mut hi = (end1, s1, (face, inc.i1));
     let mut hi_clipped = false;
     if upper2 > upper1 && span > 0.0 {
-        let v = inc.v2.lerp(inc.v1, ((upper1 - lower2) / span).max(0.0));
+        let v = at(upper1);
         hi = (v, (v - r.v1).dot(n), (r.i2, inc_face));
         hi_clipped = true;
     }
-    // The deepest incident vertex defines the SAT penetration. Side-plane clipping can cut it
-    // off in deep or grazing configurations; the manifold's deepest point must still carry the
-    // true depth (the tests compare it with parry's minimum translation distance), so restore
-    // the vertex on that side.
+    // The deepest incident vertex defines the SAT penetration. When the cores overlap, the
+    // reference face is the minimum-translation axis (up to the reference tolerance), so that
+    // vertex lies within the side planes up to rounding; a clip that cuts it off only loses
+    // rounding-level depth. Carry the vertex's depth at the clipped point so that the deepest
+    // point still reports the SAT depth, but keep the clipped position: moving the point back
+    // to the vertex put it beyond the reference face's end (0.135 off a 0.28 box on two
+    // parallel faces, where the clip lost 1 ulp of depth).
     if !restore {
     } else if s2 <= s1 {
         if lo_clipped && lo.1 > s2 {
-            lo = (inc.v2, s2, (face, inc.i2));
+            lo.1 = s2;
         }
     } else if hi_clipped && hi.1 > s1 {
-        hi = (inc.v1, s1, (face, inc.i1));
+        hi.1 = s1;
     }
 
-    let rsum = r_ref + r_inc;
     let mut m = Manifold { normal: if flip { -n } else { n }, ..Manifold::EMPTY };
-    let mut push = |(v, sep, (fr, fi)): (Vec2, f32, (u16, u16)), depth: f32| {
+    let mut push = |(q, sep, (fr, fi)): (Vec2, f32, (u16, u16)), depth: f32| {
         let id = if flip { feature_id(fi, fr) } else { feature_id(fr, fi) };
-        // Midpoint between the reference surface (v - sep·n + r_ref·n) and the incident
-        // surface (v - r_inc·n).
-        let point = v + (0.5 * (r_ref - r_inc - sep)) * n;
+        // Midpoint between the incident surface point q and the reference surface along n
+        // (q - sep·n + r_ref·n).
+        let point = q + (0.5 * (r_ref - sep)) * n;
         m.points[m.count as usize] = ManifoldPoint { point, depth, id };
         m.count += 1;
     };
-    let (keep_lo, keep_hi) = (lo.1 <= rsum, hi.1 <= rsum);
+    let (keep_lo, keep_hi) = (lo.1 <= r_ref, hi.1 <= r_ref);
     if keep_lo {
-        push(lo, rsum - lo.1);
+        push(lo, r_ref - lo.1);
     }
     if keep_hi {
-        push(hi, rsum - hi.1);
+        push(hi, r_ref - hi.1);
     }
     if !keep_lo && !keep_hi {
         push(if lo.1 <= hi.1 { lo } else { hi }, 0.0);

@@ -264,4 +264,22 @@ mod tests {
         assert!(overlaps(&a, &pa, &b, &pb));
         assert_eq!(contact(&a, &pa, &b, &pb), contact(&b, &pb, &a, &pa).flipped());
     }
+
+    /// Regression (oracle, narrow_oracle cuboid_cuboid): two boxes at an exact 90° relative
+    /// rotation, faces parallel. The clip lost one ulp of depth and the "restore the deepest
+    /// vertex" step moved point 0 to B's corner, 0.135 beyond the end of A's face.
+    #[test]
+    fn regression_restore_kept_point_beyond_reference_face() {
+        let a = Shape::cuboid(Vec2::new(0.28011286, 0.21502347)).unwrap();
+        let b = Shape::cuboid(Vec2::new(0.35023358, 0.24406107)).unwrap();
+        let pa = Pose { p: Vec2::new(2.1634564, -3.271998), q: Rot { c: 0.0, s: -1.0 } };
+        let pb = Pose { p: Vec2::new(2.1634564, -2.8153772), q: Rot { c: -1.0, s: 0.0 } };
+        let m = contact(&a, &pa, &b, &pb);
+        assert_eq!(m.count, 2);
+        // A's top face in world space spans x in [p.x - 0.215, p.x + 0.215].
+        for p in m.points() {
+            assert!((p.point.x - pa.p.x).abs() <= 0.21502347 + 1e-5, "{m:?}");
+            assert!((p.depth - 0.06755324).abs() < 1e-5, "{m:?}");
+        }
+    }
 }

@@ -1,0 +1,215 @@
+//! Nanoseconds per contact manifold, sapwood against parry2d 0.31, for every pair of shape kinds,
+//! on identical pre-generated near-touching inputs.
+//!
+//! Each benchmark iterates a batch of [`BATCH`] pairs of one kind pair (B placed around the
+//! touching distance along a random direction, about half of them overlapping) and reports the
+//! time **per pair** (`iter_custom` divides the batch time by the batch size).
+//!
+//! What is compared with what:
+//! - `sapwood`: [`collide::contact`] from the two world poses: canonical ordering, relative pose,
+//!   dispatch, kernel, and the manifold moved back to world space.
+//! - `parry_manifold`: the fairest equivalent, `DefaultQueryDispatcher::contact_manifold_convex_convex`
+//!   (the convex branch `PersistentQueryDispatcher::contact_manifolds` takes, and what rapier runs
+//!   for a convex pair) with prediction 0 and the relative pose `pos1⁻¹·pos2` computed inside the
+//!   loop. Its manifold is reset to `ContactManifold::new()` (no allocation in 2D) before each
+//!   call: parry's manifolds are persistent, and a manifold kept from the same pair would let it
+//!   skip the computation (`try_update_contacts_eps`) or warm-start GJK, which sapwood's
+//!   stateless kernels never do. Its points stay in the shapes' local frames, so parry does
+//!   slightly less work at the end.
+//! - `parry_contact`: `query::contact` (one deepest point, no manifold) for reference; it answers
+//!   a smaller question than a manifold and is not the headline ratio.
+//!
+//! Run: `cargo bench --bench narrow -- --warm-up-time 1 --measurement-time 2`.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use parry2d::math as pm;
+use parry2d::query::{self as pq, ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher};
+use parry2d::shape as ps;
+use sapwood::{Pose, Rot, Shape, Vec2, collide};
+
+const BATCH: usize = 2048;
+
+/// SplitMix64, as in the oracle test.
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 * (1.0 / (1u64 << 24) as f32)
+    }
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+    fn log_range(&mut self, lo: f32, hi: f32) -> f32 {
+        (lo.ln() + (hi.ln() - lo.ln()) * self.unit()).exp()
+    }
+    fn dir(&mut self) -> Vec2 {
+        Vec2::from_angle(self.range(-std::f32::consts::PI, std::f32::consts::PI))
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Circle,
+    Capsule,
+    Cuboid,
+    Polygon,
+    Rounded,
+}
+
+fn hull(rng: &mut Rng, size: f32, radius: f32) -> Shape {
+    loop {
+        let n = 3 + (rng.next_u64() % 6) as usize;
+        let pts: Vec<Vec2> = (0..n).map(|_| rng.dir() * size * rng.range(0.3, 1.0)).collect();
+        if let Ok(s @ Shape::Polygon(p)) = Shape::polygon(&pts, radius) {
+            if p.vertices().iter().zip(p.normals()).all(|(v, n)| n.dot(*v) > 0.05 * size) {
+                return s;
+            }
+        }
+    }
+}
+
+fn shape(rng: &mut Rng, kind: Kind) -> Shape {
+    let size = rng.log_range(0.05, 5.0);
+    match kind {
+        Kind::Circle => Shape::circle(size).unwrap(),
+        Kind::Capsule => {
+            let d = rng.dir() * size * rng.range(0.1, 1.0);
+            Shape::capsule(-d, d, size * rng.range(0.05, 0.6)).unwrap()
+        }
+        Kind::Cuboid => Shape::cuboid(Vec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0))).unwrap(),
+        Kind::Polygon => hull(rng, size, 0.0),
+        Kind::Rounded => {
+            let r = size * rng.log_range(0.005, 0.5);
+            if rng.unit() < 0.5 {
+                Shape::rounded_box(Vec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0)), r).unwrap()
+            } else {
+                hull(rng, size, r)
+            }
+        }
+    }
+}
+
+fn to_parry(shape: &Shape) -> Box<dyn ps::Shape> {
+    let v = |v: Vec2| pm::Vector::new(v.x, v.y);
+    match shape {
+        Shape::Circle(c) => Box::new(ps::Ball::new(c.radius)),
+        Shape::Capsule(c) => Box::new(ps::Capsule::new(v(c.a), v(c.b), c.radius)),
+        Shape::Cuboid(b) => Box::new(ps::Cuboid::new(v(b.half_extents))),
+        Shape::Polygon(p) => {
+            let poly = ps::ConvexPolygon::from_convex_polyline_unmodified(p.vertices().iter().map(|x| v(*x)).collect())
+                .unwrap();
+            if p.radius() > 0.0 {
+                Box::new(ps::RoundShape { inner_shape: poly, border_radius: p.radius() })
+            } else {
+                Box::new(poly)
+            }
+        }
+    }
+}
+
+fn parry_pose(p: &Pose) -> pm::Pose {
+    pm::Pose::from_parts(pm::Vector::new(p.p.x, p.p.y), pm::Rotation::from_cos_sin_unchecked(p.q.c, p.q.s))
+}
+
+struct Pair {
+    a: Shape,
+    pa: Pose,
+    b: Shape,
+    pb: Pose,
+    qa: Box<dyn ps::Shape>,
+    qpa: pm::Pose,
+    qb: Box<dyn ps::Shape>,
+    qpb: pm::Pose,
+}
+
+/// A batch of pairs around the touching distance: bisection on parry's `intersection_test`
+/// (a neutral referee), then a relative perturbation of 1e-4 to 1e-1 of the size either way.
+fn batch(ka: Kind, kb: Kind, seed: u64) -> Vec<Pair> {
+    let mut rng = Rng(seed);
+    (0..BATCH)
+        .map(|_| {
+            let (a, b) = (shape(&mut rng, ka), shape(&mut rng, kb));
+            let pa = Pose::new(Vec2::new(rng.range(-5.0, 5.0), rng.range(-5.0, 5.0)), rng.range(-3.2, 3.2));
+            let qb = Rot::from_angle(rng.range(-3.2, 3.2));
+            let u = rng.dir();
+            let (qa, qbs) = (to_parry(&a), to_parry(&b));
+            let qpa = parry_pose(&pa);
+            let hit = |t: f32| {
+                let pb = Pose { p: pa.p + u * t, q: qb };
+                pq::intersection_test(&qpa, &*qa, &parry_pose(&pb), &*qbs).unwrap().intersecting
+            };
+            let (mut lo, mut hi) = (0.0f32, 2.0 * (a.bounding_radius() + b.bounding_radius()) + 1.0);
+            for _ in 0..40 {
+                let mid = 0.5 * (lo + hi);
+                if hit(mid) { lo = mid } else { hi = mid }
+            }
+            let size = a.bounding_radius().max(b.bounding_radius());
+            let sign = if rng.unit() < 0.5 { -1.0 } else { 1.0 };
+            let t = (0.5 * (lo + hi) + sign * size * rng.log_range(1e-4, 1e-1)).max(0.0);
+            let pb = Pose { p: pa.p + u * t, q: qb };
+            Pair { qpb: parry_pose(&pb), a, pa, b, pb, qa, qpa, qb: qbs }
+        })
+        .collect()
+}
+
+/// Time per pair: the batch time divided by the batch size.
+fn per_pair(iters: u64, pairs: &[Pair], mut f: impl FnMut(&Pair) -> u32) -> Duration {
+    let start = Instant::now();
+    let mut acc = 0u32;
+    for _ in 0..iters {
+        for p in pairs {
+            acc = acc.wrapping_add(f(black_box(p)));
+        }
+    }
+    black_box(acc);
+    start.elapsed() / pairs.len() as u32
+}
+
+fn narrow(c: &mut Criterion) {
+    let kinds = [Kind::Circle, Kind::Capsule, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
+    let mut seed = 0;
+    for (i, &ka) in kinds.iter().enumerate() {
+        for &kb in &kinds[i..] {
+            seed += 1;
+            let pairs = batch(ka, kb, seed);
+            let name = format!("{ka:?}-{kb:?}").to_lowercase();
+            let mut g = c.benchmark_group(format!("narrow/{name}"));
+            g.bench_function("sapwood", |bn| {
+                bn.iter_custom(|iters| per_pair(iters, &pairs, |p| collide::contact(&p.a, &p.pa, &p.b, &p.pb).count))
+            });
+            g.bench_function("parry_manifold", |bn| {
+                bn.iter_custom(|iters| {
+                    per_pair(iters, &pairs, |p| {
+                        let mut m = ContactManifold::<(), ()>::new();
+                        let pos12 = p.qpa.inv_mul(&p.qpb);
+                        DefaultQueryDispatcher
+                            .contact_manifold_convex_convex(&pos12, &*p.qa, &*p.qb, None, None, 0.0, &mut m)
+                            .unwrap();
+                        m.points.len() as u32
+                    })
+                })
+            });
+            g.bench_function("parry_contact", |bn| {
+                bn.iter_custom(|iters| {
+                    per_pair(iters, &pairs, |p| {
+                        pq::contact(&p.qpa, &*p.qa, &p.qpb, &*p.qb, 0.0).unwrap().is_some() as u32
+                    })
+                })
+            });
+            g.finish();
+        }
+    }
+}
+
+criterion_group!(benches, narrow);
+criterion_main!(benches);

@@ -31,6 +31,17 @@ pub fn pyramid(stepper: &mut Stepper, rows: usize) -> Vec<usize> {
     ids
 }
 
+/// A column of `rows` unit boxes standing on each other at x = 0 (place a ground first).
+pub fn column(stepper: &mut Stepper, rows: usize) -> Vec<usize> {
+    let shape = Shape::cuboid(Vec2::splat(PYRAMID_BOX)).expect("valid box");
+    (0..rows)
+        .map(|row| {
+            let y = PYRAMID_BOX + row as f32 * 2.0 * PYRAMID_BOX;
+            stepper.add(BodyDesc::new(shape, Pose::from_translation(Vec2::new(0.0, y))))
+        })
+        .collect()
+}
+
 /// A tiny deterministic generator for the scenes' variety.
 pub struct Lcg(pub u64);
 
@@ -62,7 +73,8 @@ pub fn pile(stepper: &mut Stepper) {
                 Shape::circle(rng.range(0.3, 0.55)).expect("valid circle")
             } else {
                 let half = rng.range(0.2, 0.5);
-                Shape::capsule(Vec2::new(-half, 0.0), Vec2::new(half, 0.0), rng.range(0.15, 0.3)).expect("valid capsule")
+                Shape::capsule(Vec2::new(-half, 0.0), Vec2::new(half, 0.0), rng.range(0.15, 0.3))
+                    .expect("valid capsule")
             };
             let mut desc = BodyDesc::new(shape, Pose::new(pos, rng.range(-3.0, 3.0)));
             desc.restitution = 0.1;

@@ -55,12 +55,44 @@ fn run_scene(settings: Settings, settle_s: f32, stand_s: f32, build: impl FnOnce
             max_tilt = max_tilt.max(stepper.bodies[i].angle.abs());
         }
     }
+    check_contacts(&stepper);
     Run {
         top_drift,
         max_tilt,
         warm_hit_rate: hits as f64 / points.max(1) as f64,
         top_height: stepper.bodies[top].position.y,
     }
+}
+
+/// What the solver relies on, checked on the settled scene through `World::contacts()`: the
+/// record's `a` has the lower slot, the normal is a unit vector from `a` towards `b`, and a box
+/// resting on a box or the ground has both points, each with a small non-negative depth.
+fn check_contacts(stepper: &Stepper) {
+    let (mut vertical, mut one_point) = (0, 0);
+    for c in stepper.world.contacts() {
+        assert!(c.a.index < c.b.index, "{c:?}");
+        let body = |raw: sapwood::RawColliderId| {
+            stepper.bodies.iter().find(|b| b.collider.to_raw() == raw).expect("every collider is a body")
+        };
+        let (a, b) = (body(c.a), body(c.b));
+        let m = &c.manifold;
+        assert!((m.normal.length() - 1.0).abs() < 1e-5, "{c:?}");
+        assert!((b.position - a.position).dot(m.normal) > 0.0, "normal not from a to b: {c:?}");
+        // A loaded resting contact has both points. (A lightly loaded one at the pyramid's
+        // flank may tilt by 5e-5 and lift one end by 1e-5: sapwood reports only touching
+        // points, no speculative ones, so that manifold has one point.)
+        if m.normal.y.abs() > 0.99 {
+            vertical += 1;
+            one_point += usize::from(m.count == 1);
+        }
+        if m.normal.y.abs() > 0.99 && m.max_depth().unwrap() > 1e-3 {
+            assert_eq!(m.count, 2, "a resting box has two points: {c:?}");
+        }
+        for p in m.points() {
+            assert!((0.0..0.02).contains(&p.depth), "depth {} in {c:?}", p.depth);
+        }
+    }
+    eprintln!("{vertical} resting contacts, {one_point} of them with one point");
 }
 
 /// After 2 s of settling, 10 s at 60 Hz: the top box moves less than 1% of its size (1 cm of

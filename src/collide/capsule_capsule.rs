@@ -291,10 +291,9 @@ fn clip(
     // clip() walks the reference edge along out.perp() and the incident edge the opposite way.
     let t = out.perp();
     let ref_edge = if t.dot(dr) >= 0.0 { (o, o + dr, 0, 1) } else { (o + dr, o, 1, 0) };
-    let reference =
-        Edge { v1: ref_edge.0, v2: ref_edge.1, i1: ref_edge.2, i2: ref_edge.3, edge: capsule_side(dr, out) };
+    let reference = Edge { v1: ref_edge.0, v2: ref_edge.1, i1: ref_edge.2, i2: ref_edge.3 };
     let (v1, i1, v2, i2) = if t.dot(di) <= 0.0 { (x0, 0, x1, 1) } else { (x1, 1, x0, 0) };
-    let incident = Edge { v1, v2, i1, i2, edge: capsule_side(di, -out) };
+    let incident = Edge { v1, v2, i1, i2 };
     let mut m = clip_edges(&reference, out, &incident, r_ref, r_inc, matches!(rf, Reference::B), false);
     if m.count < 2 || (m.points[0].point - m.points[1].point).dot(u).abs() < MIN_SPAN * len {
         return None;
@@ -424,10 +423,11 @@ mod tests {
         assert_eq!((m.points[0].depth, m.points[1].depth), (0.25, 0.25));
         assert_eq!(m.points[0].point, Vec2::new(1.0, 0.375));
         assert_eq!(m.points[1].point, Vec2::new(2.0, 0.375));
-        // Point 0: A's top side (edge 1) against B's end a; point 1: A's end b against B's
-        // bottom side (B's right side, edge 0).
-        assert_eq!(m.points[0].id, feature_id(EDGE | 1, 0));
-        assert_eq!(m.points[1].id, feature_id(1, EDGE));
+        // Each end of the contact interval is named by the vertex pair at that end (see
+        // clip.rs): x = 1 by A's end a and B's end a; x = 2 by A's end b and B's end b, whose
+        // side was clipped there.
+        assert_eq!(m.points[0].id, feature_id(0, 0));
+        assert_eq!(m.points[1].id, feature_id(1, 1));
     }
 
     #[test]

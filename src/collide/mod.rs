@@ -14,7 +14,11 @@
 //! - A contact point is the midpoint between the two surfaces along the normal, in world space
 //!   for [`contact`] (A's frame inside kernels).
 //! - Feature ids ([`feature_id`]) name the features of A (high 16 bits) and B (low 16 bits) that
-//!   made a point: vertex `i` is `i`, edge `i` (from vertex `i` to `i + 1`) is `EDGE | i`. They
+//!   made a point: vertex `i` is `i`, edge `i` (from vertex `i` to `i + 1`) is `EDGE | i`. A
+//!   face contact between polygons, boxes or capsules (the clipped edge pair) names each point
+//!   by the two vertices at its end of the contact interval, one of each shape, whether or not
+//!   clipping moved the point: that pair does not change when two corners coincide (equal boxes
+//!   stacked in a column) or when the reference face passes from one shape to the other. Ids
 //!   are stable while the same features touch, so a solver can key warm-start data on them.
 //! - Swapping A and B gives the same points and depths, the opposite normal and feature ids with
 //!   their halves swapped. Same-kind pairs are put into a canonical order first, so the identity

@@ -334,7 +334,7 @@ pub fn overlap_cuboid(a: &Cuboid, b: &Polygon, xf: &Pose) -> bool {
 mod tests {
     use super::*;
     use crate::collide::clip::test_util::{check_many, random_polygon, random_pose};
-    use crate::collide::{EDGE, contact, overlaps};
+    use crate::collide::{contact, overlaps};
     use crate::shape::Shape;
 
     fn square(h: f32, r: f32) -> Shape {
@@ -363,10 +363,11 @@ mod tests {
             assert_eq!(p.point.x, 0.75); // midway between A's face (x = 1) and B's (x = 0.5)
         }
         assert_ne!(m.points[0].id, m.points[1].id);
-        // B's bottom-left corner lies on A's face: (A's edge 1, B's vertex 0); B's top edge is
-        // clipped by A's vertex 2: (A's vertex 2, B's edge 3).
+        // Reference edge 1 of A (vertices 1, 2), incident edge 3 of B (vertices 3, 0): B's
+        // bottom-left corner on A's face is (A's vertex 1, B's vertex 0); B's top edge clipped by
+        // A's vertex 2 is (A's vertex 2, B's vertex 3).
         let ids: Vec<u32> = m.points().iter().map(|p| p.id).collect();
-        assert!(ids.contains(&feature_id(EDGE | 1, 0)) && ids.contains(&feature_id(2, EDGE | 3)), "{ids:x?}");
+        assert!(ids.contains(&feature_id(1, 0)) && ids.contains(&feature_id(2, 3)), "{ids:x?}");
         assert!(overlaps(&a, &Pose::IDENTITY, &b, &at(1.5, 0.5)));
     }
 

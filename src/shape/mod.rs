@@ -227,7 +227,7 @@ impl Shape {
     ///
     /// # Errors
     /// [`ShapeError::NonFinite`] or [`ShapeError::NonPositiveSize`] for a bad factor or when the
-    /// scaled size overflows.
+    /// scaled size overflows, [`ShapeError::TooLarge`] beyond [`MAX_SHAPE_SIZE`].
     pub fn scaled(&self, factor: f32) -> Result<Shape, ShapeError> {
         check_positive(factor)?;
         let s = match self {
@@ -242,6 +242,7 @@ impl Shape {
                 Shape::Polygon(q)
             }
         };
+        s.validate()?;
         Ok(s)
     }
 
@@ -360,7 +361,8 @@ mod tests {
         assert_eq!(Shape::cuboid(Vec2::new(1.0, -1.0)), Err(ShapeError::NonPositiveSize));
         assert_eq!(Shape::rounded_box(Vec2::ONE, -0.1), Err(ShapeError::NegativeRadius));
         assert_eq!(Shape::circle(1.0).unwrap().scaled(0.0), Err(ShapeError::NonPositiveSize));
-        assert_eq!(Shape::circle(1.0).unwrap().scaled(f32::MAX), Err(ShapeError::NonFinite));
+        assert_eq!(Shape::circle(1.0).unwrap().scaled(f32::MAX), Err(ShapeError::TooLarge));
+        assert_eq!(Shape::circle(2.0).unwrap().scaled(f32::MAX), Err(ShapeError::NonFinite));
     }
 
     #[test]

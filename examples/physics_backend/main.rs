@@ -1,0 +1,188 @@
+//! sapwood as the collision back-end of a small rigid-body stepper (the stepper is in
+//! `solver.rs` and uses only the public world API: insert, set_pose, step, contacts).
+//!
+//! ```text
+//! cargo run --release --example physics_backend                       # window if a display is there
+//! cargo run --release --example physics_backend -- --scene pile
+//! cargo run --release --example physics_backend -- --headless --scene pyramid --png out.png
+//! ```
+//! Scenes: `pyramid` (20 rows of boxes), `column` (20 boxes on each other), `pile` (circles and capsules), `pour` (convex polygons
+//! poured into a container). Headless mode steps `--seconds` of simulated time at 60 Hz and
+//! writes the last frame as a PNG; it is the default when `DISPLAY` is unset.
+
+mod render;
+mod scenes;
+mod solver;
+
+use std::time::Instant;
+
+use sapwood::Vec2;
+use tiny_skia::Pixmap;
+
+use render::View;
+use solver::{Settings, Stepper};
+
+const DT: f32 = 1.0 / 60.0;
+const WIDTH: u32 = 640;
+const HEIGHT: u32 = 640;
+
+/// A scene being played: the stepper plus whatever the scene does over time.
+struct Scene {
+    stepper: Stepper,
+    view: View,
+    /// The pour scene's spout: polygons still to drop and its generator.
+    pour: Option<(usize, scenes::Lcg)>,
+    frame: u64,
+}
+
+impl Scene {
+    fn new(name: &str) -> Option<Scene> {
+        let mut stepper = Stepper::new(Settings::default());
+        let (view, pour) = match name {
+            "pyramid" => {
+                scenes::pyramid(&mut stepper, 20);
+                (View { center: Vec2::new(0.0, 9.5), scale: 28.0 }, None)
+            }
+            "column" => {
+                scenes::ground(&mut stepper, 40.0);
+                scenes::column(&mut stepper, 20);
+                (View { center: Vec2::new(0.0, 9.5), scale: 28.0 }, None)
+            }
+            "pile" => {
+                scenes::pile(&mut stepper);
+                (View { center: Vec2::new(0.0, 8.0), scale: 34.0 }, None)
+            }
+            "pour" => {
+                scenes::pour_container(&mut stepper);
+                (View { center: Vec2::new(0.0, 6.5), scale: 42.0 }, Some((160, scenes::Lcg(3))))
+            }
+            _ => return None,
+        };
+        Some(Scene { stepper, view, pour, frame: 0 })
+    }
+
+    fn step(&mut self) {
+        if let Some((left, rng)) = &mut self.pour
+            && *left > 0
+            && self.frame % 6 == 0
+        {
+            scenes::pour_one(&mut self.stepper, rng);
+            *left -= 1;
+        }
+        self.stepper.step(DT);
+        self.frame += 1;
+    }
+}
+
+struct Args {
+    headless: bool,
+    scene: String,
+    png: String,
+    seconds: Option<f32>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        headless: std::env::var_os("DISPLAY").is_none(),
+        scene: "pyramid".into(),
+        png: String::new(),
+        seconds: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--headless" => args.headless = true,
+            "--scene" => args.scene = it.next().ok_or("--scene needs a name")?,
+            "--png" => args.png = it.next().ok_or("--png needs a path")?,
+            "--seconds" => {
+                args.seconds = Some(it.next().and_then(|s| s.parse().ok()).ok_or("--seconds needs a number")?)
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    if args.png.is_empty() {
+        args.png = format!("{}.png", args.scene);
+    }
+    Ok(args)
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!(
+                "{e}\nusage: physics_backend [--headless] [--scene pyramid|column|pile|pour] [--png PATH] [--seconds S]"
+            );
+            std::process::exit(2);
+        }
+    };
+    let Some(mut scene) = Scene::new(&args.scene) else {
+        eprintln!("unknown scene {:?}: use pyramid, column, pile or pour", args.scene);
+        std::process::exit(2);
+    };
+    if args.headless {
+        headless(&mut scene, &args);
+    } else {
+        window(&mut scene, &args);
+    }
+}
+
+fn headless(scene: &mut Scene, args: &Args) {
+    let seconds = args.seconds.unwrap_or(match args.scene.as_str() {
+        "pour" => 20.0,
+        _ => 6.0,
+    });
+    let frames = (seconds / DT).round() as u64;
+    let (mut points, mut hits) = (0usize, 0usize);
+    let start = Instant::now();
+    for _ in 0..frames {
+        scene.step();
+        points += scene.stepper.stats.points;
+        hits += scene.stepper.stats.warm_hits;
+    }
+    let wall = start.elapsed();
+    println!(
+        "{}: {} bodies, {} contacts, {frames} frames in {:.2} s ({:.2} ms/frame), warm-start hits {:.2}%",
+        args.scene,
+        scene.stepper.bodies.len(),
+        scene.stepper.world.contacts().len(),
+        wall.as_secs_f64(),
+        1e3 * wall.as_secs_f64() / frames.max(1) as f64,
+        100.0 * hits as f64 / points.max(1) as f64,
+    );
+    let mut pixmap = Pixmap::new(WIDTH, HEIGHT).expect("non-zero size");
+    render::draw(&scene.stepper, scene.view, &mut pixmap);
+    match pixmap.save_png(&args.png) {
+        Ok(()) => println!("wrote {}", args.png),
+        Err(e) => {
+            eprintln!("could not write {}: {e}", args.png);
+            std::process::exit(1);
+        }
+    }
+}
+
+fn window(scene: &mut Scene, args: &Args) {
+    use minifb::{Key, Window, WindowOptions};
+    let title = format!("sapwood physics back-end: {} (Esc quits)", args.scene);
+    let mut window = match Window::new(&title, WIDTH as usize, HEIGHT as usize, WindowOptions::default()) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!(
+                "could not open a window ({e}).\nRun headless instead:\n  cargo run --release --example physics_backend -- --headless --scene {} --png {}",
+                args.scene, args.png
+            );
+            std::process::exit(1);
+        }
+    };
+    window.set_target_fps(60);
+    let mut pixmap = Pixmap::new(WIDTH, HEIGHT).expect("non-zero size");
+    let mut buffer = Vec::new();
+    while window.is_open() && !window.is_key_down(Key::Escape) {
+        scene.step();
+        render::draw(&scene.stepper, scene.view, &mut pixmap);
+        render::to_0rgb(&pixmap, &mut buffer);
+        if window.update_with_buffer(&buffer, WIDTH as usize, HEIGHT as usize).is_err() {
+            break;
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! The example's scenes. Sizes are in metres, gravity 10 m/s².
+
+use sapwood::{Pose, Shape, Vec2};
+
+use crate::solver::{BodyDesc, Stepper};
+
+/// Half-size of the pyramid's boxes.
+pub const PYRAMID_BOX: f32 = 0.5;
+
+/// A static floor whose top is at y = 0.
+pub fn ground(stepper: &mut Stepper, half_width: f32) -> usize {
+    let shape = Shape::cuboid(Vec2::new(half_width, 1.0)).expect("valid box");
+    stepper.add(BodyDesc::new(shape, Pose::from_translation(Vec2::new(0.0, -1.0))).fixed())
+}
+
+/// A pyramid of `rows` rows of unit boxes on the ground, each box initially exactly touching
+/// its neighbours. Returns the body indices row by row, bottom first; the last is the top box.
+pub fn pyramid(stepper: &mut Stepper, rows: usize) -> Vec<usize> {
+    ground(stepper, 40.0);
+    let shape = Shape::cuboid(Vec2::splat(PYRAMID_BOX)).expect("valid box");
+    let size = 2.0 * PYRAMID_BOX;
+    let mut ids = Vec::new();
+    for row in 0..rows {
+        let n = rows - row;
+        for k in 0..n {
+            let x = (k as f32 - 0.5 * (n - 1) as f32) * size;
+            let y = PYRAMID_BOX + row as f32 * size;
+            ids.push(stepper.add(BodyDesc::new(shape, Pose::from_translation(Vec2::new(x, y)))));
+        }
+    }
+    ids
+}
+
+/// A column of `rows` unit boxes standing on each other at x = 0 (place a ground first).
+pub fn column(stepper: &mut Stepper, rows: usize) -> Vec<usize> {
+    let shape = Shape::cuboid(Vec2::splat(PYRAMID_BOX)).expect("valid box");
+    (0..rows)
+        .map(|row| {
+            let y = PYRAMID_BOX + row as f32 * 2.0 * PYRAMID_BOX;
+            stepper.add(BodyDesc::new(shape, Pose::from_translation(Vec2::new(0.0, y))))
+        })
+        .collect()
+}
+
+/// A tiny deterministic generator for the scenes' variety.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// Uniform in `[lo, hi)`.
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        lo + (hi - lo) * ((self.0 >> 40) as f32 / (1u64 << 24) as f32)
+    }
+}
+
+/// Static walls and floor of a container `2 * half_width` wide and `height` high.
+fn container(stepper: &mut Stepper, half_width: f32, height: f32) {
+    ground(stepper, half_width + 1.0);
+    let wall = Shape::cuboid(Vec2::new(0.5, 0.5 * height)).expect("valid box");
+    for x in [-half_width - 0.5, half_width + 0.5] {
+        stepper.add(BodyDesc::new(wall, Pose::from_translation(Vec2::new(x, 0.5 * height))).fixed());
+    }
+}
+
+/// Circles and capsules dropped in a heap into a container.
+pub fn pile(stepper: &mut Stepper) {
+    container(stepper, 8.0, 12.0);
+    let mut rng = Lcg(7);
+    for row in 0..14 {
+        for k in 0..12 {
+            let pos = Vec2::new(-6.6 + k as f32 * 1.2 + rng.range(-0.1, 0.1), 1.0 + row as f32 * 1.3);
+            let shape = if (row + k) % 2 == 0 {
+                Shape::circle(rng.range(0.3, 0.55)).expect("valid circle")
+            } else {
+                let half = rng.range(0.2, 0.5);
+                Shape::capsule(Vec2::new(-half, 0.0), Vec2::new(half, 0.0), rng.range(0.15, 0.3))
+                    .expect("valid capsule")
+            };
+            let mut desc = BodyDesc::new(shape, Pose::new(pos, rng.range(-3.0, 3.0)));
+            desc.restitution = 0.1;
+            stepper.add(desc);
+        }
+    }
+}
+
+/// The pour scene's container, empty; call [`pour_one`] to add polygons.
+pub fn pour_container(stepper: &mut Stepper) {
+    container(stepper, 6.0, 10.0);
+}
+
+/// Drops one random convex polygon (3–8 vertices) from the spout above the container.
+pub fn pour_one(stepper: &mut Stepper, rng: &mut Lcg) {
+    let n = 3 + (rng.range(0.0, 6.0) as usize).min(5);
+    let scale = rng.range(0.3, 0.55);
+    let points: Vec<Vec2> = (0..n)
+        .map(|i| {
+            let a = (i as f32 + rng.range(-0.3, 0.3)) * std::f32::consts::TAU / n as f32;
+            scale * rng.range(0.75, 1.0) * Vec2::new(a.cos(), a.sin())
+        })
+        .collect();
+    let shape = Shape::polygon(&points, 0.0).expect("points on a circle make a convex polygon");
+    let pos = Vec2::new(rng.range(-1.0, 1.0), 13.0);
+    let mut desc = BodyDesc::new(shape, Pose::new(pos, rng.range(-3.0, 3.0)));
+    desc.restitution = 0.05;
+    let i = stepper.add(desc);
+    stepper.bodies[i].velocity = Vec2::new(rng.range(-2.0, 2.0), -4.0);
+}

@@ -1,0 +1,485 @@
+//! A small 2D rigid-body stepper that uses sapwood only through its public world API.
+//!
+//! It lives in the example (and is included by `tests/pyramid.rs`), not in the library: sapwood
+//! is a collision back-end, and this file shows what a physics engine on top of it reads and
+//! writes each step.
+//!
+//! ```text
+//!  per frame, `substeps` times (h = dt / substeps):
+//!   world.contacts() ──▶ constraints (normal a→b, points, depth, feature id)
+//!                        warm start: impulses of last substep, keyed by (a, b, feature id)
+//!   integrate velocities (gravity)
+//!   warm start, then sequential impulses: friction and normal per point (Catto, GDC 2006)
+//!   integrate positions
+//!   position correction: non-linear Gauss-Seidel on the contact separations (Box2D v2.4)
+//!   store accumulated impulses by (a, b, feature id)
+//!   world.set_pose(every moving body); world.step()
+//! ```
+//!
+//! The pose origin of every body is its centre of mass: [`Stepper::add`] re-centres shapes
+//! whose centroid is off the origin.
+
+use std::collections::HashMap;
+
+use sapwood::{ColliderDesc, ColliderId, Contact, Pose, RawColliderId, Rot, Shape, Vec2, World};
+
+/// Tuning of the stepper.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Gravity acceleration.
+    pub gravity: Vec2,
+    /// Collision + solve rounds per frame.
+    pub substeps: u32,
+    /// Sequential-impulse sweeps per substep.
+    pub velocity_iterations: u32,
+    /// Non-linear Gauss-Seidel sweeps per substep.
+    pub position_iterations: u32,
+    /// Fraction of the remaining penetration removed per position sweep.
+    pub baumgarte: f32,
+    /// Penetration allowed without correction: keeps resting contacts touching, so that their
+    /// manifolds (and feature ids) persist from step to step.
+    pub slop: f32,
+    /// Largest position correction per point and sweep.
+    pub max_correction: f32,
+    /// Approach speed below which contacts do not bounce.
+    pub restitution_threshold: f32,
+    /// Whether accumulated impulses are carried over (off only to measure what it is worth).
+    pub warm_starting: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            gravity: Vec2::new(0.0, -10.0),
+            substeps: 4,
+            velocity_iterations: 8,
+            position_iterations: 2,
+            baumgarte: 0.2,
+            slop: 0.005,
+            max_correction: 0.2,
+            restitution_threshold: 1.0,
+            warm_starting: true,
+        }
+    }
+}
+
+/// What [`Stepper::add`] needs.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyDesc {
+    /// The shape, any origin (re-centred on its centre of mass).
+    pub shape: Shape,
+    /// Where the shape's local origin is.
+    pub pose: Pose,
+    /// Mass per unit area; 0 makes the body static.
+    pub density: f32,
+    /// Coulomb friction coefficient (combined by geometric mean).
+    pub friction: f32,
+    /// Bounciness (combined by maximum).
+    pub restitution: f32,
+}
+
+impl BodyDesc {
+    /// A moving body of density 1, friction 0.6, no bounce.
+    pub fn new(shape: Shape, pose: Pose) -> Self {
+        Self { shape, pose, density: 1.0, friction: 0.6, restitution: 0.0 }
+    }
+
+    /// The same, static.
+    pub fn fixed(mut self) -> Self {
+        self.density = 0.0;
+        self
+    }
+}
+
+/// One rigid body. The collider's pose is `(position, angle)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Body {
+    /// The shape, centred on the centre of mass.
+    pub shape: Shape,
+    /// Centre of mass.
+    pub position: Vec2,
+    /// Rotation angle (unwrapped: it is integrated, never reduced).
+    pub angle: f32,
+    /// Linear velocity.
+    pub velocity: Vec2,
+    /// Angular velocity.
+    pub angular_velocity: f32,
+    /// 0 for static bodies.
+    pub inv_mass: f32,
+    /// 0 for static bodies.
+    pub inv_inertia: f32,
+    /// Friction coefficient.
+    pub friction: f32,
+    /// Restitution.
+    pub restitution: f32,
+    /// The collider in the world.
+    pub collider: ColliderId,
+}
+
+impl Body {
+    /// The collider pose.
+    pub fn pose(&self) -> Pose {
+        Pose { p: self.position, q: Rot::from_angle(self.angle) }
+    }
+
+    /// Whether the body moves.
+    pub fn is_dynamic(&self) -> bool {
+        self.inv_mass > 0.0
+    }
+}
+
+/// Mass, centroid and rotational inertia about the centroid of a shape of density 1.
+pub fn mass_properties(shape: &Shape) -> (f32, Vec2, f32) {
+    use std::f32::consts::PI;
+    match shape {
+        Shape::Circle(c) => {
+            let m = PI * c.radius * c.radius;
+            (m, Vec2::ZERO, 0.5 * m * c.radius * c.radius)
+        }
+        Shape::Cuboid(b) => {
+            let h = b.half_extents;
+            let m = 4.0 * h.x * h.y;
+            (m, Vec2::ZERO, m * (h.x * h.x + h.y * h.y) / 3.0)
+        }
+        Shape::Capsule(c) => {
+            // A rectangle 2r × L plus a disc split in two halves at the ends (Box2D's
+            // b2ComputeCapsuleMass): each half's centroid sits 4r/3π beyond its end.
+            let (r, len) = (c.radius, (c.b - c.a).length());
+            let (rect, disc) = (2.0 * r * len, PI * r * r);
+            let lc = 4.0 * r / (3.0 * PI);
+            let h = 0.5 * len;
+            let i_rect = rect * (len * len + 4.0 * r * r) / 12.0;
+            let i_disc = disc * (0.5 * r * r + h * h + 2.0 * h * lc);
+            (rect + disc, 0.5 * (c.a + c.b), i_rect + i_disc)
+        }
+        Shape::Polygon(p) => {
+            // Triangle fan from the first vertex. A rounded polygon is approximated by pushing
+            // each vertex out along its corner bisector (Box2D v3's b2ComputePolygonMass).
+            let vs = p.vertices();
+            let n = vs.len();
+            let mut pts = [Vec2::ZERO; 8];
+            for i in 0..n {
+                let prev = p.normals()[(i + n - 1) % n];
+                let bisector = (prev + p.normals()[i]).normalize_or_zero();
+                pts[i] = vs[i] + std::f32::consts::SQRT_2 * p.radius() * bisector;
+            }
+            let origin = pts[0];
+            let (mut area, mut center, mut inertia) = (0.0, Vec2::ZERO, 0.0);
+            for i in 1..n - 1 {
+                let (e1, e2) = (pts[i] - origin, pts[i + 1] - origin);
+                let a = 0.5 * e1.perp_dot(e2);
+                area += a;
+                center += a * (e1 + e2) / 3.0;
+                let intx2 = e1.x * e1.x + e2.x * e1.x + e2.x * e2.x;
+                let inty2 = e1.y * e1.y + e2.y * e1.y + e2.y * e2.y;
+                inertia += (0.25 / 3.0 * e1.perp_dot(e2)) * (intx2 + inty2);
+            }
+            let c = center / area;
+            // `inertia` is about `origin`; move it to the centroid.
+            (area, origin + c, inertia - area * c.length_squared())
+        }
+    }
+}
+
+/// `shape` moved by `-offset` in its local frame.
+fn shifted(shape: &Shape, offset: Vec2) -> Shape {
+    match shape {
+        Shape::Capsule(c) => Shape::capsule(c.a - offset, c.b - offset, c.radius).expect("a moved capsule is valid"),
+        Shape::Polygon(p) => {
+            let pts: Vec<Vec2> = p.vertices().iter().map(|v| *v - offset).collect();
+            Shape::polygon(&pts, p.radius()).expect("a moved polygon is valid")
+        }
+        _ => *shape,
+    }
+}
+
+/// One contact point of a constraint.
+#[derive(Clone, Copy, Debug, Default)]
+struct Point {
+    /// Anchors from the centres of mass at the start of the substep (world frame).
+    ra: Vec2,
+    rb: Vec2,
+    /// `-depth` at the start of the substep.
+    separation: f32,
+    normal_mass: f32,
+    tangent_mass: f32,
+    /// Accumulated impulses.
+    normal_impulse: f32,
+    tangent_impulse: f32,
+    /// Target normal velocity from restitution.
+    bounce: f32,
+    id: u32,
+}
+
+/// One manifold turned into a velocity/position constraint.
+#[derive(Clone, Copy, Debug)]
+struct Constraint {
+    a: usize,
+    b: usize,
+    key: (RawColliderId, RawColliderId),
+    normal: Vec2,
+    friction: f32,
+    points: [Point; 2],
+    count: usize,
+}
+
+/// Counters of the last frame, for the example's printout and the tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    /// Contact points solved (summed over substeps).
+    pub points: usize,
+    /// Of those, how many found last substep's impulse under the same (pair, feature id).
+    pub warm_hits: usize,
+}
+
+/// The world, the bodies and the solver's scratch data.
+pub struct Stepper {
+    /// The collision world (public so that the example can read contacts for drawing).
+    pub world: World,
+    /// All bodies, in insertion order.
+    pub bodies: Vec<Body>,
+    /// Tuning.
+    pub settings: Settings,
+    /// Counters of the last frame.
+    pub stats: Stats,
+    /// `body_of[collider slot]` is the body index.
+    body_of: Vec<u32>,
+    /// Per-substep constraints, reused.
+    constraints: Vec<Constraint>,
+    /// Accumulated (normal, tangent) impulses of the last substep, keyed by the ordered
+    /// collider pair of the contact record and the point's feature id. Written fresh every
+    /// substep, so only features that still touch carry their impulse over.
+    warm: HashMap<(RawColliderId, RawColliderId, u32), (f32, f32)>,
+    /// Body poses at the start of the substep, for the position solver's separation estimate.
+    start: Vec<(Vec2, f32)>,
+}
+
+impl Default for Stepper {
+    fn default() -> Self {
+        Self::new(Settings::default())
+    }
+}
+
+impl Stepper {
+    /// An empty scene.
+    pub fn new(settings: Settings) -> Self {
+        Self {
+            world: World::new(),
+            bodies: Vec::new(),
+            settings,
+            stats: Stats::default(),
+            body_of: Vec::new(),
+            constraints: Vec::new(),
+            warm: HashMap::new(),
+            start: Vec::new(),
+        }
+    }
+
+    /// Adds a body and its collider; returns the body index.
+    pub fn add(&mut self, desc: BodyDesc) -> usize {
+        let (area, centroid, inertia) = mass_properties(&desc.shape);
+        let shape = if centroid.length() > 1e-6 { shifted(&desc.shape, centroid) } else { desc.shape };
+        let position = desc.pose.transform_point(centroid);
+        let angle = desc.pose.q.angle();
+        let (inv_mass, inv_inertia) =
+            if desc.density > 0.0 { (1.0 / (desc.density * area), 1.0 / (desc.density * inertia)) } else { (0.0, 0.0) };
+        let mut collider_desc = ColliderDesc::new(shape, Pose { p: position, q: desc.pose.q });
+        if inv_mass == 0.0 {
+            collider_desc = collider_desc.fixed();
+        }
+        let collider = self.world.insert(collider_desc).expect("scene bodies are valid colliders");
+        let index = self.bodies.len();
+        let slot = collider.index() as usize;
+        if self.body_of.len() <= slot {
+            self.body_of.resize(slot + 1, u32::MAX);
+        }
+        self.body_of[slot] = index as u32;
+        self.bodies.push(Body {
+            shape,
+            position,
+            angle,
+            velocity: Vec2::ZERO,
+            angular_velocity: 0.0,
+            inv_mass,
+            inv_inertia,
+            friction: desc.friction,
+            restitution: desc.restitution,
+            collider,
+        });
+        index
+    }
+
+    /// Advances by `dt` seconds in `settings.substeps` substeps.
+    pub fn step(&mut self, dt: f32) {
+        self.stats = Stats::default();
+        let h = dt / self.settings.substeps as f32;
+        // Contacts of bodies added since the last call.
+        self.world.step();
+        for _ in 0..self.settings.substeps {
+            self.substep(h);
+        }
+    }
+
+    fn substep(&mut self, h: f32) {
+        let s = self.settings;
+        self.start.clear();
+        self.start.extend(self.bodies.iter().map(|b| (b.position, b.angle)));
+        self.build_constraints();
+        for b in self.bodies.iter_mut().filter(|b| b.is_dynamic()) {
+            b.velocity += s.gravity * h;
+        }
+        if s.warm_starting {
+            for c in &self.constraints {
+                let tangent = c.normal.perp();
+                for p in &c.points[..c.count] {
+                    apply(&mut self.bodies, c, p.ra, p.rb, p.normal_impulse * c.normal + p.tangent_impulse * tangent);
+                }
+            }
+        }
+        for _ in 0..s.velocity_iterations {
+            for i in 0..self.constraints.len() {
+                solve_velocity(&mut self.bodies, &mut self.constraints[i]);
+            }
+        }
+        for b in self.bodies.iter_mut().filter(|b| b.is_dynamic()) {
+            b.position += h * b.velocity;
+            b.angle += h * b.angular_velocity;
+        }
+        for _ in 0..s.position_iterations {
+            for c in &self.constraints {
+                solve_position(&mut self.bodies, &self.start, c, &s);
+            }
+        }
+        self.warm.clear();
+        for c in &self.constraints {
+            for p in &c.points[..c.count] {
+                self.warm.insert((c.key.0, c.key.1, p.id), (p.normal_impulse, p.tangent_impulse));
+            }
+        }
+        for b in self.bodies.iter().filter(|b| b.is_dynamic()) {
+            self.world.set_pose(b.collider, b.pose()).expect("bodies stay within the world's range");
+        }
+        self.world.step();
+    }
+
+    /// One constraint per touching pair of `world.contacts()`: the manifold's normal points from
+    /// the contact's `a` to its `b`, each point is the midpoint between the surfaces with its
+    /// own depth, and its feature id finds last substep's impulse.
+    fn build_constraints(&mut self) {
+        self.constraints.clear();
+        let contacts: &[Contact] = self.world.contacts();
+        for contact in contacts {
+            let a = self.body_of[contact.a.index as usize] as usize;
+            let b = self.body_of[contact.b.index as usize] as usize;
+            let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+            let m = &contact.manifold;
+            let n = m.normal;
+            let t = n.perp();
+            let mut c = Constraint {
+                a,
+                b,
+                key: (contact.a, contact.b),
+                normal: n,
+                friction: (ba.friction * bb.friction).sqrt(),
+                points: [Point::default(); 2],
+                count: m.count as usize,
+            };
+            let restitution = ba.restitution.max(bb.restitution);
+            for (k, mp) in m.points().iter().enumerate() {
+                let (ra, rb) = (mp.point - ba.position, mp.point - bb.position);
+                let k_mass = |dir: Vec2| {
+                    let (rna, rnb) = (ra.perp_dot(dir), rb.perp_dot(dir));
+                    let k = ba.inv_mass + bb.inv_mass + ba.inv_inertia * rna * rna + bb.inv_inertia * rnb * rnb;
+                    if k > 0.0 { 1.0 / k } else { 0.0 }
+                };
+                let vn = relative_velocity(ba, bb, ra, rb).dot(n);
+                let (normal_impulse, tangent_impulse) = if self.settings.warm_starting {
+                    self.warm.get(&(contact.a, contact.b, mp.id)).copied().unwrap_or((0.0, 0.0))
+                } else {
+                    (0.0, 0.0)
+                };
+                self.stats.points += 1;
+                self.stats.warm_hits += usize::from(self.warm.contains_key(&(contact.a, contact.b, mp.id)));
+                c.points[k] = Point {
+                    ra,
+                    rb,
+                    separation: -mp.depth,
+                    normal_mass: k_mass(n),
+                    tangent_mass: k_mass(t),
+                    normal_impulse,
+                    tangent_impulse,
+                    bounce: if vn < -self.settings.restitution_threshold { -restitution * vn } else { 0.0 },
+                    id: mp.id,
+                };
+            }
+            self.constraints.push(c);
+        }
+    }
+}
+
+/// Velocity of B's anchor relative to A's.
+#[inline]
+fn relative_velocity(a: &Body, b: &Body, ra: Vec2, rb: Vec2) -> Vec2 {
+    (b.velocity + b.angular_velocity * rb.perp()) - (a.velocity + a.angular_velocity * ra.perp())
+}
+
+/// Applies impulse `p` to B at `rb` and `-p` to A at `ra`.
+#[inline]
+fn apply(bodies: &mut [Body], c: &Constraint, ra: Vec2, rb: Vec2, p: Vec2) {
+    let a = &mut bodies[c.a];
+    a.velocity -= a.inv_mass * p;
+    a.angular_velocity -= a.inv_inertia * ra.perp_dot(p);
+    let b = &mut bodies[c.b];
+    b.velocity += b.inv_mass * p;
+    b.angular_velocity += b.inv_inertia * rb.perp_dot(p);
+}
+
+/// One sequential-impulse sweep over a manifold: friction first (bounded by the normal impulse
+/// of the last sweep), then the non-penetration impulse, both clamped on the accumulated value.
+fn solve_velocity(bodies: &mut [Body], c: &mut Constraint) {
+    let (n, t) = (c.normal, c.normal.perp());
+    for k in 0..c.count {
+        let p = c.points[k];
+        let vt = relative_velocity(&bodies[c.a], &bodies[c.b], p.ra, p.rb).dot(t);
+        let max = c.friction * p.normal_impulse;
+        let new = (p.tangent_impulse - p.tangent_mass * vt).clamp(-max, max);
+        let delta = new - p.tangent_impulse;
+        c.points[k].tangent_impulse = new;
+        apply(bodies, c, p.ra, p.rb, delta * t);
+    }
+    for k in 0..c.count {
+        let p = c.points[k];
+        let vn = relative_velocity(&bodies[c.a], &bodies[c.b], p.ra, p.rb).dot(n);
+        let new = (p.normal_impulse - p.normal_mass * (vn - p.bounce)).max(0.0);
+        let delta = new - p.normal_impulse;
+        c.points[k].normal_impulse = new;
+        apply(bodies, c, p.ra, p.rb, delta * n);
+    }
+}
+
+/// One non-linear Gauss-Seidel sweep: the current separation is the start separation plus how
+/// far the anchors have moved apart along the normal (anchors rotate with their bodies), and
+/// positions are pushed apart directly.
+fn solve_position(bodies: &mut [Body], start: &[(Vec2, f32)], c: &Constraint, s: &Settings) {
+    let n = c.normal;
+    for p in &c.points[..c.count] {
+        let (a, b) = (bodies[c.a], bodies[c.b]);
+        let ra = Rot::from_angle(a.angle - start[c.a].1).rotate(p.ra);
+        let rb = Rot::from_angle(b.angle - start[c.b].1).rotate(p.rb);
+        let moved = (b.position - start[c.b].0 + rb - p.rb) - (a.position - start[c.a].0 + ra - p.ra);
+        let separation = p.separation + moved.dot(n);
+        let correction = (s.baumgarte * (separation + s.slop)).clamp(-s.max_correction, 0.0);
+        let (rna, rnb) = (ra.perp_dot(n), rb.perp_dot(n));
+        let k = a.inv_mass + b.inv_mass + a.inv_inertia * rna * rna + b.inv_inertia * rnb * rnb;
+        if k <= 0.0 {
+            continue;
+        }
+        let impulse = n * (-correction / k);
+        let a = &mut bodies[c.a];
+        a.position -= a.inv_mass * impulse;
+        a.angle -= a.inv_inertia * ra.perp_dot(impulse);
+        let b = &mut bodies[c.b];
+        b.position += b.inv_mass * impulse;
+        b.angle += b.inv_inertia * rb.perp_dot(impulse);
+    }
+}

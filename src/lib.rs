@@ -41,5 +41,6 @@ pub use shape::{Capsule, Circle, Cuboid, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE, P
 pub use storage::{ColliderId, Filter, RawColliderId};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{
-    ColliderDesc, Contact, Event, EventKind, MAX_COORDINATE, QueryFilter, RayCastHit, World, WorldConfig, WorldError,
+    ColliderDesc, Contact, Event, EventKind, MAX_COORDINATE, QueryFilter, RayCastHit, StepTimings, World, WorldConfig,
+    WorldError,
 };

@@ -1,5 +1,5 @@
 //! A steady-state step allocates nothing: a counting global allocator watches a full period of
-//! a periodic scene after two periods of warm-up (which size every scratch buffer).
+//! a periodic scene (stepped and queried) after three periods of warm-up (which size every scratch buffer).
 
 mod common;
 
@@ -46,12 +46,29 @@ fn steady_state_step_allocates_nothing() {
             scene.world.step();
         }
         assert!(!scene.world.contacts().is_empty());
-        COUNTING.store(true, Ordering::SeqCst);
+        let mut hits = Vec::with_capacity(4096);
+        let query = |world: &sapwood::World, hits: &mut Vec<sapwood::ColliderId>| {
+            // Queries flush the movers' query tree: steady state must not allocate there either.
+            let filter = sapwood::QueryFilter::default();
+            hits.clear();
+            world.query_aabb(&sapwood::Aabb::new(sapwood::Vec2::ZERO, sapwood::Vec2::splat(30.0)), &filter, hits);
+            let ray = sapwood::Ray::new(sapwood::Vec2::ZERO, sapwood::Vec2::new(1.0, 0.7).normalize());
+            world.ray_cast(&ray, 100.0, &filter).is_some()
+        };
         for t in 2 * common::PERIOD..3 * common::PERIOD {
             common::animate(&mut scene, t);
             scene.world.step();
+            query(&scene.world, &mut hits);
+        }
+        COUNTING.store(true, Ordering::SeqCst);
+        let mut any_hit = false;
+        for t in 3 * common::PERIOD..4 * common::PERIOD {
+            common::animate(&mut scene, t);
+            scene.world.step();
+            any_hit |= query(&scene.world, &mut hits);
         }
         COUNTING.store(false, Ordering::SeqCst);
         assert_eq!(ALLOCS.load(Ordering::SeqCst), 0, "allocations during steady-state steps");
+        assert!(any_hit && !hits.is_empty(), "the queries must find something to mean anything");
     });
 }

@@ -18,9 +18,12 @@
 //! Touching pairs additionally own an entry in the dense, `Pod` contacts array that
 //! [`World::contacts`] exposes.
 
+mod mover_tree;
 mod query;
 
 pub use query::{QueryFilter, RayCastHit};
+
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -199,6 +202,27 @@ pub struct Event {
     pub kind: EventKind,
 }
 
+/// Wall-clock time of each phase of one [`World::step`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepTimings {
+    /// (a) Tight boxes of moved colliders and the escape test.
+    pub aabbs: Duration,
+    /// (b) Broad-phase update and candidate pairs begun/ended.
+    pub broad_phase: Duration,
+    /// (c) Manifolds of the pairs of moved colliders and their application.
+    pub narrow_phase: Duration,
+    /// (d) Sorting the events.
+    pub events: Duration,
+}
+
+impl StepTimings {
+    /// The whole step.
+    #[must_use]
+    pub fn total(&self) -> Duration {
+        self.aabbs + self.broad_phase + self.narrow_phase + self.events
+    }
+}
+
 /// A candidate pair: fat boxes overlap and filters allow it.
 #[derive(Clone, Copy, Debug)]
 struct PairSlot {
@@ -240,7 +264,7 @@ pub struct World {
     /// Broad phase for moving colliders that are not very large.
     movers: Box<dyn BroadPhase>,
     /// The same movers by fat box, for scene queries and for tree residents' pair searches.
-    mover_tree: DynamicTree,
+    mover_tree: mover_tree::MoverTree,
     /// Static and very large colliders.
     tree: DynamicTree,
 
@@ -255,6 +279,7 @@ pub struct World {
     /// Events raised by removals since the last step, reported with the next step's.
     pending_events: Vec<Event>,
     stamp: u32,
+    timings: StepTimings,
     /// Slots removed since the last step, made reusable once the broad phase has seen the
     /// removal (see `Columns::release`).
     released: Vec<u32>,
@@ -317,7 +342,7 @@ impl World {
             config,
             cols: Columns::default(),
             movers: config.broad_phase.build(),
-            mover_tree: DynamicTree::new(0.0),
+            mover_tree: mover_tree::MoverTree::default(),
             tree: DynamicTree::new(0.0),
             pairs: Vec::new(),
             free_pairs: Vec::new(),
@@ -327,6 +352,7 @@ impl World {
             events: Vec::new(),
             pending_events: Vec::new(),
             stamp: 0,
+            timings: StepTimings::default(),
             released: Vec::new(),
             moved: Vec::new(),
             moved_aabbs: Vec::new(),
@@ -446,7 +472,7 @@ impl World {
                 self.tree.remove(slot);
             } else {
                 self.movers.remove(slot);
-                self.mover_tree.remove(slot);
+                self.mover_tree.touch(slot);
             }
         }
         while self.cols.pair_head[s] != NONE {
@@ -578,13 +604,25 @@ impl World {
 
     /// Advances the world: update AABBs → update the broad phase → narrow phase → events.
     pub fn step(&mut self) {
+        let t0 = Instant::now();
         self.stamp = self.stamp.wrapping_add(1);
         self.events.clear();
         self.events.append(&mut self.pending_events);
         self.update_aabbs();
+        let t1 = Instant::now();
         self.update_broad_phase();
+        let t2 = Instant::now();
         self.narrow_phase();
+        let t3 = Instant::now();
         self.events.sort_unstable();
+        self.timings =
+            StepTimings { aabbs: t1 - t0, broad_phase: t2 - t1, narrow_phase: t3 - t2, events: t3.elapsed() };
+    }
+
+    /// Wall-clock time of each phase of the last [`World::step`], for profiling and HUDs.
+    #[must_use]
+    pub fn last_step_timings(&self) -> StepTimings {
+        self.timings
     }
 
     /// (a) Tight boxes of moved colliders in parallel, then the serial escape test.
@@ -629,7 +667,7 @@ impl World {
                     self.tree.remove(slot);
                 } else {
                     self.movers.remove(slot);
-                    self.mover_tree.remove(slot);
+                    self.mover_tree.touch(slot);
                 }
             }
             if wants_tree {
@@ -655,8 +693,9 @@ impl World {
     fn update_broad_phase(&mut self) {
         self.movers.insert_batch(&self.escaped_inserts);
         self.movers.update_batch(&self.escaped_updates);
-        self.mover_tree.insert_batch(&self.escaped_inserts);
-        self.mover_tree.update_batch(&self.escaped_updates);
+        for &(slot, _) in self.escaped_inserts.iter().chain(&self.escaped_updates) {
+            self.mover_tree.touch(slot);
+        }
         self.began.clear();
         self.ended.clear();
         self.movers.update_pairs(&mut self.began, &mut self.ended);
@@ -672,7 +711,11 @@ impl World {
             self.query_hits.clear();
             self.tree.query_aabb(&fat, &mut self.query_hits);
             if self.cols.flags[s] & flags::IN_TREE != 0 {
-                self.mover_tree.query_aabb(&fat, &mut self.query_hits);
+                let hits = &mut self.query_hits;
+                self.mover_tree.get_mut(&self.cols).query(&fat, |id| {
+                    hits.push(id);
+                    true
+                });
             }
             for &other in &self.query_hits {
                 let o = other as usize;
@@ -740,8 +783,11 @@ impl World {
                 p = pair.next[Self::end_of(pair, slot)];
             }
         }
+        // No sort needed: the moved list is sorted and each collider's pair list is in creation
+        // order, itself canonical (began pairs are created in sorted order), so the queue and
+        // with it the contacts array come out the same for any thread count and after a
+        // snapshot round trip. Events are sorted once at the end of the step.
         let pairs = &self.pairs;
-        self.queue.sort_unstable_by_key(|&p| pairs[p as usize].ids);
 
         let cols = &self.cols;
         self.queue

@@ -55,7 +55,8 @@ impl World {
 
     /// Visits the slots whose tight box overlaps `aabb` and pass `filter`, in both trees.
     fn for_each_in_aabb(&self, aabb: &Aabb, filter: &QueryFilter, mut f: impl FnMut(u32)) {
-        for tree in [&self.mover_tree, &self.tree] {
+        let movers = self.mover_tree.read(&self.cols);
+        for tree in [&**movers, &self.tree] {
             tree.query(aabb, |slot| {
                 if self.accepts(slot, filter) && self.cols.aabb[slot as usize].overlaps(aabb) {
                     f(slot);
@@ -118,7 +119,8 @@ impl World {
             return None;
         }
         let mut best: Option<RayCastHit> = None;
-        for tree in [&self.mover_tree, &self.tree] {
+        let movers = self.mover_tree.read(&self.cols);
+        for tree in [&**movers, &self.tree] {
             let hit = tree.ray_cast_closest(ray, max_t, |slot, _| {
                 if !self.accepts(slot, filter) {
                     return None;
@@ -141,7 +143,8 @@ impl World {
             return;
         }
         let start = out.len();
-        for tree in [&self.mover_tree, &self.tree] {
+        let movers = self.mover_tree.read(&self.cols);
+        for tree in [&**movers, &self.tree] {
             tree.ray_cast_all(ray, max_t, |slot, _| {
                 if self.accepts(slot, filter)
                     && let Some(h) = self.shape_ray_cast(slot, ray, max_t)

@@ -787,7 +787,9 @@ impl World {
         }
         self.tree.insert_batch(&in_tree);
         self.movers.insert_batch(&movers);
-        self.mover_tree.insert_batch(&movers);
+        for &(slot, _) in &movers {
+            self.mover_tree.touch(slot);
+        }
         let mut found = std::mem::take(&mut self.began);
         found.clear();
         if !movers.is_empty() {
@@ -799,7 +801,11 @@ impl World {
         for &(slot, fat) in &in_tree {
             self.query_hits.clear();
             self.tree.query_aabb(&fat, &mut self.query_hits);
-            self.mover_tree.query_aabb(&fat, &mut self.query_hits);
+            let hits = &mut self.query_hits;
+            self.mover_tree.get_mut(&self.cols).query(&fat, |id| {
+                hits.push(id);
+                true
+            });
             found.extend(self.query_hits.iter().filter(|&&o| o != slot).map(|&o| crate::broad::pair(slot, o)));
         }
         let cols = &self.cols;

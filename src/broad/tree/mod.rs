@@ -132,6 +132,9 @@ pub struct DynamicTree {
     node_count: u32,
     leaf_count: u32,
     margin: f32,
+    /// Set once a caller chose a leaf's fat box itself ([`DynamicTree::update_with_fat`]):
+    /// from then on node boxes and tight boxes may differ even with margin 0.
+    caller_fat: bool,
     strategy: InsertStrategy,
     /// Whether inserts and removals rotate; only the tests turn it off, to measure what the
     /// rotations buy under churn (DESIGN.md's trap: trees degrade without them).
@@ -149,6 +152,7 @@ pub struct DynamicTree {
     dirty_ids: Vec<u32>,
 
     /// Scratch: the branch-and-bound stack of (node, inherited cost), reused by every insert.
+    /// Sized up front (2 KiB) so that a rare deeper search in steady state does not allocate.
     insert_stack: Vec<(u32, f32)>,
     /// Scratch: pairs found by re-querying dirty leaves in `update_pairs`.
     new_pairs: Vec<Pair>,
@@ -178,6 +182,7 @@ impl DynamicTree {
             node_count: 0,
             leaf_count: 0,
             margin,
+            caller_fat: false,
             strategy: InsertStrategy::BranchAndBound,
             rotations: true,
             leaf_of: Vec::new(),
@@ -185,7 +190,7 @@ impl DynamicTree {
             prev_pairs: Vec::new(),
             dirty: Vec::new(),
             dirty_ids: Vec::new(),
-            insert_stack: Vec::new(),
+            insert_stack: Vec::with_capacity(256),
             new_pairs: Vec::new(),
             merged: Vec::new(),
             build: build::Scratch::default(),
@@ -278,7 +283,7 @@ impl DynamicTree {
     /// Whether leaves can be tested by their node box alone (fat == tight).
     #[inline]
     fn exact_leaves(&self) -> bool {
-        self.margin == 0.0
+        self.margin == 0.0 && !self.caller_fat
     }
 
     fn ensure_id(&mut self, id: u32) {
@@ -348,6 +353,31 @@ impl DynamicTree {
         self.leaf_of[id as usize] = NULL;
         self.leaf_count -= 1;
         self.mark_dirty(id);
+        true
+    }
+
+    /// Like [`DynamicTree::update`] (or an insert for an absent id), but a leaf that must move is
+    /// re-inserted with the caller's `fat` box (which must contain `aabb`) rather than `aabb`
+    /// grown by the tree's margin: for callers that size fat boxes per object. The world keeps
+    /// its movers' query tree this way, with fat boxes twice as loose as the SAP's, so that the
+    /// tree is re-inserted into less often than the SAP's endpoints move.
+    pub fn update_with_fat(&mut self, id: u32, aabb: Aabb, fat: Aabb) -> bool {
+        debug_assert!(fat.contains(&aabb));
+        self.caller_fat = true;
+        let Some(leaf) = self.leaf(id) else {
+            let leaf = self.new_leaf(id, aabb);
+            self.nodes[leaf as usize].aabb = fat;
+            self.insert_leaf(leaf);
+            return true;
+        };
+        self.tight[id as usize] = aabb;
+        self.mark_dirty(id);
+        if self.nodes[leaf as usize].aabb.contains(&aabb) {
+            return false;
+        }
+        self.unlink_leaf(leaf);
+        self.nodes[leaf as usize].aabb = fat;
+        self.insert_leaf(leaf);
         true
     }
 

@@ -144,6 +144,17 @@ pub enum BroadPhaseKind {
 }
 
 impl BroadPhaseKind {
+    /// Whether a world finds its movers' pairs by querying this structure with each escaped
+    /// collider (O(escaped), the way Box2D uses its tree) rather than through
+    /// [`BroadPhase::update_pairs`]. True for the structures with cheap local queries and no
+    /// swap-driven pair tracking: the spatial hash and the dynamic tree. The persistent SAP
+    /// tracks pairs from its swaps, and the per-frame algorithms are measured as the seed
+    /// measured them, recomputing every pair each step.
+    #[must_use]
+    pub fn finds_pairs_by_query(&self) -> bool {
+        matches!(self, BroadPhaseKind::SpatialHash { .. } | BroadPhaseKind::DynamicTree)
+    }
+
     /// Builds an empty broad phase of this kind.
     #[must_use]
     pub fn build(&self) -> Box<dyn BroadPhase> {

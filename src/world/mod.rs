@@ -698,7 +698,17 @@ impl World {
         }
         self.began.clear();
         self.ended.clear();
-        self.movers.update_pairs(&mut self.began, &mut self.ended);
+        if self.config.broad_phase.finds_pairs_by_query() {
+            // O(escaped): each escaped mover asks the structure for its neighbours; pairs end
+            // by the fat-box test on the escaped colliders' pair lists below (Box2D's scheme).
+            for &(slot, fat) in self.escaped_inserts.iter().chain(&self.escaped_updates) {
+                self.query_hits.clear();
+                self.movers.query_aabb(&fat, &mut self.query_hits);
+                self.began.extend(self.query_hits.iter().filter(|&&o| o != slot).map(|&o| crate::broad::pair(slot, o)));
+            }
+        } else {
+            self.movers.update_pairs(&mut self.began, &mut self.ended);
+        }
         // The broad phase has now seen every removal: their slots may be reused.
         self.cols.free.append(&mut self.released);
 

@@ -26,7 +26,7 @@ mod peer_engines;
 use std::error::Error;
 use std::time::Duration;
 
-use peer_engines::{RapierSide, SapwoodSide, disagreements, median_ms, time};
+use peer_engines::{RapierSide, SapwoodSide, disagreements, median_ms, time, time_cpu};
 use rapier2d::parry;
 use sapwood::scenes::{DEFAULT_SEED, Scene};
 use sapwood::{Shape, collide};
@@ -81,6 +81,10 @@ struct Row {
     steps: usize,
     sapwood_ms: f64,
     rapier_ms: f64,
+    /// Mean CPU ms per step of the thread that ran the step (`None` without /proc); for
+    /// sapwood meaningful only at 1 thread, since its rayon helpers run on other threads.
+    sapwood_cpu_ms: Option<f64>,
+    rapier_cpu_ms: Option<f64>,
     sapwood_build: Duration,
     rapier_build: Duration,
     sapwood_pairs: usize,
@@ -128,20 +132,23 @@ fn run(n: usize, threads: usize, args: &Args) -> Row {
     let (mut sap, sapwood_build) = time(|| SapwoodSide::build(&scene));
     let (mut rap, rapier_build) = time(|| RapierSide::build(&scene));
     let (mut ts, mut tr) = (Vec::with_capacity(steps), Vec::with_capacity(steps));
+    let (mut cs, mut cr) = (Some(Duration::ZERO), Some(Duration::ZERO));
     let (mut disagreeing, mut explained, mut printed) = (0, 0, 0);
     for step in 0..args.warmup + steps {
         scene.step();
         // Alternate which engine goes first, so neither always runs on a cache the other warmed.
-        let (ds, dr) = if step % 2 == 0 {
-            let ds = time(|| sap.step(&scene)).1;
-            (ds, time(|| rap.step(&scene)).1)
+        let ((ds, dcs), (dr, dcr)) = if step % 2 == 0 {
+            let s = time_cpu(|| sap.step(&scene));
+            (s, time_cpu(|| rap.step(&scene)))
         } else {
-            let dr = time(|| rap.step(&scene)).1;
-            (time(|| sap.step(&scene)).1, dr)
+            let r = time_cpu(|| rap.step(&scene));
+            (time_cpu(|| sap.step(&scene)), r)
         };
         if step >= args.warmup {
             ts.push(ds);
             tr.push(dr);
+            cs = cs.zip(dcs).map(|(a, b)| a + b);
+            cr = cr.zip(dcr).map(|(a, b)| a + b);
         }
         let diff = disagreements(&sap.touching(), &rap.touching());
         for &(pair, in_sapwood) in &diff {
@@ -159,6 +166,8 @@ fn run(n: usize, threads: usize, args: &Args) -> Row {
         steps,
         sapwood_ms: median_ms(&mut ts),
         rapier_ms: median_ms(&mut tr),
+        sapwood_cpu_ms: cs.filter(|_| threads == 1).map(|d| d.as_secs_f64() * 1e3 / steps as f64),
+        rapier_cpu_ms: cr.map(|d| d.as_secs_f64() * 1e3 / steps as f64),
         sapwood_build,
         rapier_build,
         sapwood_pairs: sap.touching().len(),
@@ -186,36 +195,46 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("peer scene (SCENES.md §2), seed {}, {} warm-up steps; median over the measured steps", args.seed, args.warmup);
     println!();
     println!(
-        "| N | threads | steps | sapwood ms/step | rapier ms/step | rapier / sapwood | sapwood pairs | rapier pairs | disagreements (all steps) | sapwood build ms | rapier build ms |"
+        "| N | threads | steps | sapwood ms/step | rapier ms/step | rapier / sapwood | sapwood CPU ms/step | rapier CPU ms/step | rapier / sapwood (CPU) | sapwood pairs | rapier pairs | disagreements (all steps) | sapwood build ms | rapier build ms |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let ms = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{x:.3}"));
     for r in &rows {
+        let cpu_ratio = r.rapier_cpu_ms.zip(r.sapwood_cpu_ms).map_or("–".to_string(), |(a, b)| format!("{:.1}x", a / b));
+        let disagreements = if r.disagreements == 0 {
+            "0".to_string()
+        } else {
+            format!("{} ({} of the first {} explained)", r.disagreements, r.explained, r.disagreements.min(5))
+        };
         println!(
-            "| {} | {} | {} | {:.3} | {:.3} | {:.1}x | {} | {} | {} | {:.1} | {:.1} |",
+            "| {} | {} | {} | {:.3} | {:.3} | {:.1}x | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} |",
             r.n,
             r.threads,
             r.steps,
             r.sapwood_ms,
             r.rapier_ms,
             r.rapier_ms / r.sapwood_ms,
+            ms(r.sapwood_cpu_ms),
+            ms(r.rapier_cpu_ms),
+            cpu_ratio,
             r.sapwood_pairs,
             r.rapier_pairs,
-            if r.disagreements == 0 {
-                "0".to_string()
-            } else {
-                format!("{} ({} of the first {} explained)", r.disagreements, r.explained, r.disagreements.min(5))
-            },
+            disagreements,
             r.sapwood_build.as_secs_f64() * 1e3,
             r.rapier_build.as_secs_f64() * 1e3,
         );
     }
+    println!();
+    println!("ms/step: median wall time of telling the engine the new poses and stepping it.");
+    println!("CPU ms/step: mean CPU time of the stepping thread (/proc/thread-self/schedstat) over the measured steps;");
+    println!("sapwood's only at 1 thread (its rayon helpers run elsewhere); rapier2d runs single-threaded (no `parallel` feature).");
     // Parallel speed-up of sapwood: 1 thread over each larger thread count, per size.
     for &n in &args.sizes {
         let one = rows.iter().find(|r| r.n == n && r.threads == 1);
         for r in rows.iter().filter(|r| r.n == n && r.threads > 1) {
             if let Some(one) = one {
                 println!(
-                    "\nN = {n}: sapwood {} threads is {:.2}x faster than 1 thread",
+                    "N = {n}: sapwood at {} threads is {:.2}x faster (wall median) than at 1 thread",
                     r.threads,
                     one.sapwood_ms / r.sapwood_ms
                 );

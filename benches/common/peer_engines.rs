@@ -250,3 +250,25 @@ pub fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     let out = f();
     (out, t.elapsed())
 }
+
+/// CPU time the calling thread has run so far (`/proc/thread-self/schedstat`, first field, in
+/// ns); `None` where that file does not exist.
+///
+/// Why: the bench machine is shared, and a wall-clock step that gets preempted counts the other
+/// processes' time too. The kernel updates this figure at scheduler ticks and context switches,
+/// so one reading can be a tick (a few ms) stale: use it summed over many steps, never per step.
+pub fn thread_cpu() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+/// Wall time and calling-thread CPU time of one run of `f`.
+pub fn time_cpu(f: impl FnOnce()) -> (Duration, Option<Duration>) {
+    let c0 = thread_cpu();
+    let t = Instant::now();
+    f();
+    let wall = t.elapsed();
+    let cpu = thread_cpu().zip(c0).map(|(c1, c0)| c1.saturating_sub(c0));
+    (wall, cpu)
+}

@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release --example peers -- [--sizes 1024,8192,65536,262144] [--steps N]
 //!                                         [--warmup N] [--threads 1,2] [--seed 42]
+//!                                         [--only sapwood|rapier]
 //! ```
 //!
 //! For every size and thread count: one [`Scene::peer`] is generated; sapwood's `World` (default
@@ -16,6 +17,8 @@
 //! (`ThreadPoolBuilder::new().num_threads(n).build()?.install(..)`). sapwood's step uses rayon;
 //! rapier2d is built with its default features (no `parallel`), so its pipeline is
 //! single-threaded whatever the pool.
+//!
+//! `--only` steps one engine alone, with no pair checks: the run to put under `perf record`.
 //!
 //! Default steps shrink with the size (300 at 1k down to 20 at 256k) so that the default run
 //! takes a few minutes on 2 cores; `--steps` sets one count for every size.
@@ -37,6 +40,8 @@ struct Args {
     warmup: usize,
     threads: Vec<usize>,
     seed: u64,
+    /// `--only sapwood` / `--only rapier`: step that engine alone (for `perf record`).
+    only: Option<String>,
 }
 
 fn list(s: &str) -> Result<Vec<usize>, Box<dyn Error>> {
@@ -51,6 +56,7 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
         warmup: 10,
         threads: if all > 1 { vec![1, all] } else { vec![1] },
         seed: DEFAULT_SEED,
+        only: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -61,6 +67,7 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
             "--warmup" => args.warmup = value()?.parse()?,
             "--threads" => args.threads = list(&value()?)?,
             "--seed" => args.seed = value()?.parse()?,
+            "--only" => args.only = Some(value()?),
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -177,8 +184,49 @@ fn run(n: usize, threads: usize, args: &Args) -> Row {
     }
 }
 
+/// One engine alone, for profiling: no comparison, no pair checks, just build and step.
+fn run_alone(engine: &str, n: usize, threads: usize, args: &Args) -> Result<(), String> {
+    let steps = args.steps.unwrap_or_else(|| default_steps(n));
+    let mut scene = Scene::peer(n, args.seed);
+    let mut times = Vec::with_capacity(steps);
+    match engine {
+        "sapwood" => {
+            let mut sap = SapwoodSide::build(&scene);
+            for step in 0..args.warmup + steps {
+                scene.step();
+                let d = time(|| sap.step(&scene)).1;
+                if step >= args.warmup {
+                    times.push(d);
+                }
+            }
+        }
+        "rapier" => {
+            let mut rap = RapierSide::build(&scene);
+            for step in 0..args.warmup + steps {
+                scene.step();
+                let d = time(|| rap.step(&scene)).1;
+                if step >= args.warmup {
+                    times.push(d);
+                }
+            }
+        }
+        other => return Err(format!("--only takes sapwood or rapier, not {other}")),
+    }
+    println!("{engine} alone, n={n} threads={threads}: {:.3} ms/step (median of {steps})", median_ms(&mut times));
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
     let args = parse_args()?;
+    if let Some(engine) = &args.only {
+        for &n in &args.sizes {
+            for &threads in &args.threads {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+                pool.install(|| run_alone(engine, n, threads, &args))?;
+            }
+        }
+        return Ok(());
+    }
     let mut rows = Vec::new();
     for &n in &args.sizes {
         for &threads in &args.threads {

@@ -118,10 +118,8 @@ fn explain(scene: &Scene, rap: &RapierSide, (a, b): (u32, u32), in_sapwood: bool
     let sap_depth = m.points().iter().map(|p| p.depth).fold(f32::NEG_INFINITY, f32::max);
     let rap_dist = rap.pair_distance(a, b);
     let (ra, rb) = (rap.collider(a), rap.collider(b));
-    let parry_dist = parry::query::contact(ra.position(), ra.shape(), rb.position(), rb.shape(), 0.0)
-        .ok()
-        .flatten()
-        .map(|c| c.dist);
+    let parry_dist =
+        parry::query::contact(ra.position(), ra.shape(), rb.position(), rb.shape(), 0.0).ok().flatten().map(|c| c.dist);
     eprintln!(
         "  pair ({a}, {b}) {}–{}: only in {}; sapwood depth {sap_depth:e} ({} points), rapier manifold dist {rap_dist:?}, parry contact dist {parry_dist:?}",
         kind_name(&ca.shape),
@@ -240,7 +238,10 @@ fn main() -> Result<(), Box<dyn Error>> {
             rows.push(row);
         }
     }
-    println!("peer scene (SCENES.md §2), seed {}, {} warm-up steps; median over the measured steps", args.seed, args.warmup);
+    println!(
+        "peer scene (SCENES.md §2), seed {}, {} warm-up steps; median over the measured steps",
+        args.seed, args.warmup
+    );
     println!();
     println!(
         "| N | threads | steps | sapwood ms/step | rapier ms/step | rapier / sapwood | sapwood CPU ms/step | rapier CPU ms/step | rapier / sapwood (CPU) | sapwood pairs | rapier pairs | disagreements (all steps) | sapwood build ms | rapier build ms |"
@@ -248,7 +249,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let ms = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{x:.3}"));
     for r in &rows {
-        let cpu_ratio = r.rapier_cpu_ms.zip(r.sapwood_cpu_ms).map_or("–".to_string(), |(a, b)| format!("{:.1}x", a / b));
+        let cpu_ratio =
+            r.rapier_cpu_ms.zip(r.sapwood_cpu_ms).map_or("–".to_string(), |(a, b)| format!("{:.1}x", a / b));
         let disagreements = if r.disagreements == 0 {
             "0".to_string()
         } else {
@@ -274,8 +276,12 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     println!();
     println!("ms/step: median wall time of telling the engine the new poses and stepping it.");
-    println!("CPU ms/step: mean CPU time of the stepping thread (/proc/thread-self/schedstat) over the measured steps;");
-    println!("sapwood's only at 1 thread (its rayon helpers run elsewhere); rapier2d runs single-threaded (no `parallel` feature).");
+    println!(
+        "CPU ms/step: mean CPU time of the stepping thread (/proc/thread-self/schedstat) over the measured steps;"
+    );
+    println!(
+        "sapwood's only at 1 thread (its rayon helpers run elsewhere); rapier2d runs single-threaded (no `parallel` feature)."
+    );
     // Parallel speed-up of sapwood: 1 thread over each larger thread count, per size.
     for &n in &args.sizes {
         let one = rows.iter().find(|r| r.n == n && r.threads == 1);

@@ -176,12 +176,8 @@ impl RapierSide {
             .narrow_phase
             .contact_pairs()
             .filter_map(|pair| {
-                let dist = pair
-                    .manifolds()
-                    .iter()
-                    .flat_map(|m| m.points.iter())
-                    .map(|p| p.dist)
-                    .fold(f32::INFINITY, f32::min);
+                let dist =
+                    pair.manifolds().iter().flat_map(|m| m.points.iter()).map(|p| p.dist).fold(f32::INFINITY, f32::min);
                 (dist < 0.0).then(|| {
                     let a = self.colliders[pair.collider1].user_data as u32;
                     let b = self.colliders[pair.collider2].user_data as u32;

@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release --example peers -- [--sizes 1024,8192,65536,262144] [--steps N]
 //!                                         [--warmup N] [--threads 1,2] [--seed 42]
-//!                                         [--only sapwood|rapier]
+//!                                         [--only sapwood|rapier] [--broad sap|tree|grid]
 //! ```
 //!
 //! For every size and thread count: one [`Scene::peer`] is generated; sapwood's `World` (default
@@ -19,20 +19,26 @@
 //! single-threaded whatever the pool.
 //!
 //! `--only` steps one engine alone, with no pair checks: the run to put under `perf record`.
+//! `--broad` swaps sapwood's broad phase for movers (diagnostics only; the comparison is made
+//! with `WorldConfig::default()`).
 //!
 //! Default steps shrink with the size (300 at 1k down to 20 at 256k) so that the default run
 //! takes a few minutes on 2 cores; `--steps` sets one count for every size.
 
+// Shared with benches/peers.rs, which uses parts this example does not.
+#[allow(dead_code)]
 #[path = "../benches/common/peer_engines.rs"]
 mod peer_engines;
 
 use std::error::Error;
 use std::time::Duration;
 
-use peer_engines::{RapierSide, SapwoodSide, disagreements, median_ms, time, time_cpu};
+use std::collections::BTreeMap;
+
+use peer_engines::{RapierSide, SapwoodSide, disagreements, median_ms, time_cpu};
 use rapier2d::parry;
 use sapwood::scenes::{DEFAULT_SEED, Scene};
-use sapwood::{Shape, collide};
+use sapwood::{BroadPhaseKind, Shape, WorldConfig, collide};
 
 struct Args {
     sizes: Vec<usize>,
@@ -42,6 +48,9 @@ struct Args {
     seed: u64,
     /// `--only sapwood` / `--only rapier`: step that engine alone (for `perf record`).
     only: Option<String>,
+    /// `--broad sap|tree|grid`: sapwood's broad phase for movers (diagnostics; default:
+    /// `WorldConfig::default()`, i.e. the incremental SAP).
+    broad: Option<String>,
 }
 
 fn list(s: &str) -> Result<Vec<usize>, Box<dyn Error>> {
@@ -57,6 +66,7 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
         threads: if all > 1 { vec![1, all] } else { vec![1] },
         seed: DEFAULT_SEED,
         only: None,
+        broad: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -68,6 +78,7 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
             "--threads" => args.threads = list(&value()?)?,
             "--seed" => args.seed = value()?.parse()?,
             "--only" => args.only = Some(value()?),
+            "--broad" => args.broad = Some(value()?),
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -77,9 +88,23 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
     Ok(args)
 }
 
-/// 300 steps at 1k, 200 at 8k, 25 at 64k, 20 at 256k.
+/// 300 steps at 1k, 200 at 8k, 25 at 64k, 10 at 256k.
 fn default_steps(n: usize) -> usize {
-    (200 * 8192 / n).clamp(20, 300)
+    if n > 65536 { 10 } else { (200 * 8192 / n).clamp(25, 300) }
+}
+
+/// sapwood's config: the default unless `--broad` asks for another broad phase. Grid cells are
+/// 2 units (peer shapes are at most about 1.7 across), as in `benches/broad.rs`.
+fn sapwood_config(args: &Args, scene: &Scene) -> Result<WorldConfig, String> {
+    let mut config = WorldConfig::default();
+    config.broad_phase = match args.broad.as_deref() {
+        None | Some("sap") => config.broad_phase,
+        Some("tree") => BroadPhaseKind::DynamicTree,
+        Some("grid") => BroadPhaseKind::UniformGrid { bounds: scene.bounds(), cell_size: 2.0 },
+        // Not `hash`: `BroadPhaseKind::SpatialHash` is still a `todo!()` (src/broad/spatial_hash.rs).
+        Some(other) => return Err(format!("--broad takes sap, tree or grid, not {other}")),
+    };
+    Ok(config)
 }
 
 struct Row {
@@ -94,8 +119,13 @@ struct Row {
     rapier_cpu_ms: Option<f64>,
     sapwood_build: Duration,
     rapier_build: Duration,
+    /// CPU time of the build on the building thread (1 thread only for sapwood).
+    sapwood_build_cpu: Option<Duration>,
+    rapier_build_cpu: Option<Duration>,
     sapwood_pairs: usize,
     rapier_pairs: usize,
+    /// Distinct pairs the engines disagreed on at some step, and how many of them are within
+    /// rounding of touching.
     disagreements: usize,
     explained: usize,
 }
@@ -111,34 +141,46 @@ fn kind_name(s: &Shape) -> &'static str {
 
 /// Prints one disagreement with an independent look at it: sapwood's kernel on the current poses,
 /// rapier's stored manifold distance, and parry's `query::contact` distance on rapier's shapes.
-/// Returns whether it is explained as an exactly-touching (|distance| ≤ 1e-5) pair.
+/// Returns whether it is explained as an exactly-touching pair: every distance seen is within
+/// rounding of zero, i.e. within 4 f32 ulps of the larger centre coordinate (the positions carry
+/// that much error already; 6e-5 at 256k, where the square is 724 wide).
 fn explain(scene: &Scene, rap: &RapierSide, (a, b): (u32, u32), in_sapwood: bool) -> bool {
     let (ca, cb) = (scene.get(a).expect("live"), scene.get(b).expect("live"));
     let m = collide::contact(&ca.shape, &ca.pose, &cb.shape, &cb.pose);
-    let sap_depth = m.points().iter().map(|p| p.depth).fold(f32::NEG_INFINITY, f32::max);
+    let sap_depth = m.points().iter().map(|p| p.depth).reduce(f32::max);
     let rap_dist = rap.pair_distance(a, b);
     let (ra, rb) = (rap.collider(a), rap.collider(b));
     let parry_dist =
         parry::query::contact(ra.position(), ra.shape(), rb.position(), rb.shape(), 0.0).ok().flatten().map(|c| c.dist);
+    let scale = ca.pose.p.abs().max_element().max(cb.pose.p.abs().max_element()).max(1.0);
+    let tolerance = 4.0 * f32::EPSILON * scale;
+    let near = |d: Option<f32>| d.is_none_or(|d| d.abs() <= tolerance);
+    let explained = near(sap_depth) && near(rap_dist) && near(parry_dist);
     eprintln!(
-        "  pair ({a}, {b}) {}–{}: only in {}; sapwood depth {sap_depth:e} ({} points), rapier manifold dist {rap_dist:?}, parry contact dist {parry_dist:?}",
+        "  pair ({a}, {b}) {}–{}: only in {}; sapwood depth {sap_depth:?}, rapier manifold dist {rap_dist:?}, parry contact dist {parry_dist:?}; tolerance {tolerance:.1e}: {}",
         kind_name(&ca.shape),
         kind_name(&cb.shape),
         if in_sapwood { "sapwood" } else { "rapier" },
-        m.count,
+        if explained { "exactly touching up to rounding" } else { "NOT EXPLAINED" },
     );
-    let d = parry_dist.unwrap_or(f32::INFINITY);
-    d.abs() <= 1e-5 || (in_sapwood && sap_depth.abs() <= 1e-5)
+    explained
 }
 
-fn run(n: usize, threads: usize, args: &Args) -> Row {
+fn run(n: usize, threads: usize, args: &Args) -> Result<Row, String> {
     let steps = args.steps.unwrap_or_else(|| default_steps(n));
     let mut scene = Scene::peer(n, args.seed);
-    let (mut sap, sapwood_build) = time(|| SapwoodSide::build(&scene));
-    let (mut rap, rapier_build) = time(|| RapierSide::build(&scene));
+    let config = sapwood_config(args, &scene)?;
+    let mut sap = None;
+    let (sapwood_build, sapwood_build_cpu) = time_cpu(|| sap = Some(SapwoodSide::build_with(&scene, config)));
+    let mut sap = sap.expect("built");
+    let mut rap = None;
+    let (rapier_build, rapier_build_cpu) = time_cpu(|| rap = Some(RapierSide::build(&scene)));
+    let mut rap = rap.expect("built");
     let (mut ts, mut tr) = (Vec::with_capacity(steps), Vec::with_capacity(steps));
     let (mut cs, mut cr) = (Some(Duration::ZERO), Some(Duration::ZERO));
-    let (mut disagreeing, mut explained, mut printed) = (0, 0, 0);
+    // Distinct disagreeing pairs → whether sapwood had it, and the first step it was seen.
+    let mut disagreeing: BTreeMap<(u32, u32), bool> = BTreeMap::new();
+    let mut explained = 0;
     for step in 0..args.warmup + steps {
         scene.step();
         // Alternate which engine goes first, so neither always runs on a cache the other warmed.
@@ -157,15 +199,13 @@ fn run(n: usize, threads: usize, args: &Args) -> Row {
         }
         let diff = disagreements(&sap.touching(), &rap.touching());
         for &(pair, in_sapwood) in &diff {
-            disagreeing += 1;
-            if printed < 5 {
-                printed += 1;
+            if disagreeing.insert(pair, in_sapwood).is_none() {
                 eprintln!("n={n} threads={threads} step {}:", step + 1);
                 explained += usize::from(explain(&scene, &rap, pair, in_sapwood));
             }
         }
     }
-    Row {
+    Ok(Row {
         n,
         threads,
         steps,
@@ -175,11 +215,13 @@ fn run(n: usize, threads: usize, args: &Args) -> Row {
         rapier_cpu_ms: cr.map(|d| d.as_secs_f64() * 1e3 / steps as f64),
         sapwood_build,
         rapier_build,
+        sapwood_build_cpu: sapwood_build_cpu.filter(|_| threads == 1),
+        rapier_build_cpu,
         sapwood_pairs: sap.touching().len(),
         rapier_pairs: rap.touching().len(),
-        disagreements: disagreeing,
+        disagreements: disagreeing.len(),
         explained,
-    }
+    })
 }
 
 /// One engine alone, for profiling: no comparison, no pair checks, just build and step.
@@ -187,30 +229,36 @@ fn run_alone(engine: &str, n: usize, threads: usize, args: &Args) -> Result<(), 
     let steps = args.steps.unwrap_or_else(|| default_steps(n));
     let mut scene = Scene::peer(n, args.seed);
     let mut times = Vec::with_capacity(steps);
+    let mut cpu = Some(Duration::ZERO);
+    let mut record = |step: usize, (wall, c): (Duration, Option<Duration>)| {
+        if step >= args.warmup {
+            times.push(wall);
+            cpu = cpu.zip(c).map(|(a, b)| a + b);
+        }
+    };
     match engine {
         "sapwood" => {
-            let mut sap = SapwoodSide::build(&scene);
+            let mut sap = SapwoodSide::build_with(&scene, sapwood_config(args, &scene)?);
             for step in 0..args.warmup + steps {
                 scene.step();
-                let d = time(|| sap.step(&scene)).1;
-                if step >= args.warmup {
-                    times.push(d);
-                }
+                record(step, time_cpu(|| sap.step(&scene)));
             }
         }
         "rapier" => {
             let mut rap = RapierSide::build(&scene);
             for step in 0..args.warmup + steps {
                 scene.step();
-                let d = time(|| rap.step(&scene)).1;
-                if step >= args.warmup {
-                    times.push(d);
-                }
+                record(step, time_cpu(|| rap.step(&scene)));
             }
         }
         other => return Err(format!("--only takes sapwood or rapier, not {other}")),
     }
-    println!("{engine} alone, n={n} threads={threads}: {:.3} ms/step (median of {steps})", median_ms(&mut times));
+    let cpu = cpu.map_or("–".to_string(), |c| format!("{:.3}", c.as_secs_f64() * 1e3 / steps as f64));
+    println!(
+        "{engine} alone (broad {}), n={n} threads={threads}: {:.3} ms/step wall median, {cpu} CPU ms/step of the stepping thread, {steps} steps",
+        args.broad.as_deref().unwrap_or("default"),
+        median_ms(&mut times)
+    );
     Ok(())
 }
 
@@ -230,7 +278,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         for &threads in &args.threads {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
             eprintln!("running n={n} threads={threads} …");
-            let row = pool.install(|| run(n, threads, &args));
+            let row = pool.install(|| run(n, threads, &args))?;
             eprintln!(
                 "  sapwood {:.3} ms/step, rapier {:.3} ms/step, pairs {} / {}",
                 row.sapwood_ms, row.rapier_ms, row.sapwood_pairs, row.rapier_pairs
@@ -244,20 +292,17 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
     println!();
     println!(
-        "| N | threads | steps | sapwood ms/step | rapier ms/step | rapier / sapwood | sapwood CPU ms/step | rapier CPU ms/step | rapier / sapwood (CPU) | sapwood pairs | rapier pairs | disagreements (all steps) | sapwood build ms | rapier build ms |"
+        "| N | threads | steps | sapwood ms/step | rapier ms/step | rapier / sapwood | sapwood CPU ms/step | rapier CPU ms/step | rapier / sapwood (CPU) | sapwood pairs | rapier pairs | pairs disagreed on (explained) | sapwood build ms | rapier build ms | sapwood build CPU ms | rapier build CPU ms |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let ms = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{x:.3}"));
     for r in &rows {
         let cpu_ratio =
             r.rapier_cpu_ms.zip(r.sapwood_cpu_ms).map_or("–".to_string(), |(a, b)| format!("{:.1}x", a / b));
-        let disagreements = if r.disagreements == 0 {
-            "0".to_string()
-        } else {
-            format!("{} ({} of the first {} explained)", r.disagreements, r.explained, r.disagreements.min(5))
-        };
+        let disagreements = format!("{} ({})", r.disagreements, r.explained);
+        let build_cpu = |d: Option<Duration>| ms(d.map(|d| d.as_secs_f64() * 1e3));
         println!(
-            "| {} | {} | {} | {:.3} | {:.3} | {:.1}x | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} |",
+            "| {} | {} | {} | {:.3} | {:.3} | {:.1}x | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} |",
             r.n,
             r.threads,
             r.steps,
@@ -272,9 +317,15 @@ fn main() -> Result<(), Box<dyn Error>> {
             disagreements,
             r.sapwood_build.as_secs_f64() * 1e3,
             r.rapier_build.as_secs_f64() * 1e3,
+            build_cpu(r.sapwood_build_cpu),
+            build_cpu(r.rapier_build_cpu),
         );
     }
     println!();
+    println!(
+        "sapwood config: {}",
+        args.broad.as_deref().map_or("WorldConfig::default()".to_string(), |b| format!("default but --broad {b}"))
+    );
     println!("ms/step: median wall time of telling the engine the new poses and stepping it.");
     println!(
         "CPU ms/step: mean CPU time of the stepping thread (/proc/thread-self/schedstat) over the measured steps;"

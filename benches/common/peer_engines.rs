@@ -22,7 +22,7 @@ use rapier2d::prelude::{
     IslandManager, NarrowPhase, RigidBodySet,
 };
 use sapwood::scenes::{Collider, Scene};
-use sapwood::{ColliderDesc, ColliderId, Pose, Shape, World};
+use sapwood::{ColliderDesc, ColliderId, Pose, Shape, World, WorldConfig};
 
 /// rapier's vector and pose types (glam through parry's `glamx`, not sapwood's glam version).
 type RVec = rapier2d::math::Vector;
@@ -69,9 +69,15 @@ pub struct SapwoodSide {
 }
 
 impl SapwoodSide {
-    /// Inserts every collider of `scene` (one `insert_batch`) and takes the first step.
+    /// Inserts every collider of `scene` (one `insert_batch`) into a default `World` and takes
+    /// the first step.
     pub fn build(scene: &Scene) -> SapwoodSide {
-        let mut world = World::new();
+        Self::build_with(scene, WorldConfig::default())
+    }
+
+    /// The same with another config (diagnostics only: the comparison uses the default).
+    pub fn build_with(scene: &Scene, config: WorldConfig) -> SapwoodSide {
+        let mut world = World::with_config(config).expect("valid config");
         let descs: Vec<ColliderDesc> = scene.colliders().iter().map(|c| ColliderDesc::new(c.shape, c.pose)).collect();
         let mut inserted = Vec::with_capacity(descs.len());
         world.insert_batch(&descs, &mut inserted).expect("valid scene colliders");

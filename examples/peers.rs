@@ -48,6 +48,8 @@ struct Args {
     seed: u64,
     /// `--only sapwood` / `--only rapier`: step that engine alone (for `perf record`).
     only: Option<String>,
+    /// `--pair a,b --at-step k`: describe one pair of the first size after `k` scene steps.
+    pair: Option<(u32, u32, usize)>,
     /// `--broad sap|tree|grid`: sapwood's broad phase for movers (diagnostics; default:
     /// `WorldConfig::default()`, i.e. the incremental SAP).
     broad: Option<String>,
@@ -67,7 +69,9 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
         seed: DEFAULT_SEED,
         only: None,
         broad: None,
+        pair: None,
     };
+    let mut at_step = 0;
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -79,9 +83,16 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
             "--seed" => args.seed = value()?.parse()?,
             "--only" => args.only = Some(value()?),
             "--broad" => args.broad = Some(value()?),
+            "--pair" => {
+                let ids = list(&value()?)?;
+                let [a, b] = ids[..] else { return Err("--pair takes two ids".into()) };
+                args.pair = Some((a as u32, b as u32, 0));
+            }
+            "--at-step" => at_step = value()?.parse()?,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
+    args.pair = args.pair.map(|(a, b, _)| (a, b, at_step));
     if args.threads.contains(&0) || args.sizes.contains(&0) {
         return Err("sizes and thread counts must be positive".into());
     }
@@ -262,8 +273,40 @@ fn run_alone(engine: &str, n: usize, threads: usize, args: &Args) -> Result<(), 
     Ok(())
 }
 
+/// `--pair`: one pair after `k` scene steps, through every kernel at hand.
+fn describe_pair(n: usize, (a, b, k): (u32, u32, usize), seed: u64) {
+    let mut scene = Scene::peer(n, seed);
+    scene.step_n(k);
+    let (ca, cb) = (scene.get(a).expect("id"), scene.get(b).expect("id"));
+    println!(
+        "n={n}, after {k} steps:\n  {a}: {:?} at {:?} (angle {})\n  {b}: {:?} at {:?} (angle {})",
+        ca.shape, ca.pose, ca.angle, cb.shape, cb.pose, cb.angle
+    );
+    println!("  sapwood contact: {:?}", collide::contact(&ca.shape, &ca.pose, &cb.shape, &cb.pose));
+    println!("  sapwood contact, swapped: {:?}", collide::contact(&cb.shape, &cb.pose, &ca.shape, &ca.pose));
+    println!("  sapwood overlaps: {}", collide::overlaps(&ca.shape, &ca.pose, &cb.shape, &cb.pose));
+    let (ra, rb) = (peer_engines::rapier_collider(ca).build(), peer_engines::rapier_collider(cb).build());
+    println!(
+        "  parry contact (prediction 0): {:?}",
+        parry::query::contact(ra.position(), ra.shape(), rb.position(), rb.shape(), 0.0)
+    );
+    println!(
+        "  parry contact (prediction 0.01): {:?}",
+        parry::query::contact(ra.position(), ra.shape(), rb.position(), rb.shape(), 0.01)
+    );
+    println!("  parry distance: {:?}", parry::query::distance(ra.position(), ra.shape(), rb.position(), rb.shape()));
+    println!(
+        "  parry intersection_test: {:?}",
+        parry::query::intersection_test(ra.position(), ra.shape(), rb.position(), rb.shape())
+    );
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
     let args = parse_args()?;
+    if let Some(pair) = args.pair {
+        describe_pair(args.sizes[0], pair, args.seed);
+        return Ok(());
+    }
     if let Some(engine) = &args.only {
         for &n in &args.sizes {
             for &threads in &args.threads {

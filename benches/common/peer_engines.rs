@@ -1,0 +1,276 @@
+//! sapwood's `World` and rapier2d's collision-only pipeline, driven by one standard scene.
+//!
+//! Shared by `examples/peers.rs` and `benches/peers.rs` (included with `#[path]`), so that the
+//! table and the criterion numbers come from the same code. The rules are those of
+//! `shared/SCENES.md` ("Peers to run beside sapwood"):
+//!
+//! - both engines receive the **same colliders** of [`Scene`]: same shape parameters (the
+//!   polygon's vertices are copied, not regenerated), same poses — the rotation is copied as its
+//!   cosine and sine, so neither engine recomputes it from the angle with its own rounding;
+//! - a step is: the scene moves, then each engine is told every moved collider's new pose
+//!   (`World::set_pose`; rapier: `Collider::set_position`) and steps (`World::step`;
+//!   `CollisionPipeline::step`). Telling and stepping are timed together, per engine;
+//! - rapier's colliders have no rigid body, `ActiveCollisionTypes::all()` (otherwise the
+//!   fixed–fixed pairs, i.e. every pair here, would be skipped) and the prediction distance is 0;
+//! - a pair is touching in sapwood when it is in `World::contacts` (depth ≥ 0: exactly touching
+//!   counts), in rapier when one of its manifold points has a negative distance.
+
+use std::time::{Duration, Instant};
+
+use rapier2d::prelude::{
+    ActiveCollisionTypes, ColliderBuilder, ColliderHandle, ColliderSet, CollisionPipeline, DefaultBroadPhase,
+    IslandManager, NarrowPhase, RigidBodySet,
+};
+use sapwood::scenes::{Collider, Scene};
+use sapwood::{ColliderDesc, ColliderId, Pose, Shape, World, WorldConfig};
+
+/// rapier's vector and pose types (glam through parry's `glamx`, not sapwood's glam version).
+type RVec = rapier2d::math::Vector;
+type RPose = rapier2d::math::Pose;
+type RRot = rapier2d::math::Rotation;
+
+/// The prediction distance given to rapier: 0, so that it reports no speculative contacts.
+pub const PREDICTION: f32 = 0.0;
+
+/// sapwood's pose as rapier's, bit for bit (no angle → cos/sin round trip).
+pub fn to_rapier_pose(p: &Pose) -> RPose {
+    RPose::from_parts(RVec::new(p.p.x, p.p.y), RRot::from_cos_sin_unchecked(p.q.c, p.q.s))
+}
+
+/// The rapier collider of a scene collider, with the same shape and pose.
+///
+/// # Panics
+/// On a capsule or a rounded polygon: the peer scene has neither.
+pub fn rapier_collider(c: &Collider) -> ColliderBuilder {
+    let builder = match &c.shape {
+        Shape::Circle(ci) => ColliderBuilder::ball(ci.radius),
+        Shape::Cuboid(b) => ColliderBuilder::cuboid(b.half_extents.x, b.half_extents.y),
+        Shape::Polygon(poly) => {
+            assert_eq!(poly.radius(), 0.0, "the peer scene has no rounded polygons");
+            let points = poly.vertices().iter().map(|v| RVec::new(v.x, v.y)).collect();
+            ColliderBuilder::convex_polyline(points).expect("a regular polygon is convex")
+        }
+        Shape::Capsule(_) => panic!("the peer scene has no capsules"),
+    };
+    builder
+        .position(to_rapier_pose(&c.pose))
+        .active_collision_types(ActiveCollisionTypes::all())
+        .user_data(u128::from(c.id))
+}
+
+/// sapwood's side: a default `World` and the id of every scene collider.
+pub struct SapwoodSide {
+    /// The world, default config.
+    pub world: World,
+    /// `ids[scene id]`.
+    ids: Vec<ColliderId>,
+    /// `scene_of[slot index]`: the scene id of a world slot.
+    scene_of: Vec<u32>,
+}
+
+impl SapwoodSide {
+    /// Inserts every collider of `scene` (one `insert_batch`) into a default `World` and takes
+    /// the first step.
+    pub fn build(scene: &Scene) -> SapwoodSide {
+        Self::build_with(scene, WorldConfig::default())
+    }
+
+    /// The same with another config (diagnostics only: the comparison uses the default).
+    pub fn build_with(scene: &Scene, config: WorldConfig) -> SapwoodSide {
+        let mut world = World::with_config(config).expect("valid config");
+        let descs: Vec<ColliderDesc> = scene.colliders().iter().map(|c| ColliderDesc::new(c.shape, c.pose)).collect();
+        let mut inserted = Vec::with_capacity(descs.len());
+        world.insert_batch(&descs, &mut inserted).expect("valid scene colliders");
+        let mut ids = vec![inserted[0]; scene.id_bound()];
+        let mut scene_of = vec![u32::MAX; inserted.iter().map(|id| id.index() as usize + 1).max().unwrap_or(0)];
+        for (c, &id) in scene.colliders().iter().zip(&inserted) {
+            ids[c.id as usize] = id;
+            scene_of[id.index() as usize] = c.id;
+        }
+        world.step();
+        SapwoodSide { world, ids, scene_of }
+    }
+
+    /// Tells the world every moving collider's pose, then steps it.
+    pub fn step(&mut self, scene: &Scene) {
+        for c in scene.colliders().iter().filter(|c| c.moving) {
+            self.world.set_pose(self.ids[c.id as usize], c.pose).expect("live id, valid pose");
+        }
+        self.world.step();
+    }
+
+    /// Touching pairs as `(lower scene id, higher scene id, deepest depth)`, sorted.
+    pub fn touching(&self) -> Vec<(u32, u32, f32)> {
+        let mut v: Vec<(u32, u32, f32)> = self
+            .world
+            .contacts()
+            .iter()
+            .map(|c| {
+                let (a, b) = (self.scene_of[c.a.id().expect("live").index() as usize], {
+                    self.scene_of[c.b.id().expect("live").index() as usize]
+                });
+                let depth = c.manifold.points().iter().map(|p| p.depth).fold(f32::NEG_INFINITY, f32::max);
+                (a.min(b), a.max(b), depth)
+            })
+            .collect();
+        v.sort_unstable_by_key(|&(a, b, _)| (a, b));
+        v
+    }
+}
+
+/// rapier's side: the collision pipeline and its sets, and the handle of every scene collider.
+pub struct RapierSide {
+    pipeline: CollisionPipeline,
+    islands: IslandManager,
+    broad_phase: DefaultBroadPhase,
+    /// The narrow phase, holding the contact pairs.
+    pub narrow_phase: NarrowPhase,
+    bodies: RigidBodySet,
+    /// The colliders, none attached to a body.
+    pub colliders: ColliderSet,
+    /// `handles[scene id]`.
+    handles: Vec<ColliderHandle>,
+}
+
+impl RapierSide {
+    /// Inserts every collider of `scene` and takes the first step.
+    pub fn build(scene: &Scene) -> RapierSide {
+        let mut colliders = ColliderSet::with_capacity(scene.len());
+        let mut handles = vec![ColliderHandle::invalid(); scene.id_bound()];
+        for c in scene.colliders() {
+            handles[c.id as usize] = colliders.insert(rapier_collider(c));
+        }
+        let mut side = RapierSide {
+            pipeline: CollisionPipeline::new(),
+            islands: IslandManager::new(),
+            broad_phase: DefaultBroadPhase::new(),
+            narrow_phase: NarrowPhase::new(),
+            bodies: RigidBodySet::new(),
+            colliders,
+            handles,
+        };
+        side.pipeline_step();
+        side
+    }
+
+    fn pipeline_step(&mut self) {
+        self.pipeline.step(
+            PREDICTION,
+            &mut self.islands,
+            &mut self.broad_phase,
+            &mut self.narrow_phase,
+            &mut self.bodies,
+            &mut self.colliders,
+            &(),
+            &(),
+        );
+    }
+
+    /// Tells rapier every moving collider's pose (`set_position`), then steps the pipeline.
+    pub fn step(&mut self, scene: &Scene) {
+        for c in scene.colliders().iter().filter(|c| c.moving) {
+            let co = self.colliders.get_mut(self.handles[c.id as usize]).expect("live handle");
+            co.set_position(to_rapier_pose(&c.pose));
+        }
+        self.pipeline_step();
+    }
+
+    /// Touching pairs (a manifold point with a negative distance) as `(lower scene id, higher
+    /// scene id, smallest distance)`, sorted.
+    pub fn touching(&self) -> Vec<(u32, u32, f32)> {
+        let mut v: Vec<(u32, u32, f32)> = self
+            .narrow_phase
+            .contact_pairs()
+            .filter_map(|pair| {
+                let dist =
+                    pair.manifolds().iter().flat_map(|m| m.points.iter()).map(|p| p.dist).fold(f32::INFINITY, f32::min);
+                (dist < 0.0).then(|| {
+                    let a = self.colliders[pair.collider1].user_data as u32;
+                    let b = self.colliders[pair.collider2].user_data as u32;
+                    (a.min(b), a.max(b), dist)
+                })
+            })
+            .collect();
+        v.sort_unstable_by_key(|&(a, b, _)| (a, b));
+        v
+    }
+
+    /// The rapier collider of a scene id.
+    pub fn collider(&self, id: u32) -> &rapier2d::prelude::Collider {
+        &self.colliders[self.handles[id as usize]]
+    }
+
+    /// The smallest manifold distance rapier holds for a pair of scene ids (`None`: no contact
+    /// pair, or a pair without points).
+    pub fn pair_distance(&self, a: u32, b: u32) -> Option<f32> {
+        let (ha, hb) = (self.handles[a as usize], self.handles[b as usize]);
+        let pair = self.narrow_phase.contact_pair(ha, hb)?;
+        pair.manifolds().iter().flat_map(|m| m.points.iter()).map(|p| p.dist).reduce(f32::min)
+    }
+}
+
+/// Pairs in only one of two sorted touching lists: `(pair, in sapwood's list)`.
+pub fn disagreements(sapwood: &[(u32, u32, f32)], rapier: &[(u32, u32, f32)]) -> Vec<((u32, u32), bool)> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < sapwood.len() || j < rapier.len() {
+        let s = sapwood.get(i).map(|&(a, b, _)| (a, b));
+        let r = rapier.get(j).map(|&(a, b, _)| (a, b));
+        match (s, r) {
+            (Some(x), Some(y)) if x == y => {
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x < y => {
+                out.push((x, true));
+                i += 1;
+            }
+            (Some(x), None) => {
+                out.push((x, true));
+                i += 1;
+            }
+            (_, Some(y)) => {
+                out.push((y, false));
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    out
+}
+
+/// Median of some durations, in milliseconds.
+pub fn median_ms(samples: &mut [Duration]) -> f64 {
+    samples.sort_unstable();
+    let n = samples.len();
+    let mid = if n % 2 == 1 { samples[n / 2] } else { (samples[n / 2 - 1] + samples[n / 2]) / 2 };
+    mid.as_secs_f64() * 1e3
+}
+
+/// Runs `f` once and returns how long it took.
+pub fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let t = Instant::now();
+    let out = f();
+    (out, t.elapsed())
+}
+
+/// CPU time the calling thread has run so far (`/proc/thread-self/schedstat`, first field, in
+/// ns); `None` where that file does not exist.
+///
+/// Why: the bench machine is shared, and a wall-clock step that gets preempted counts the other
+/// processes' time too. The kernel updates this figure at scheduler ticks and context switches,
+/// so one reading can be a tick (a few ms) stale: use it summed over many steps, never per step.
+pub fn thread_cpu() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+/// Wall time and calling-thread CPU time of one run of `f`.
+pub fn time_cpu(f: impl FnOnce()) -> (Duration, Option<Duration>) {
+    let c0 = thread_cpu();
+    let t = Instant::now();
+    f();
+    let wall = t.elapsed();
+    let cpu = thread_cpu().zip(c0).map(|(c1, c0)| c1.saturating_sub(c0));
+    (wall, cpu)
+}

@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
+pub mod advisor;
 pub mod broad;
 pub use broad::BroadPhaseKind;
 pub mod collide;

@@ -19,6 +19,7 @@
 //! [`World::contacts`] exposes.
 
 mod query;
+mod rebuild;
 
 pub use query::{QueryFilter, RayCastHit};
 

@@ -190,10 +190,18 @@ fn cpu_ms() -> f64 {
 
 /// The CPU-time report (see the module documentation).
 fn cpu_report() {
-    let steps = 100;
+    // SAP_N / SAP_FRAC (0 = mass insertion only) restrict the cases and SAP_STEPS sets the step count, for profilers and
+    // instruction counters (e.g. `valgrind --tool=cachegrind`) that are too slow for all cases.
+    let env = |k: &str| std::env::var(k).ok();
+    let steps: usize = env("SAP_STEPS").and_then(|s| s.parse().ok()).unwrap_or(100);
+    let only_n: Option<usize> = env("SAP_N").and_then(|s| s.parse().ok());
+    let only_frac: Option<f64> = env("SAP_FRAC").and_then(|s| s.parse().ok());
     println!("case | cpu ms/step (mean over {steps} steps) | wall ms/step (median) | pairs");
     for n in [8_192usize, 65_536] {
         for (label, frac) in [("1%", 0.01), ("10%", 0.1), ("50%", 0.5), ("100%", 1.0)] {
+            if only_n.is_some_and(|m| m != n) || only_frac.is_some_and(|f| f != frac) {
+                continue;
+            }
             let mut scene = Scene::new(n, frac);
             let mut sap = IncrementalSap::new();
             sap.insert_batch(&scene.items());
@@ -221,6 +229,10 @@ fn cpu_report() {
         }
     }
     for n in [8_192usize, 65_536] {
+        // SAP_FRAC=0 selects the mass insertion alone.
+        if only_n.is_some_and(|m| m != n) || only_frac.is_some_and(|f| f != 0.0) {
+            continue;
+        }
         let items = Scene::new(n, 0.0).items();
         let mut cpu = Vec::new();
         for _ in 0..5 {

@@ -32,17 +32,6 @@ impl DenseBoxes {
         self.ids.len()
     }
 
-    pub(crate) fn contains(&self, id: u32) -> bool {
-        self.slot.get(id as usize).is_some_and(|&s| s != NONE)
-    }
-
-    pub(crate) fn get(&self, id: u32) -> Option<Aabb> {
-        match self.slot.get(id as usize) {
-            Some(&s) if s != NONE => Some(self.boxes[s as usize]),
-            _ => None,
-        }
-    }
-
     /// Inserts, or overwrites when the id is already present (a caller bug, tolerated in release).
     pub(crate) fn insert(&mut self, id: u32, aabb: Aabb) {
         let i = id as usize;
@@ -544,7 +533,8 @@ mod tests {
         assert!(d.remove(5));
         assert!(!d.remove(5));
         d.validate().unwrap();
-        assert_eq!(d.get(3).unwrap().min.x, 3.0);
-        assert!(d.contains(9) && !d.contains(5) && !d.contains(100));
+        let k = d.ids.iter().position(|&i| i == 3).unwrap();
+        assert_eq!(d.boxes[k].min.x, 3.0);
+        assert!(d.update(9, Aabb::default()) && !d.update(5, Aabb::default()) && !d.update(100, Aabb::default()));
     }
 }

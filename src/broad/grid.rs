@@ -98,7 +98,7 @@ pub struct UniformGrid {
 impl UniformGrid {
     /// A grid over `bounds` with square cells of `cell_size`. A degenerate or non-finite `bounds`
     /// or `cell_size` is replaced by a usable one (a 1×1 box, one cell) rather than panicking,
-    /// and more than [`MAX_GRID_CELLS`] cells are avoided by enlarging the cells.
+    /// and more than 2^20 cells are avoided by enlarging the cells (see [`UniformGrid::cell_size`]).
     #[must_use]
     pub fn new(bounds: Aabb, cell_size: f32) -> Self {
         let bounds = if bounds.is_valid() { bounds } else { Aabb::new(Vec2::ZERO, Vec2::ONE) };

@@ -29,9 +29,9 @@ pub fn run(out: &str, percents: &[usize]) -> ExitCode {
         return run_one(out, *p);
     }
     println!(
-        "| moving | colliders | build ms (insert_batch + first step) | RSS growth per collider | median ms/step (set_pose + step) | of which World::step | min–max ms | touching pairs | sort-sweep copy agrees |"
+        "| moving | colliders | build ms (insert_batch + first step) | RSS growth per collider | median ms/step (set_pose + step) | of which World::step | CPU ms/step (all threads) | min–max ms | touching pairs | sort-sweep copy agrees |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     let exe = match std::env::current_exe() {
         Ok(e) => e,
         Err(e) => {
@@ -65,8 +65,10 @@ fn run_one(out: &str, percent: usize) -> ExitCode {
     let moving: Vec<usize> = (0..scene.len()).filter(|&i| scene.colliders()[i].moving).collect();
     let mut total = Vec::with_capacity(STEPS);
     let mut stepping = Vec::with_capacity(STEPS);
+    let mut cpu = Vec::with_capacity(STEPS);
     for k in 0..WARMUP + STEPS {
         scene.step();
+        let c0 = crate::cpu_ms();
         let t = Instant::now();
         for &i in &moving {
             let c = &scene.colliders()[i];
@@ -77,11 +79,13 @@ fn run_one(out: &str, percent: usize) -> ExitCode {
         if k >= WARMUP {
             stepping.push(t_step.elapsed().as_secs_f64() * 1e3);
             total.push(t.elapsed().as_secs_f64() * 1e3);
+            cpu.push(crate::cpu_ms() - c0);
         }
     }
     let (lo, hi) = total.iter().fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
     let med = median(&mut total);
     let med_step = median(&mut stepping);
+    let med_cpu = median(&mut cpu);
     let pairs = world.contacts().len();
     // An independent broad phase over the same colliders must find the same touching pairs.
     let check = world
@@ -89,7 +93,7 @@ fn run_one(out: &str, percent: usize) -> ExitCode {
         .map(|w| w.contacts().len());
     let agrees = matches!(check, Ok(c) if c == pairs);
     println!(
-        "| {percent}% ({}) | {n} | {build_ms:.0} | {bytes_per:.0} B | {med:.2} | {med_step:.2} | {lo:.2}–{hi:.2} | {pairs} | {} |",
+        "| {percent}% ({}) | {n} | {build_ms:.0} | {bytes_per:.0} B | {med:.2} | {med_step:.2} | {med_cpu:.2} | {lo:.2}–{hi:.2} | {pairs} | {} |",
         moving.len(),
         if agrees { "yes".to_string() } else { format!("NO ({check:?})") }
     );
@@ -98,8 +102,8 @@ fn run_one(out: &str, percent: usize) -> ExitCode {
     let _ = std::fs::write(
         &path,
         format!(
-            "percent,colliders,build_ms,bytes_per_collider,median_ms,median_step_ms,min_ms,max_ms,touching_pairs,agrees\n\
-             {percent},{n},{build_ms:.1},{bytes_per:.1},{med:.3},{med_step:.3},{lo:.3},{hi:.3},{pairs},{agrees}\n"
+            "percent,colliders,build_ms,bytes_per_collider,median_ms,median_step_ms,cpu_ms,min_ms,max_ms,touching_pairs,agrees\n\
+             {percent},{n},{build_ms:.1},{bytes_per:.1},{med:.3},{med_step:.3},{med_cpu:.3},{lo:.3},{hi:.3},{pairs},{agrees}\n"
         ),
     );
     if agrees { ExitCode::SUCCESS } else { ExitCode::FAILURE }

@@ -24,9 +24,9 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 /// Runs every percentage in its own process and prints the table.
-pub fn run(out: &str, percents: &[usize]) -> ExitCode {
+pub fn run(out: &str, percents: &[usize], static_still: bool) -> ExitCode {
     if let [p] = percents {
-        return run_one(out, *p);
+        return run_one(out, *p, static_still);
     }
     println!(
         "| moving | colliders | build ms (insert_batch + first step) | RSS growth per collider | median ms/step (set_pose + step) | of which World::step | CPU ms/step (all threads) | min–max ms | touching pairs | sort-sweep copy agrees |"
@@ -41,16 +41,31 @@ pub fn run(out: &str, percents: &[usize]) -> ExitCode {
     };
     let mut ok = true;
     for &p in percents {
-        let status = Command::new(&exe).args(["--big", "--out", out, "--percent", &p.to_string()]).status();
+        let mut cmd = Command::new(&exe);
+        cmd.args(["--big", "--out", out, "--percent", &p.to_string()]);
+        if static_still {
+            cmd.arg("--static-still");
+        }
+        let status = cmd.status();
         ok &= status.is_ok_and(|s| s.success());
     }
     if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
-fn run_one(out: &str, percent: usize) -> ExitCode {
+/// `static_still`: the colliders that never move are inserted as static (they live in the tree,
+/// the SAP holds only the movers, and still–still pairs are not generated), as an embedder who
+/// knows its scenery would do; otherwise every collider is a moving body, like the seed table.
+fn run_one(out: &str, percent: usize, static_still: bool) -> ExitCode {
     let n = BIG_WORLD_COLLIDERS;
     let mut scene = Scene::big_world(percent, DEFAULT_SEED);
-    let descs: Vec<ColliderDesc> = scene.colliders().iter().map(|c| ColliderDesc::new(c.shape, c.pose)).collect();
+    let descs: Vec<ColliderDesc> = scene
+        .colliders()
+        .iter()
+        .map(|c| {
+            let d = ColliderDesc::new(c.shape, c.pose);
+            if static_still && !c.moving { d.fixed() } else { d }
+        })
+        .collect();
     let rss0 = status_kib("VmRSS:").unwrap_or(0);
     let t = Instant::now();
     let mut world = World::new();
@@ -93,12 +108,13 @@ fn run_one(out: &str, percent: usize) -> ExitCode {
         .map(|w| w.contacts().len());
     let agrees = matches!(check, Ok(c) if c == pairs);
     println!(
-        "| {percent}% ({}) | {n} | {build_ms:.0} | {bytes_per:.0} B | {med:.2} | {med_step:.2} | {med_cpu:.2} | {lo:.2}–{hi:.2} | {pairs} | {} |",
+        "| {percent}% ({}){} | {n} | {build_ms:.0} | {bytes_per:.0} B | {med:.2} | {med_step:.2} | {med_cpu:.2} | {lo:.2}–{hi:.2} | {pairs} | {} |",
         moving.len(),
+        if static_still { ", rest static" } else { ", all bodies" },
         if agrees { "yes".to_string() } else { format!("NO ({check:?})") }
     );
     let _ = std::fs::create_dir_all(out);
-    let path = format!("{out}/big_world_{percent}.csv");
+    let path = format!("{out}/big_world_{percent}{}.csv", if static_still { "_static" } else { "" });
     let _ = std::fs::write(
         &path,
         format!(

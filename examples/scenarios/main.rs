@@ -7,7 +7,7 @@
 //! cargo run --release --example scenarios -- --quick      # < 1 min: fewer steps, no 65536
 //! cargo run --release --example scenarios -- --docs       # also copy the chart to docs/
 //! cargo run --release --example scenarios -- --big        # 1,000,000 colliders, 1% / 10% moving
-//! cargo run --release --example scenarios -- --big --percent 1
+//! cargo run --release --example scenarios -- --big --percent 1 --static-still  # still = static
 //! options: --sizes 1024,8192  --steps 30  --algos sap,tree  --scenarios point,row
 //!          --max-pairs 12000000  --no-advisor  --out out
 //! ```
@@ -110,6 +110,8 @@ struct Options {
     big: bool,
     /// `--big`: which percentages move (each in its own process).
     percents: Vec<usize>,
+    /// `--big`: insert the still colliders as static.
+    static_still: bool,
     out: String,
 }
 
@@ -127,6 +129,7 @@ fn parse_args() -> Result<Options, String> {
         docs: false,
         big: false,
         percents: vec![1, 10],
+        static_still: false,
         out: "out".into(),
     };
     let mut steps_given = false;
@@ -140,6 +143,7 @@ fn parse_args() -> Result<Options, String> {
             "--docs" => o.docs = true,
             "--big" => o.big = true,
             "--no-advisor" => o.advisor = false,
+            "--static-still" => o.static_still = true,
             "--percent" => {
                 o.percents = value()?
                     .split(',')
@@ -180,7 +184,7 @@ fn parse_args() -> Result<Options, String> {
             "-h" | "--help" => {
                 return Err("usage: scenarios [--quick] [--docs] [--big] [--sizes 1024,8192,65536] [--steps N] \
                      [--algos brute,sort-sweep,grid,hash,quadtree,tree,sap] [--scenarios random-still,...] \
-                     [--max-pairs N] [--no-advisor] [--out DIR] [--big [--percent 1,10]]"
+                     [--max-pairs N] [--no-advisor] [--out DIR] [--big [--percent 1,10] [--static-still]]"
                     .into());
             }
             other => return Err(format!("unknown option {other} (try --help)")),
@@ -392,7 +396,7 @@ fn main() -> ExitCode {
         }
     };
     if o.big {
-        return big::run(&o.out, &o.percents);
+        return big::run(&o.out, &o.percents, o.static_still);
     }
     let mut o = o;
     o.cpu_overhead_ms = cpu_overhead_ms();

@@ -41,7 +41,13 @@ fn register_font() -> Result<(), Box<dyn Error>> {
     Err("no font found for the chart's text (set SAPWOOD_FONT to a .ttf file)".into())
 }
 
-pub fn draw(path: &str, sizes: &[usize], scenarios: &[SeedScenario], algos: &[Algo], cells: &[Cell]) -> Result<(), Box<dyn Error>> {
+pub fn draw(
+    path: &str,
+    sizes: &[usize],
+    scenarios: &[SeedScenario],
+    algos: &[Algo],
+    cells: &[Cell],
+) -> Result<(), Box<dyn Error>> {
     register_font()?;
     let panel_h = 380;
     let root = BitMapBackend::new(path, (1400, panel_h * sizes.len().max(1) as u32)).into_drawing_area();
@@ -54,8 +60,7 @@ pub fn draw(path: &str, sizes: &[usize], scenarios: &[SeedScenario], algos: &[Al
                 _ => None,
             })
         };
-        let values: Vec<f64> =
-            scenarios.iter().flat_map(|&s| algos.iter().filter_map(move |&a| ms_of(s, a))).collect();
+        let values: Vec<f64> = scenarios.iter().flat_map(|&s| algos.iter().filter_map(move |&a| ms_of(s, a))).collect();
         let lo = values.iter().copied().fold(f64::MAX, f64::min).min(1.0) / 2.0;
         let hi = values.iter().copied().fold(0.0, f64::max).max(1.0) * 2.0;
         let mut chart = ChartBuilder::on(panel)
@@ -64,13 +69,7 @@ pub fn draw(path: &str, sizes: &[usize], scenarios: &[SeedScenario], algos: &[Al
             .x_label_area_size(28)
             .y_label_area_size(60)
             .build_cartesian_2d(0.0..scenarios.len() as f64, (lo..hi).log_scale())?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(0)
-            .y_desc("ms")
-            .label_style(("sans-serif", 14))
-            .draw()?;
+        chart.configure_mesh().disable_x_mesh().x_labels(0).y_desc("ms").label_style(("sans-serif", 14)).draw()?;
         // Scenario names under the middle of each group (the mesh's own labels would fall on
         // round numbers, not on the groups).
         let label = ("sans-serif", 14).into_text_style(&root).pos(Pos::new(HPos::Center, VPos::Top));

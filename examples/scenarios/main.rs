@@ -45,7 +45,8 @@ enum Algo {
 }
 
 impl Algo {
-    const ALL: [Algo; 7] = [Algo::Brute, Algo::SortSweep, Algo::Grid, Algo::Hash, Algo::Quadtree, Algo::Tree, Algo::Sap];
+    const ALL: [Algo; 7] =
+        [Algo::Brute, Algo::SortSweep, Algo::Grid, Algo::Hash, Algo::Quadtree, Algo::Tree, Algo::Sap];
 
     fn name(self) -> &'static str {
         match self {
@@ -457,7 +458,8 @@ fn main() -> ExitCode {
         Ok(()) => {
             println!("wrote {csv_path} and {png_path}");
             if o.docs {
-                let copied = std::fs::create_dir_all("docs").and_then(|()| std::fs::copy(&png_path, "docs/scenarios.png"));
+                let copied =
+                    std::fs::create_dir_all("docs").and_then(|()| std::fs::copy(&png_path, "docs/scenarios.png"));
                 match copied {
                     Ok(_) => println!("copied the chart to docs/scenarios.png"),
                     Err(e) => eprintln!("cannot copy the chart to docs/: {e}"),
@@ -568,10 +570,7 @@ fn render(
     for (&n, cpu) in o.sizes.iter().flat_map(|n| [(n, false), (n, true)]) {
         let w = seed_world(n);
         if cpu {
-            let _ = writeln!(
-                r,
-                "\n{n} colliders, **CPU** ms per step (summed over threads, median; same runs):\n"
-            );
+            let _ = writeln!(r, "\n{n} colliders, **CPU** ms per step (summed over threads, median; same runs):\n");
         } else {
             let _ = writeln!(r, "\n## {n} colliders, world {} x {}, wall-clock ms per step\n", w.max.x, w.max.y);
         }
@@ -713,7 +712,9 @@ fn render(
 }
 
 fn csv(cells: &[Cell]) -> String {
-    let mut s = String::from("size,scenario,algo,status,median_ms,cpu_median_ms,min_ms,max_ms,timed_steps,build_ms,touching_pairs,matches\n");
+    let mut s = String::from(
+        "size,scenario,algo,status,median_ms,cpu_median_ms,min_ms,max_ms,timed_steps,build_ms,touching_pairs,matches\n",
+    );
     for c in cells {
         let _ = match &c.outcome {
             Outcome::Ran { median_ms, cpu_ms, min_ms, max_ms, build_ms, timed, counts, matches } => writeln!(
@@ -727,7 +728,14 @@ fn csv(cells: &[Cell]) -> String {
                 matches.map_or("", |m| if m { "yes" } else { "NO" })
             ),
             Outcome::Skipped(why) => {
-                writeln!(s, "{},{},{},skipped: {},,,,,,,,", c.size, c.scenario.name(), c.algo.name(), why.replace(',', ";"))
+                writeln!(
+                    s,
+                    "{},{},{},skipped: {},,,,,,,,",
+                    c.size,
+                    c.scenario.name(),
+                    c.algo.name(),
+                    why.replace(',', ";")
+                )
             }
             Outcome::Panicked(msg) => writeln!(
                 s,

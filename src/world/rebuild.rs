@@ -97,8 +97,7 @@ impl World {
 
 /// The pair slots of `world` whose shapes touch, as sorted `(slot a, slot b)` pairs.
 fn touching(world: &World) -> Vec<[u32; 2]> {
-    let mut out: Vec<[u32; 2]> =
-        world.pairs.iter().filter(|p| p.ids[0] != NONE && p.touching).map(|p| p.ids).collect();
+    let mut out: Vec<[u32; 2]> = world.pairs.iter().filter(|p| p.ids[0] != NONE && p.touching).map(|p| p.ids).collect();
     out.sort_unstable();
     out
 }

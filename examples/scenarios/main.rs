@@ -527,7 +527,7 @@ fn check_counts(cells: &mut [Cell]) -> usize {
     mismatches
 }
 
-fn cell<'a>(cells: &'a [Cell], n: usize, s: SeedScenario, a: Algo) -> Option<&'a Cell> {
+fn cell(cells: &[Cell], n: usize, s: SeedScenario, a: Algo) -> Option<&Cell> {
     cells.iter().find(|c| c.size == n && c.scenario == s && c.algo == a)
 }
 

@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! cargo run --release --example scenarios                 # full run (~10 min on 2 cores)
-//! cargo run --release --example scenarios -- --quick      # < 1 min: fewer steps, no 65536
+//! cargo run --release --example scenarios -- --quick      # ~1 min: 5 steps, no 65536, skips
+//!                                                          # scenes with > 1M overlapping boxes
 //! cargo run --release --example scenarios -- --docs       # also copy the chart to docs/
 //! cargo run --release --example scenarios -- --big        # 1,000,000 colliders, 1% / 10% moving
 //! cargo run --release --example scenarios -- --big --percent 1 --static-still  # still = static
@@ -103,9 +104,13 @@ struct Options {
     algos: Vec<Algo>,
     scenarios: Vec<SeedScenario>,
     max_pairs: u64,
-    /// Wall-clock budget of one cell's timed steps; at least 3 steps are always timed.
+    /// Wall-clock budget of one cell's timed steps; `min_steps` are always timed.
     cell_budget: Duration,
     cpu_overhead_ms: f64,
+    /// Steps always timed, whatever the budget.
+    min_steps: usize,
+    /// The advisor runs for sizes up to this.
+    advisor_max_size: usize,
     advisor: bool,
     docs: bool,
     big: bool,
@@ -126,6 +131,8 @@ fn parse_args() -> Result<Options, String> {
         max_pairs: 12_000_000,
         cell_budget: Duration::from_secs(4),
         cpu_overhead_ms: 0.0,
+        min_steps: 3,
+        advisor_max_size: 8192,
         advisor: true,
         docs: false,
         big: false,
@@ -134,6 +141,7 @@ fn parse_args() -> Result<Options, String> {
         out: "out".into(),
     };
     let mut steps_given = false;
+    let mut max_pairs_given = false;
     let mut sizes_given = false;
     let mut quick = false;
     let mut args = std::env::args().skip(1);
@@ -162,6 +170,7 @@ fn parse_args() -> Result<Options, String> {
             "--max-pairs" => {
                 let v: f64 = value()?.parse().map_err(|e| format!("--max-pairs: {e}"))?;
                 o.max_pairs = v as u64;
+                max_pairs_given = true;
             }
             "--sizes" => {
                 o.sizes = value()?
@@ -196,7 +205,13 @@ fn parse_args() -> Result<Options, String> {
             o.steps = 5;
         }
         o.warmup = 1;
-        o.cell_budget = Duration::from_millis(600);
+        o.cell_budget = Duration::from_millis(300);
+        o.min_steps = 1;
+        o.advisor_max_size = 1024;
+        if !max_pairs_given {
+            // Building a world with millions of pairs takes seconds (8192 row / column).
+            o.max_pairs = 1_000_000;
+        }
         if !sizes_given {
             o.sizes = vec![1024, 8192];
         }
@@ -312,7 +327,7 @@ fn run_cell(o: &Options, scenario: SeedScenario, n: usize, algo: Algo) -> (Outco
         let mut cpu = Vec::with_capacity(o.steps);
         let started = Instant::now();
         for k in 0..o.steps {
-            if k >= 3 && started.elapsed() > o.cell_budget {
+            if k >= o.min_steps && started.elapsed() > o.cell_budget {
                 break;
             }
             driver.advance();
@@ -435,7 +450,7 @@ fn main() -> ExitCode {
                 cells.push(Cell { size: n, scenario, algo, outcome });
                 bar.inc(1);
             }
-            if o.advisor && n <= 8192 {
+            if o.advisor && n <= o.advisor_max_size {
                 if let Some((world, driver)) = sap_state {
                     bar.set_message(format!("{n} {} advisor", scenario.name()));
                     advice.push((n, scenario, run_advisor(&world, &driver)));

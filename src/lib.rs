@@ -23,6 +23,7 @@
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+pub mod advisor;
 pub mod broad;
 pub use broad::BroadPhaseKind;
 pub mod collide;

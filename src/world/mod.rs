@@ -20,6 +20,7 @@
 
 mod mover_tree;
 mod query;
+mod rebuild;
 
 pub use query::{QueryFilter, RayCastHit};
 

@@ -1,0 +1,108 @@
+//! Rebuilding a world into another configuration (another broad phase), keeping every id.
+//!
+//! The collider columns are copied as they are (generations, free list, poses, shapes, filters,
+//! user data), so every [`ColliderId`](crate::ColliderId) stays valid and later insertions get
+//! the same ids as they would in the original. Only the structures are rebuilt: every live
+//! collider is marked new and one internal step puts it into the new broad phase and the trees
+//! and recomputes pairs and contacts from the current poses.
+
+use super::{Event, NONE, World, WorldConfig, WorldError};
+use crate::math::Aabb;
+use crate::storage::flags;
+
+impl World {
+    /// A copy of this world built with `config` (typically another
+    /// [`WorldConfig::broad_phase`]), with the same colliders under the same ids.
+    ///
+    /// The copy is stepped once internally, so its [`World::contacts`] are ready at once; its
+    /// [`World::events`] are the original's last-step events. Changes made to the original since
+    /// its last step (moves, insertions, removals) are already applied in the copy; the contact
+    /// events they cause are reported by the copy's next step, as the original would report them.
+    /// For a seamless switch, rebuild right after a step. Cost: one full insertion of every
+    /// collider into the new structures.
+    ///
+    /// ```
+    /// use sapwood::{BroadPhaseKind, ColliderDesc, Pose, Shape, Vec2, World, WorldConfig};
+    ///
+    /// let mut world = World::new();
+    /// let a = world.insert(ColliderDesc::new(Shape::circle(1.0)?, Pose::IDENTITY))?;
+    /// world.insert(ColliderDesc::new(Shape::circle(1.0)?, Pose::from_translation(Vec2::new(1.5, 0.0))))?;
+    /// world.step();
+    /// let config = WorldConfig { broad_phase: BroadPhaseKind::SortSweep, ..*world.config() };
+    /// let mut swept = world.rebuilt_with(config)?;
+    /// assert_eq!(swept.contacts().len(), 1);
+    /// swept.set_pose(a, Pose::from_translation(Vec2::new(-5.0, 0.0)))?; // ids carry over
+    /// swept.step();
+    /// assert!(swept.contacts().is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`WorldError::InvalidConfig`] when `config` is invalid (see [`World::with_config`]); this
+    /// world is never changed.
+    pub fn rebuilt_with(&self, config: WorldConfig) -> Result<World, WorldError> {
+        let mut w = World::with_config(config)?;
+        let mut cols = self.cols.clone();
+        for s in 0..cols.alive.len() {
+            cols.pair_head[s] = NONE;
+            if cols.alive[s] {
+                // An empty fat box marks the collider as new: the step inserts it everywhere.
+                cols.aabb[s] = Aabb::EMPTY;
+                cols.fat[s] = Aabb::EMPTY;
+                cols.flags[s] = (cols.flags[s] & (flags::STATIC | flags::SENSOR)) | flags::MOVED;
+                w.moved.push(s as u32);
+            }
+        }
+        w.cols = cols;
+        w.step();
+        // The internal step must not hand out slots the original has not freed yet, and the
+        // original's pending removals were never in the new structures: restore both lists so
+        // that the next step frees the same slots the original's would.
+        w.cols.free.clone_from(&self.cols.free);
+        w.released.clone_from(&self.released);
+
+        // Events: the original's last ones now; the touching changes caused by edits since that
+        // step (if any) with the next step, as the original would report them.
+        w.events.clone_from(&self.events);
+        w.pending_events.clone_from(&self.pending_events);
+        let before = touching(self);
+        let after = touching(&w);
+        let (mut i, mut j) = (0, 0);
+        while i < before.len() || j < after.len() {
+            let ord = match (before.get(i), after.get(j)) {
+                (Some(b), Some(a)) => b.cmp(a),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            match ord {
+                std::cmp::Ordering::Less => {
+                    let ev = pair_event(self, before[i], false);
+                    w.pending_events.push(ev);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    let ev = pair_event(&w, after[j], true);
+                    w.pending_events.push(ev);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        Ok(w)
+    }
+}
+
+/// The pair slots of `world` whose shapes touch, as sorted `(slot a, slot b)` pairs.
+fn touching(world: &World) -> Vec<[u32; 2]> {
+    let mut out: Vec<[u32; 2]> = world.pairs.iter().filter(|p| p.ids[0] != NONE && p.touching).map(|p| p.ids).collect();
+    out.sort_unstable();
+    out
+}
+
+fn pair_event(world: &World, ids: [u32; 2], began: bool) -> Event {
+    let p = world.pair_table.get(ids).expect("a touching pair is in the table");
+    world.make_event(&world.pairs[p as usize], began)
+}

@@ -114,6 +114,9 @@ fn to_parry(shape: &Shape) -> Box<dyn ps::Shape> {
                 Box::new(poly)
             }
         }
+        Shape::Compound(c) => Box::new(ps::Compound::new(
+            c.parts().iter().map(|(p, s)| (parry_pose(p), ps::SharedShape(to_parry(s).into()))).collect(),
+        )),
     }
 }
 

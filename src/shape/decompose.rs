@@ -256,7 +256,14 @@ fn merge(v: &[DVec2], tris: &[[usize; 3]]) -> Vec<Vec<usize>> {
         let mut merged: Vec<usize> = (0..pp.len()).map(|i| pp[(k + 1 + i) % pp.len()]).collect();
         merged.extend((2..qq.len()).map(|i| qq[(m + i) % qq.len()]));
         let l = merged.len();
-        let ok_at = |i: usize| orient(v[merged[(i + l - 1) % l]], v[merged[i]], v[merged[(i + 1) % l]]) >= 0.0;
+        // Convex up to a relative 1e-6 turn: f32 input that was collinear before rounding (a
+        // rotated comb) leaves corners reflex by ~1e-7, and refusing those would strand sliver
+        // triangles. The part's hull then spans the vertex, bulging out by at most 1e-6 of an
+        // edge length.
+        let ok_at = |i: usize| {
+            let (a, b, c) = (v[merged[(i + l - 1) % l]], v[merged[i]], v[merged[(i + 1) % l]]);
+            orient(a, b, c) >= -1e-6 * (b - a).length() * (c - b).length()
+        };
         if ok_at(0) && ok_at(pp.len() - 1) && corner_count(v, &merged) <= MAX_POLYGON_VERTICES {
             pieces[p] = merged;
             pieces[q].clear();
@@ -283,7 +290,7 @@ impl Compound {
     ///     .iter().map(|&(x, y)| Vec2::new(x, y)).collect();
     /// let c = Compound::from_concave_polygon(&comb, 0.0)?;
     /// assert_eq!(c.parts().len(), 3);
-    /// let bowtie = [Vec2::ZERO, Vec2::new(1.0, 1.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, 1.0)];
+    /// let bowtie = [Vec2::ZERO, Vec2::new(1.0, 1.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, 2.0)];
     /// assert_eq!(
     ///     Compound::from_concave_polygon(&bowtie, 0.0),
     ///     Err(DecompositionError::SelfIntersecting { edge_a: 0, edge_b: 2 })
@@ -318,8 +325,16 @@ impl Compound {
         for piece in &pieces {
             buf.clear();
             buf.extend(piece.iter().map(|&i| v[i].as_vec2()));
-            let poly = Polygon::hull(&buf, radius).map_err(DecompositionError::Part)?;
-            parts.push((Pose::IDENTITY, Shape::Polygon(poly)));
+            match Polygon::hull(&buf, radius) {
+                Ok(poly) => parts.push((Pose::IDENTITY, Shape::Polygon(poly))),
+                // A sliver below the hull's tolerance (its area is under ~1e-10 of its extent
+                // squared) is not representable as a polygon; the other parts cover all but it.
+                Err(ShapeError::Collinear | ShapeError::TooFewPoints) => {}
+                Err(e) => return Err(DecompositionError::Part(e)),
+            }
+        }
+        if parts.is_empty() {
+            return Err(DecompositionError::ZeroArea);
         }
         Compound::new(parts).map_err(DecompositionError::Part)
     }

@@ -132,7 +132,7 @@ pub fn contains_point(shape: &Shape, pose: &Pose, point: Vec2) -> bool {
 ///     (Pose::from_translation(Vec2::new(1.5, -1.5)), Shape::cuboid(Vec2::new(1.0, 0.5))?),
 /// ])?;
 /// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(2.0, -1.5)), Some(1));
-/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(0.0, -1.5)), Some(0)); // in both
+/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(0.5, -1.5)), Some(0)); // on both: the first
 /// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(2.0, 1.0)), None);
 /// # Ok::<(), sapwood::ShapeError>(())
 /// ```

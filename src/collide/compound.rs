@@ -23,6 +23,21 @@ fn for_each_candidate(
     pb: &Pose,
     mut visit: impl FnMut(u32, &Shape, &Pose, u32, &Shape, &Pose) -> bool,
 ) {
+    if let (false, Shape::Compound(cb)) = (matches!(sa, Shape::Compound(_)), sb) {
+        // Convex A against compound B (the order `swap_order` gives this mix): one box of A in
+        // B's frame against B's precomputed part boxes, rather than every part box recomputed
+        // in A's frame (128 parts against a box: 7.4 µs → see bench-notes/concave.md).
+        let box_a = sa.aabb(&pb.inv_mul(pa));
+        let mag =
+            pa.p.abs().max_element().max(pb.p.abs().max_element()) + box_a.min.abs().max(box_a.max.abs()).max_element();
+        let box_a = box_a.fattened(mag * 16.0 * f32::EPSILON + f32::MIN_POSITIVE);
+        for (j, ((lb, part_b), bb)) in cb.parts().iter().zip(cb.part_aabbs()).enumerate() {
+            if box_a.overlaps(bb) && !visit(0, sa, pa, j as u32, part_b, &pb.mul(lb)) {
+                return;
+            }
+        }
+        return;
+    }
     let xf = pa.inv_mul(pb);
     let mut boxes_b = [Aabb::EMPTY; MAX_COMPOUND_PARTS];
     let mut all_b = Aabb::EMPTY;

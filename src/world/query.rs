@@ -104,7 +104,7 @@ impl World {
     /// let id = world.insert(ColliderDesc::new(l, Pose::IDENTITY))?;
     /// world.step();
     /// let mut out = Vec::new();
-    /// world.query_point_parts(Vec2::new(0.0, -1.5), &QueryFilter::default(), &mut out);
+    /// world.query_point_parts(Vec2::new(0.5, -1.5), &QueryFilter::default(), &mut out); // on both
     /// assert_eq!(out, [(id, 0), (id, 1)]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -114,6 +114,9 @@ fn to_parry(shape: &Shape) -> Box<dyn ps::Shape> {
                 Box::new(poly)
             }
         }
+        Shape::Compound(c) => Box::new(ps::Compound::new(
+            c.parts().iter().map(|(p, s)| (parry_pose(p), ps::SharedShape(to_parry(s).into()))).collect(),
+        )),
     }
 }
 
@@ -211,5 +214,71 @@ fn narrow(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, narrow);
+/// Compounds of `n` parts against a box and against another compound, to decide whether the
+/// part cull needs a tree: sapwood scans the part boxes linearly, parry walks its BVH.
+/// The compound is a ring of `n` small boxes (a gear); the probe touches a few of them.
+fn compound(c: &mut Criterion) {
+    let ring = |n: usize| {
+        let parts = (0..n)
+            .map(|i| {
+                let a = std::f32::consts::TAU * i as f32 / n as f32;
+                let r = 2.0 + 0.02 * n as f32;
+                (Pose::new(r * Vec2::from_angle(a), a), Shape::cuboid(Vec2::new(0.3, 0.1)).unwrap())
+            })
+            .collect();
+        Shape::compound(parts).unwrap()
+    };
+    for n in [4usize, 16, 64, 128] {
+        let a = ring(n);
+        let r = 2.0 + 0.02 * n as f32;
+        let mut rng = Rng(n as u64);
+        let probes: Vec<(Shape, Pose)> = (0..BATCH)
+            .map(|k| {
+                let s = if k % 2 == 0 { Shape::cuboid(Vec2::new(0.4, 0.4)).unwrap() } else { ring(n) };
+                let off = if k % 2 == 0 {
+                    r * Vec2::from_angle(rng.range(0.0, 6.3))
+                } else {
+                    Vec2::new(rng.range(-0.5, 0.5), 0.3)
+                };
+                (s, Pose::new(off, rng.range(-3.2, 3.2)))
+            })
+            .collect();
+        let qa = to_parry(&a);
+        let qprobes: Vec<(Box<dyn ps::Shape>, pm::Pose)> =
+            probes.iter().map(|(s, p)| (to_parry(s), parry_pose(p))).collect();
+        for (label, parity) in [("box", 0), ("compound", 1)] {
+            let mut g = c.benchmark_group(format!("narrow_compound/{n}_parts_vs_{label}"));
+            g.bench_function("sapwood", |bn| {
+                bn.iter_custom(|iters| {
+                    let start = Instant::now();
+                    let mut acc = 0u32;
+                    for _ in 0..iters {
+                        for (s, p) in probes.iter().skip(parity).step_by(2) {
+                            acc = acc.wrapping_add(collide::contact(&a, &Pose::IDENTITY, black_box(s), p).count);
+                        }
+                    }
+                    black_box(acc);
+                    start.elapsed() / (BATCH as u32 / 2)
+                })
+            });
+            g.bench_function("parry_contact", |bn| {
+                bn.iter_custom(|iters| {
+                    let start = Instant::now();
+                    let mut acc = 0u32;
+                    for _ in 0..iters {
+                        for (s, p) in qprobes.iter().skip(parity).step_by(2) {
+                            let hit = pq::contact(&pm::Pose::IDENTITY, &*qa, p, black_box(&**s), 0.0).unwrap();
+                            acc = acc.wrapping_add(hit.is_some() as u32);
+                        }
+                    }
+                    black_box(acc);
+                    start.elapsed() / (BATCH as u32 / 2)
+                })
+            });
+            g.finish();
+        }
+    }
+}
+
+criterion_group!(benches, narrow, compound);
 criterion_main!(benches);

@@ -165,7 +165,7 @@ impl HecsSync {
                 }
             }
             let desc = ColliderDesc {
-                shape: *shape,
+                shape: shape.clone(),
                 pose: *pose,
                 is_static: options.is_static,
                 sensor: options.sensor,
@@ -208,7 +208,7 @@ impl HecsSync {
             world.set_pose(id, *pose)?;
         }
         if world.shape(id)? != shape {
-            world.set_shape(id, *shape)?;
+            world.set_shape(id, shape.clone())?;
         }
         Ok(())
     }

@@ -38,7 +38,10 @@ mod world;
 
 pub use glam::Vec2;
 pub use math::{Aabb, Pose, Ray, Rot};
-pub use shape::{Capsule, Circle, Cuboid, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE, Polygon, Shape, ShapeError, ShapeKind};
+pub use shape::{
+    Capsule, Circle, Compound, Cuboid, DecompositionError, MAX_COMPOUND_PARTS, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE,
+    Polygon, Shape, ShapeError, ShapeKind,
+};
 pub use storage::{ColliderId, Filter, RawColliderId};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{

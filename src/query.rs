@@ -13,6 +13,9 @@
 //! - `t` is in units of `dir` (see [`Ray`]); hits are reported for `0 <= t <= max_t`.
 //! - Rounded polygons are exact: the surface is the core polygon's edges pushed out by the
 //!   radius, joined by circular arcs around the vertices.
+//! - A [`Compound`](crate::Compound) is the union of its parts: a ray hits the closest part
+//!   (on equal `t`, the lowest part index; [`ray_cast_part`] tells which), a point is inside
+//!   when it is inside any part ([`containing_part`] tells the first).
 //!
 //! ```
 //! use sapwood::query::{contains_point, ray_cast};
@@ -49,6 +52,50 @@ pub struct RayHit {
 /// Returns `None` for a negative or NaN `max_t`.
 #[must_use]
 pub fn ray_cast(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<RayHit> {
+    ray_cast_part(shape, pose, ray, max_t).map(|(_, h)| h)
+}
+
+/// [`ray_cast`], with the index of the part hit (0 for a convex shape): the closest part, the
+/// lowest index on equal `t`.
+///
+/// ```
+/// use sapwood::query::ray_cast_part;
+/// use sapwood::{Pose, Ray, Shape, Vec2};
+/// let two = Shape::compound(vec![
+///     (Pose::from_translation(Vec2::new(-2.0, 0.0)), Shape::circle(0.5)?),
+///     (Pose::from_translation(Vec2::new(2.0, 0.0)), Shape::circle(0.5)?),
+/// ])?;
+/// let (part, hit) = ray_cast_part(&two, &Pose::IDENTITY, &Ray::new(Vec2::new(5.0, 0.0), Vec2::NEG_X), 10.0).unwrap();
+/// assert_eq!((part, hit.t), (1, 2.5));
+/// # Ok::<(), sapwood::ShapeError>(())
+/// ```
+#[must_use]
+pub fn ray_cast_part(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, RayHit)> {
+    let Shape::Compound(c) = shape else {
+        return ray_cast_convex(shape, pose, ray, max_t).map(|h| (0, h));
+    };
+    if max_t.is_nan() || max_t < 0.0 {
+        return None;
+    }
+    // Cull parts by their boxes in the compound's frame, grown a little: the local ray is
+    // rounded differently from the one each part's exact cast uses.
+    let local = Ray::new(pose.inv_transform_point(ray.origin), pose.inv_transform_vector(ray.dir));
+    let mut best: Option<(u32, RayHit)> = None;
+    for (i, ((lp, part), b)) in c.parts().iter().zip(c.part_aabbs()).enumerate() {
+        let eps = 1e-5 * (b.max - b.min).max_element() + 1e-6 * b.min.abs().max(b.max.abs()).max_element();
+        if b.fattened(eps).ray_cast(&local, max_t).is_none() {
+            continue;
+        }
+        if let Some(h) = ray_cast_convex(part, &pose.mul(lp), ray, max_t)
+            && best.is_none_or(|(_, b)| h.t < b.t)
+        {
+            best = Some((i as u32, h));
+        }
+    }
+    best
+}
+
+fn ray_cast_convex(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<RayHit> {
     if max_t.is_nan() || max_t < 0.0 {
         return None;
     }
@@ -63,6 +110,7 @@ pub fn ray_cast(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<Ray
         Shape::Cuboid(b) => box_cast(b.half_extents, o, d),
         Shape::Polygon(p) if p.radius > 0.0 => rounded_polygon_cast(p, o, d),
         Shape::Polygon(p) => polygon_cast(p, o, d, max_t),
+        Shape::Compound(_) => unreachable!("compounds are split into parts by ray_cast_part"),
     }?;
     (t <= max_t).then(|| RayHit { t, point: ray.at(t), normal: pose.transform_vector(n) })
 }
@@ -70,7 +118,33 @@ pub fn ray_cast(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<Ray
 /// Whether `point` lies inside `shape` at `pose` or on its boundary.
 #[must_use]
 pub fn contains_point(shape: &Shape, pose: &Pose, point: Vec2) -> bool {
-    contains_local(shape, pose.inv_transform_point(point))
+    containing_part(shape, pose, point).is_some()
+}
+
+/// The first part (lowest index; 0 for a convex shape) of `shape` at `pose` that contains
+/// `point`, boundary included.
+///
+/// ```
+/// use sapwood::query::containing_part;
+/// use sapwood::{Pose, Shape, Vec2};
+/// let l = Shape::compound(vec![
+///     (Pose::IDENTITY, Shape::cuboid(Vec2::new(0.5, 2.0))?),
+///     (Pose::from_translation(Vec2::new(1.5, -1.5)), Shape::cuboid(Vec2::new(1.0, 0.5))?),
+/// ])?;
+/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(2.0, -1.5)), Some(1));
+/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(0.5, -1.5)), Some(0)); // on both: the first
+/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(2.0, 1.0)), None);
+/// # Ok::<(), sapwood::ShapeError>(())
+/// ```
+#[must_use]
+pub fn containing_part(shape: &Shape, pose: &Pose, point: Vec2) -> Option<u32> {
+    let p = pose.inv_transform_point(point);
+    match shape {
+        Shape::Compound(c) => {
+            c.parts().iter().position(|(lp, part)| contains_local(part, lp.inv_transform_point(p))).map(|i| i as u32)
+        }
+        s => contains_local(s, p).then_some(0),
+    }
 }
 
 fn contains_local(shape: &Shape, p: Vec2) -> bool {
@@ -84,6 +158,7 @@ fn contains_local(shape: &Shape, p: Vec2) -> bool {
         }
         Shape::Cuboid(b) => p.x.abs() <= b.half_extents.x && p.y.abs() <= b.half_extents.y,
         Shape::Polygon(poly) => within(poly, p, poly.radius),
+        Shape::Compound(c) => c.parts().iter().any(|(lp, part)| contains_local(part, lp.inv_transform_point(p))),
     }
 }
 
@@ -411,7 +486,7 @@ mod tests {
             let h = s.cast_ray_and_get_normal(pose, ray, max_t, true);
             (h.map(|h| (h.time_of_impact, Vec2::new(h.normal.x, h.normal.y))), s.contains_point(pose, point))
         }
-        match *shape {
+        match shape {
             Shape::Circle(c) => answer(&Ball::new(c.radius), pose, ray, max_t, pv(point)),
             Shape::Capsule(c) => answer(&PCapsule::new(pv(c.a), pv(c.b), c.radius), pose, ray, max_t, pv(point)),
             Shape::Cuboid(b) => answer(&PCuboid::new(pv(b.half_extents)), pose, ray, max_t, pv(point)),
@@ -424,6 +499,7 @@ mod tests {
                     answer(&inner, pose, ray, max_t, pv(point))
                 }
             }
+            Shape::Compound(_) => unreachable!("convex shapes only"),
         }
     }
 
@@ -457,6 +533,7 @@ mod tests {
                 let d = brute_distance_to_core(poly, p);
                 if local_inside { d + poly.radius } else { (d - poly.radius).abs() }
             }
+            Shape::Compound(_) => unreachable!("convex shapes only"),
         }
     }
 

@@ -214,7 +214,7 @@ pub fn peer_side(n: usize) -> f32 {
 }
 
 /// One collider of a scene: what a broad phase, a narrow phase or a world needs to place it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Collider {
     /// Unique among the scene's live colliders; see the module's section on ids.
     pub id: u32,
@@ -749,7 +749,7 @@ mod tests {
             counts[c.shape.kind() as usize] += 1;
             assert!(scene.bounds().contains_point(c.pose.p));
             assert!(c.pose.is_valid());
-            match c.shape {
+            match &c.shape {
                 Shape::Circle(ci) => {
                     assert!((0.2..=0.6).contains(&ci.radius));
                     assert_eq!(c.angle, 0.0);
@@ -768,7 +768,7 @@ mod tests {
                     let m = p.count() as f32;
                     area += 0.5 * m * r * r * (TAU / m).sin();
                 }
-                Shape::Capsule(_) => panic!("no capsules in the peer mix"),
+                Shape::Capsule(_) | Shape::Compound(_) => panic!("no capsules or compounds in the peer mix"),
             }
             assert!((-PI..=PI).contains(&c.angle));
             assert!((c.pose.q.angle() - c.angle).abs() < 1e-5 || c.angle.abs() > PI - 1e-5);

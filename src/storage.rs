@@ -192,6 +192,11 @@ impl Columns {
         // Skip 0 on wrap-around so that a generation is never zero (the niche of ColliderId).
         self.generation[s] = self.generation[s].checked_add(1).unwrap_or(1);
         self.flags[s] = 0;
+        // A compound's parts are shared data: let them go now rather than when the slot is
+        // reused. Convex shapes stay as they were (dead slots are snapshotted as they are).
+        if matches!(self.shape[s], Shape::Compound(_)) {
+            self.shape[s] = Shape::Circle(crate::shape::Circle { radius: 1.0 });
+        }
         self.alive_count -= 1;
     }
 }

@@ -158,6 +158,7 @@ fn core(shape: &Shape) -> (Vec<DVec2>, f64) {
             (vec![DVec2::new(-h.x, -h.y), DVec2::new(h.x, -h.y), h, DVec2::new(-h.x, h.y)], 0.0)
         }
         Shape::Polygon(p) => (p.vertices().iter().map(|v| d(*v)).collect(), p.radius() as f64),
+        Shape::Compound(_) => unreachable!("convex shapes only; compounds are tested in tests/concave.rs"),
     }
 }
 
@@ -306,6 +307,7 @@ fn to_parry(shape: &Shape) -> Box<dyn ps::Shape> {
                 Box::new(poly)
             }
         }
+        Shape::Compound(_) => unreachable!("convex shapes only; compounds are tested in tests/concave.rs"),
     }
 }
 

@@ -31,7 +31,32 @@ impl Rng {
 }
 
 fn random_shape(rng: &mut Rng) -> Shape {
-    match rng.below(6) {
+    match rng.below(8) {
+        6 => {
+            // A concave star, decomposed.
+            let n = 5 + rng.below(10);
+            let pts: Vec<Vec2> = (0..n)
+                .map(|i| {
+                    let r = if i % 2 == 0 { rng.range(0.8, 1.5) } else { rng.range(0.2, 0.7) };
+                    r * Vec2::from_angle(i as f32 * std::f32::consts::TAU / n as f32)
+                })
+                .collect();
+            Shape::concave_polygon(&pts, if rng.below(2) == 0 { 0.0 } else { rng.range(0.0, 0.2) }).unwrap()
+        }
+        7 => {
+            // Convex parts at random local poses (overlapping or not).
+            let parts = (0..1 + rng.below(4))
+                .map(|_| {
+                    let local = Pose::new(Vec2::new(rng.range(-1.5, 1.5), rng.range(-1.5, 1.5)), rng.range(-3.0, 3.0));
+                    let mut part = random_shape(rng);
+                    while matches!(part, Shape::Compound(_)) || part.bounding_radius() > 3.0 {
+                        part = random_shape(rng);
+                    }
+                    (local, part)
+                })
+                .collect();
+            Shape::compound(parts).unwrap()
+        }
         0 => Shape::circle(rng.range(0.2, 1.0)).unwrap(),
         1 => Shape::capsule(
             Vec2::new(-rng.range(0.1, 0.8), 0.0),
@@ -49,6 +74,14 @@ fn random_shape(rng: &mut Rng) -> Shape {
     }
 }
 
+/// A shape's parts as `(local pose, convex shape)`, a convex shape being its own part 0.
+fn parts_of(shape: &Shape) -> Vec<(Pose, Shape)> {
+    match shape {
+        Shape::Compound(c) => c.parts().to_vec(),
+        s => vec![(Pose::IDENTITY, s.clone())],
+    }
+}
+
 fn random_pose(rng: &mut Rng, extent: f32) -> Pose {
     let angle = if rng.below(3) == 0 { 0.0 } else { rng.range(-std::f32::consts::PI, std::f32::consts::PI) };
     Pose::new(Vec2::new(rng.range(0.0, extent), rng.range(0.0, extent)), angle)
@@ -62,7 +95,7 @@ fn random_filter(rng: &mut Rng) -> Filter {
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct ModelCollider {
     id: ColliderId,
     desc: ColliderDesc,
@@ -121,6 +154,16 @@ fn check_step(world: &World, model: &mut Model, step: usize) {
         assert_eq!((ca.id, cb.id), (a, b), "contact names a stale id");
         let m = collide::contact(&ca.desc.shape, &ca.desc.pose, &cb.desc.shape, &cb.desc.pose);
         assert_eq!(c.manifold, m, "step {step}: manifold of {a:?}-{b:?} differs from a fresh computation");
+        // The merged manifold is the deepest of the per-part ones, which the world reports too.
+        let mut deepest = f32::NEG_INFINITY;
+        let mut seen = false;
+        world
+            .part_contacts(a, b, |_, _, pm| {
+                deepest = deepest.max(pm.max_depth().unwrap());
+                seen |= *pm == m;
+            })
+            .unwrap();
+        assert!(seen && deepest == m.max_depth().unwrap(), "step {step}: merged manifold is not the deepest part's");
         assert!(got.insert((a, b)), "duplicate contact");
     }
     let expected: BTreeSet<_> = now.iter().copied().filter(|&(a, b)| !model.is_sensor_pair(a, b)).collect();
@@ -178,6 +221,21 @@ fn check_queries(world: &World, model: &Model, rng: &mut Rng, extent: f32) {
             .map(|c| c.id)
             .collect();
         assert_eq!(got, want, "query_point {p:?}");
+        let mut got_parts = Vec::new();
+        world.query_point_parts(p, &filter, &mut got_parts);
+        let want_parts: Vec<(ColliderId, u32)> = model
+            .live
+            .values()
+            .filter(|c| pass(c))
+            .flat_map(|c| {
+                parts_of(&c.desc.shape)
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, (lp, part))| query::contains_point(part, &c.desc.pose.mul(lp), p))
+                    .map(|(i, _)| (c.id, i as u32))
+            })
+            .collect();
+        assert_eq!(got_parts, want_parts, "query_point_parts {p:?}");
 
         got.clear();
         let probe = random_shape(rng);
@@ -190,22 +248,43 @@ fn check_queries(world: &World, model: &Model, rng: &mut Rng, extent: f32) {
             .map(|c| c.id)
             .collect();
         assert_eq!(got, want, "query_shape");
+        let mut got_parts = Vec::new();
+        world.query_shape_parts(&probe, &probe_pose, &filter, &mut got_parts);
+        let want_parts: Vec<(ColliderId, u32)> = model
+            .live
+            .values()
+            .filter(|c| pass(c))
+            .flat_map(|c| {
+                parts_of(&c.desc.shape)
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, (lp, part))| collide::overlaps(part, &c.desc.pose.mul(lp), &probe, &probe_pose))
+                    .map(|(i, _)| (c.id, i as u32))
+            })
+            .collect();
+        assert_eq!(got_parts, want_parts, "query_shape_parts");
+        // A collider is reported by query_shape exactly when one of its parts is.
+        let mut ids: Vec<ColliderId> = got_parts.iter().map(|x| x.0).collect();
+        ids.dedup();
+        assert_eq!(ids, got, "query_shape vs its parts");
 
         let origin = Vec2::new(rng.range(-5.0, extent + 5.0), rng.range(-5.0, extent + 5.0));
         let dir = Vec2::from_angle(rng.range(0.0, std::f32::consts::TAU));
         let ray = Ray::new(origin, dir);
         let max_t = rng.range(1.0, 40.0);
-        let mut want: Vec<(f32, ColliderId)> = model
+        let mut want: Vec<(f32, ColliderId, u32)> = model
             .live
             .values()
             .filter(|c| pass(c))
-            .filter_map(|c| query::ray_cast(&c.desc.shape, &c.desc.pose, &ray, max_t).map(|h| (h.t, c.id)))
+            .filter_map(|c| {
+                query::ray_cast_part(&c.desc.shape, &c.desc.pose, &ray, max_t).map(|(part, h)| (h.t, c.id, part))
+            })
             .collect();
         want.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut all = Vec::new();
         world.ray_cast_all(&ray, max_t, &filter, &mut all);
-        assert_eq!(all.iter().map(|h| (h.t, h.id)).collect::<Vec<_>>(), want, "ray_cast_all");
-        let closest = world.ray_cast(&ray, max_t, &filter).map(|h| (h.t, h.id));
+        assert_eq!(all.iter().map(|h| (h.t, h.id, h.part)).collect::<Vec<_>>(), want, "ray_cast_all");
+        let closest = world.ray_cast(&ray, max_t, &filter).map(|h| (h.t, h.id, h.part));
         assert_eq!(closest, want.first().copied(), "ray_cast");
     }
 }
@@ -226,7 +305,7 @@ fn run(seed: u64, steps: usize, config: WorldConfig) {
                     desc.sensor = rng.below(10) == 0;
                     desc.filter = random_filter(&mut rng);
                     desc.user_data = rng.next();
-                    let id = world.insert(desc).unwrap();
+                    let id = world.insert(desc.clone()).unwrap();
                     assert!(model.live.insert(id.index(), ModelCollider { id, desc }).is_none());
                 }
                 3 if !live.is_empty() => {
@@ -251,7 +330,7 @@ fn run(seed: u64, steps: usize, config: WorldConfig) {
                 8 if !live.is_empty() => {
                     let id = live[rng.below(live.len())];
                     let shape = random_shape(&mut rng);
-                    world.set_shape(id, shape).unwrap();
+                    world.set_shape(id, shape.clone()).unwrap();
                     model.live.get_mut(&id.index()).unwrap().desc.shape = shape;
                 }
                 _ if !live.is_empty() => {
@@ -268,7 +347,7 @@ fn run(seed: u64, steps: usize, config: WorldConfig) {
                         assert!(world.set_pose(id, pose).is_err());
                     }
                     let bad_shape = Shape::Circle(sapwood::Circle { radius: f32::NAN });
-                    assert!(world.set_shape(id, bad_shape).is_err());
+                    assert!(world.set_shape(id, bad_shape.clone()).is_err());
                     assert!(world.insert(ColliderDesc::new(bad_shape, Pose::IDENTITY)).is_err());
                     assert_eq!(world.pose(id).unwrap(), before);
                 }

@@ -48,6 +48,7 @@ fn outline(shape: &Shape, pose: &Pose) -> Vec<Vec2> {
             arc(c.a, c.radius, start + std::f32::consts::PI, 8, &mut pts);
         }
         Shape::Polygon(p) => pts.extend_from_slice(p.vertices()),
+        Shape::Compound(_) => unreachable!("compounds are drawn part by part"),
     }
     pts.iter().map(|v| pose.transform_point(*v)).collect()
 }
@@ -62,13 +63,21 @@ pub fn draw(stepper: &Stepper, view: View, pixmap: &mut Pixmap) {
     let stroke = Stroke { width: 1.0, ..Stroke::default() };
     for body in &stepper.bodies {
         let pose = body.pose();
-        let pts = outline(&body.shape, &pose);
         let mut pb = PathBuilder::new();
-        for (k, p) in pts.iter().enumerate() {
-            let (x, y) = view.to_px(*p, w, h);
-            if k == 0 { pb.move_to(x, y) } else { pb.line_to(x, y) }
+        let mut pts = Vec::new();
+        // A compound is drawn as its parts, one closed sub-path each.
+        let parts: Vec<(Pose, Shape)> = match &body.shape {
+            Shape::Compound(c) => c.parts().iter().map(|(p, s)| (pose.mul(p), s.clone())).collect(),
+            s => vec![(pose, s.clone())],
+        };
+        for (part_pose, part) in &parts {
+            pts = outline(part, part_pose);
+            for (k, p) in pts.iter().enumerate() {
+                let (x, y) = view.to_px(*p, w, h);
+                if k == 0 { pb.move_to(x, y) } else { pb.line_to(x, y) }
+            }
+            pb.close();
         }
-        pb.close();
         if let Shape::Circle(_) = body.shape {
             // A spoke shows the rotation.
             let (x0, y0) = view.to_px(pose.p, w, h);
@@ -83,6 +92,7 @@ pub fn draw(stepper: &Stepper, view: View, pixmap: &mut Pixmap) {
             (true, Shape::Circle(_)) => (90, 170, 220),
             (true, Shape::Capsule(_)) => (120, 200, 130),
             (true, Shape::Polygon(_)) => (210, 110, 140),
+            (true, Shape::Compound(_)) => (170, 130, 220),
         };
         fill.set_color_rgba8(r, g, b, 255);
         pixmap.fill_path(&path, &fill, FillRule::Winding, Transform::identity(), None);

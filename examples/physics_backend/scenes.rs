@@ -25,7 +25,7 @@ pub fn pyramid(stepper: &mut Stepper, rows: usize) -> Vec<usize> {
         for k in 0..n {
             let x = (k as f32 - 0.5 * (n - 1) as f32) * size;
             let y = PYRAMID_BOX + row as f32 * size;
-            ids.push(stepper.add(BodyDesc::new(shape, Pose::from_translation(Vec2::new(x, y)))));
+            ids.push(stepper.add(BodyDesc::new(shape.clone(), Pose::from_translation(Vec2::new(x, y)))));
         }
     }
     ids
@@ -37,7 +37,7 @@ pub fn column(stepper: &mut Stepper, rows: usize) -> Vec<usize> {
     (0..rows)
         .map(|row| {
             let y = PYRAMID_BOX + row as f32 * 2.0 * PYRAMID_BOX;
-            stepper.add(BodyDesc::new(shape, Pose::from_translation(Vec2::new(0.0, y))))
+            stepper.add(BodyDesc::new(shape.clone(), Pose::from_translation(Vec2::new(0.0, y))))
         })
         .collect()
 }
@@ -58,7 +58,7 @@ fn container(stepper: &mut Stepper, half_width: f32, height: f32) {
     ground(stepper, half_width + 1.0);
     let wall = Shape::cuboid(Vec2::new(0.5, 0.5 * height)).expect("valid box");
     for x in [-half_width - 0.5, half_width + 0.5] {
-        stepper.add(BodyDesc::new(wall, Pose::from_translation(Vec2::new(x, 0.5 * height))).fixed());
+        stepper.add(BodyDesc::new(wall.clone(), Pose::from_translation(Vec2::new(x, 0.5 * height))).fixed());
     }
 }
 

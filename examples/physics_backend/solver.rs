@@ -64,7 +64,7 @@ impl Default for Settings {
 }
 
 /// What [`Stepper::add`] needs.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct BodyDesc {
     /// The shape, any origin (re-centred on its centre of mass).
     pub shape: Shape,
@@ -92,7 +92,7 @@ impl BodyDesc {
 }
 
 /// One rigid body. The collider's pose is `(position, angle)`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Body {
     /// The shape, centred on the centre of mass.
     pub shape: Shape,
@@ -178,6 +178,22 @@ pub fn mass_properties(shape: &Shape) -> (f32, Vec2, f32) {
             // `inertia` is about `origin`; move it to the centroid.
             (area, origin + c, inertia - area * c.length_squared())
         }
+        Shape::Compound(c) => {
+            // Parts are summed as if disjoint (true of decomposed polygons), then moved to the
+            // common centroid by the parallel-axis theorem.
+            let props: Vec<(f32, Vec2, f32)> = c
+                .parts()
+                .iter()
+                .map(|(pose, part)| {
+                    let (m, centroid, i) = mass_properties(part);
+                    (m, pose.transform_point(centroid), i)
+                })
+                .collect();
+            let mass: f32 = props.iter().map(|p| p.0).sum();
+            let center = props.iter().map(|p| p.0 * p.1).sum::<Vec2>() / mass;
+            let inertia = props.iter().map(|&(m, c, i)| i + m * (c - center).length_squared()).sum();
+            (mass, center, inertia)
+        }
     }
 }
 
@@ -189,7 +205,12 @@ fn shifted(shape: &Shape, offset: Vec2) -> Shape {
             let pts: Vec<Vec2> = p.vertices().iter().map(|v| *v - offset).collect();
             Shape::polygon(&pts, p.radius()).expect("a moved polygon is valid")
         }
-        _ => *shape,
+        Shape::Compound(c) => {
+            let parts =
+                c.parts().iter().map(|(pose, part)| (Pose { p: pose.p - offset, q: pose.q }, part.clone())).collect();
+            Shape::compound(parts).expect("a moved compound is valid")
+        }
+        _ => shape.clone(),
     }
 }
 
@@ -278,12 +299,12 @@ impl Stepper {
     /// Adds a body and its collider; returns the body index.
     pub fn add(&mut self, desc: BodyDesc) -> usize {
         let (area, centroid, inertia) = mass_properties(&desc.shape);
-        let shape = if centroid.length() > 1e-6 { shifted(&desc.shape, centroid) } else { desc.shape };
+        let shape = if centroid.length() > 1e-6 { shifted(&desc.shape, centroid) } else { desc.shape.clone() };
         let position = desc.pose.transform_point(centroid);
         let angle = desc.pose.q.angle();
         let (inv_mass, inv_inertia) =
             if desc.density > 0.0 { (1.0 / (desc.density * area), 1.0 / (desc.density * inertia)) } else { (0.0, 0.0) };
-        let mut collider_desc = ColliderDesc::new(shape, Pose { p: position, q: desc.pose.q });
+        let mut collider_desc = ColliderDesc::new(shape.clone(), Pose { p: position, q: desc.pose.q });
         if inv_mass == 0.0 {
             collider_desc = collider_desc.fixed();
         }
@@ -463,7 +484,7 @@ fn solve_velocity(bodies: &mut [Body], c: &mut Constraint) {
 fn solve_position(bodies: &mut [Body], start: &[(Vec2, f32)], c: &Constraint, s: &Settings) {
     let n = c.normal;
     for p in &c.points[..c.count] {
-        let (a, b) = (bodies[c.a], bodies[c.b]);
+        let (a, b) = (&bodies[c.a], &bodies[c.b]);
         let ra = Rot::from_angle(a.angle - start[c.a].1).rotate(p.ra);
         let rb = Rot::from_angle(b.angle - start[c.b].1).rotate(p.rb);
         let moved = (b.position - start[c.b].0 + rb - p.rb) - (a.position - start[c.a].0 + ra - p.ra);

@@ -506,9 +506,9 @@ mod tests {
                 assert_eq!((p.point, p.depth, p.id), (q.point, q.depth, q.id.rotate_left(16)));
             }
             // The kernel itself, called in the other order, agrees on the depth.
-            let (Shape::Capsule(ca), Shape::Capsule(cb)) = (a, b) else { unreachable!() };
-            let m1 = manifold(&ca, &cb, &pa.inv_mul(&pb));
-            let m2 = manifold(&cb, &ca, &pb.inv_mul(&pa));
+            let (Shape::Capsule(ca), Shape::Capsule(cb)) = (&a, &b) else { unreachable!() };
+            let m1 = manifold(ca, cb, &pa.inv_mul(&pb));
+            let m2 = manifold(cb, ca, &pb.inv_mul(&pa));
             assert_eq!(m1.count > 0, m2.count > 0);
             if m1.count > 0 {
                 assert!((m1.max_depth().unwrap() - m2.max_depth().unwrap()).abs() < 1e-5);

@@ -269,6 +269,7 @@ pub(crate) mod test_util {
             Shape::Capsule(c) => (w(&[c.a, c.b]), c.radius as f64),
             Shape::Cuboid(b) => (w(b.to_polygon().vertices()), 0.0),
             Shape::Polygon(q) => (w(q.vertices()), q.radius() as f64),
+            Shape::Compound(_) => unreachable!("convex kernels only"),
         }
     }
 
@@ -318,6 +319,7 @@ pub(crate) mod test_util {
                 Shape::Capsule(c) => core(&[c.a, c.b]) + c.radius,
                 Shape::Cuboid(b) => core(b.to_polygon().vertices()),
                 Shape::Polygon(q) => core(q.vertices()) + q.radius(),
+                Shape::Compound(_) => unreachable!("convex kernels only"),
             }
         }
         support(sa, pa, n) + support(sb, pb, -n)
@@ -336,6 +338,7 @@ pub(crate) mod test_util {
                         .expect("convex polygon");
                 (Box::new(poly), p.radius())
             }
+            Shape::Compound(_) => unreachable!("convex kernels only"),
         }
     }
 

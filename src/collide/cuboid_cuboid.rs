@@ -187,11 +187,11 @@ mod tests {
         let poly = Shape::Polygon(cuboid(0.5, 0.5).to_polygon());
         let right = feature_id(2, 1); // A's top-right corner with B's bottom-right corner
         let left = feature_id(3, 0);
-        for (sa, sb) in [(a, a), (poly, poly), (a, poly)] {
+        for (sa, sb) in [(&a, &a), (&poly, &poly), (&a, &poly)] {
             for base in [0.0, 2e-4, -2e-4] {
                 for tilt in [-1e-3, -1e-4, -1e-6, 0.0, 1e-6, 1e-4, 1e-3] {
                     let (pa, pb) = (Pose::new(Vec2::ZERO, base), Pose::new(Vec2::new(0.0, 0.997), tilt));
-                    let m = contact(&sa, &pa, &sb, &pb);
+                    let m = contact(sa, &pa, sb, &pb);
                     assert_eq!(m.count, 2, "{base} {tilt}");
                     for p in m.points() {
                         let x = pa.inv_transform_point(p.point).x;

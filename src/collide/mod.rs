@@ -23,6 +23,17 @@
 //! - Swapping A and B gives the same points and depths, the opposite normal and feature ids with
 //!   their halves swapped. Same-kind pairs are put into a canonical order first, so the identity
 //!   holds bit for bit (the one exception: A and B bit-identical, where no order exists).
+//!
+//! # Compounds
+//! A [`Compound`](crate::Compound) is tested part by part (a convex shape is a compound of one
+//! part, part 0). [`contact_parts`] reports one manifold per touching part pair. [`contact`]
+//! returns the **merge rule**: the manifold of the deepest part pair (largest
+//! [`Manifold::max_depth`]); on equal depth, the first pair in (part of A, part of B) order,
+//! taken in the canonical order of the pair so that swapping A and B picks the same pair. Its
+//! feature ids carry the part indices in bits 9..16 of each side's 16-bit half (part `i` adds
+//! `i << 9`), which keeps them unique and stable per part pair; that is what limits a compound
+//! to [`MAX_COMPOUND_PARTS`](crate::MAX_COMPOUND_PARTS) = 128 parts. [`overlaps`] stops at the
+//! first overlapping part pair.
 
 mod capsule_capsule;
 mod capsule_polygon;
@@ -31,6 +42,7 @@ mod circle_circle;
 mod circle_cuboid;
 mod circle_polygon;
 mod clip;
+mod compound;
 mod cuboid_cuboid;
 mod polygon_polygon;
 
@@ -149,8 +161,9 @@ macro_rules! register {
     };
 }
 
-/// Index `kind(a) * 4 + kind(b)`, only `kind(a) <= kind(b)` filled.
-static REGISTERS: [Option<Register>; ShapeKind::COUNT * ShapeKind::COUNT] = [
+/// Index `kind(a) * 4 + kind(b)`, only `kind(a) <= kind(b)` filled. Convex kinds only:
+/// compounds are split into convex part pairs before the table is consulted.
+static REGISTERS: [Option<Register>; ShapeKind::CONVEX_COUNT * ShapeKind::CONVEX_COUNT] = [
     // Circle × …
     Some(register!(Circle, Circle, circle_circle::manifold, circle_circle::overlap)),
     Some(register!(Circle, Capsule, circle_capsule::manifold, circle_capsule::overlap)),
@@ -199,6 +212,10 @@ fn shape_key(s: &Shape) -> [u32; 4] {
         Shape::Capsule(c) => [c.a.x, c.a.y, c.b.x, c.radius + c.b.y],
         Shape::Cuboid(b) => [b.half_extents.x, b.half_extents.y, 0.0, 0.0],
         Shape::Polygon(p) => [p.vertices[0].x, p.vertices[1].y, p.centroid.x, p.radius + p.count as f32],
+        Shape::Compound(c) => {
+            let b = c.aabb();
+            [b.min.x, b.min.y, b.max.x, b.max.y + c.parts().len() as f32]
+        }
     };
     k.map(f32::to_bits)
 }
@@ -225,7 +242,10 @@ pub fn contact(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
 
 #[inline]
 fn contact_ordered(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
-    let reg = REGISTERS[sa.kind() as usize * ShapeKind::COUNT + sb.kind() as usize]
+    if is_compound(sa) || is_compound(sb) {
+        return compound::manifold(sa, pa, sb, pb);
+    }
+    let reg = REGISTERS[sa.kind() as usize * ShapeKind::CONVEX_COUNT + sb.kind() as usize]
         .as_ref()
         .expect("ordered pairs are always registered");
     let xf = pa.inv_mul(pb);
@@ -238,8 +258,51 @@ fn contact_ordered(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
 #[must_use]
 pub fn overlaps(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> bool {
     let (sa, pa, sb, pb) = if swap_order(sa, pa, sb, pb) { (sb, pb, sa, pa) } else { (sa, pa, sb, pb) };
-    let reg = REGISTERS[sa.kind() as usize * ShapeKind::COUNT + sb.kind() as usize]
+    if is_compound(sa) || is_compound(sb) {
+        return compound::overlap(sa, pa, sb, pb);
+    }
+    let reg = REGISTERS[sa.kind() as usize * ShapeKind::CONVEX_COUNT + sb.kind() as usize]
         .as_ref()
         .expect("ordered pairs are always registered");
     (reg.overlap)(sa, sb, &pa.inv_mul(pb))
+}
+
+#[inline]
+fn is_compound(s: &Shape) -> bool {
+    matches!(s, Shape::Compound(_))
+}
+
+/// Calls `f(part_a, part_b, manifold)` for every touching pair of parts, a convex shape being
+/// part 0 of itself. Each manifold is in world space with the normal from A to B and carries
+/// the part-tagged feature ids of the [module docs](self#compounds): the one [`contact`]
+/// returns is one of them, the deepest. The call order is deterministic, otherwise unspecified.
+///
+/// ```
+/// use sapwood::{collide, Pose, Shape, Vec2};
+/// // A U opening upwards, and a plank lying across both arms.
+/// let u: Vec<Vec2> = [(0.0, 0.0), (3.0, 0.0), (3.0, 2.0), (2.0, 2.0), (2.0, 1.0), (1.0, 1.0), (1.0, 2.0), (0.0, 2.0)]
+///     .iter().map(|&(x, y)| Vec2::new(x, y)).collect();
+/// let cup = Shape::concave_polygon(&u, 0.0)?;
+/// let plank = Shape::cuboid(Vec2::new(2.0, 0.25))?;
+/// let at = Pose::from_translation(Vec2::new(1.5, 2.2));
+/// let mut touching = 0;
+/// collide::contact_parts(&cup, &Pose::IDENTITY, &plank, &at, |_, part_b, m| {
+///     assert_eq!(part_b, 0);
+///     assert!((m.max_depth().unwrap() - 0.05).abs() < 1e-5);
+///     touching += 1;
+/// });
+/// assert_eq!(touching, 2); // one manifold per arm
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn contact_parts(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, mut f: impl FnMut(u32, u32, &Manifold)) {
+    if !is_compound(sa) && !is_compound(sb) {
+        let m = contact(sa, pa, sb, pb);
+        if m.count > 0 {
+            f(0, 0, &m);
+        }
+    } else if swap_order(sa, pa, sb, pb) {
+        compound::for_each_contact(sb, pb, sa, pa, |j, i, m| f(i, j, &m.flipped()));
+    } else {
+        compound::for_each_contact(sa, pa, sb, pb, f);
+    }
 }

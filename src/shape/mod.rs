@@ -1,4 +1,5 @@
-//! Collision shapes, stored inline (no heap allocation per shape).
+//! Collision shapes. Convex shapes are stored inline (no heap allocation per shape); a
+//! [`Compound`] is a shared handle to immutable parts, so [`Shape`] is `Clone` but not `Copy`.
 //!
 //! | kind | stored as | fast paths |
 //! |---|---|---|
@@ -6,9 +7,15 @@
 //! | [`Capsule`] | segment `a`–`b` plus radius | circle, capsule |
 //! | [`Cuboid`] | half-extents; axis-aligned under an unrotated pose, oriented otherwise | box–box SAT on 4 axes, AABB pairs |
 //! | [`Polygon`] | convex hull, ≤ 8 vertices, optional rounding radius | — |
+//! | [`Compound`] | `Arc` of ≤ 128 convex parts at local poses, part boxes | part boxes cull part pairs |
 
+mod compound;
+mod decompose;
 mod polygon;
 
+pub(crate) use compound::PART_SHIFT;
+pub use compound::{Compound, MAX_COMPOUND_PARTS};
+pub use decompose::DecompositionError;
 pub use polygon::{MAX_POLYGON_VERTICES, Polygon};
 
 use glam::Vec2;
@@ -32,6 +39,14 @@ pub enum ShapeError {
     TooManyVertices,
     /// A size or local coordinate exceeds [`MAX_SHAPE_SIZE`].
     TooLarge,
+    /// A [`Compound`] with no parts.
+    EmptyCompound,
+    /// A [`Compound`] with more than [`MAX_COMPOUND_PARTS`] parts.
+    TooManyParts,
+    /// A [`Compound`] part that is itself a compound (parts must be convex).
+    NestedCompound,
+    /// A [`Compound`] part pose that is non-finite or has a non-unit rotation.
+    InvalidPartPose,
 }
 
 /// The largest radius, half-extent or local vertex coordinate a world accepts (1e6). Beyond it
@@ -48,6 +63,10 @@ impl std::fmt::Display for ShapeError {
             ShapeError::Collinear => "points are collinear and span no area",
             ShapeError::TooManyVertices => "convex hull has more than 8 vertices",
             ShapeError::TooLarge => "shape size exceeds MAX_SHAPE_SIZE (1e6)",
+            ShapeError::EmptyCompound => "compound has no parts",
+            ShapeError::TooManyParts => "compound has more than MAX_COMPOUND_PARTS (128) parts",
+            ShapeError::NestedCompound => "compound part is itself a compound",
+            ShapeError::InvalidPartPose => "compound part pose is non-finite or not a unit rotation",
         })
     }
 }
@@ -113,16 +132,25 @@ pub enum ShapeKind {
     Cuboid = 2,
     /// [`Polygon`].
     Polygon = 3,
+    /// [`Compound`].
+    Compound = 4,
 }
 
 impl ShapeKind {
     /// The number of shape kinds.
-    pub const COUNT: usize = 4;
+    pub const COUNT: usize = 5;
+    /// The number of convex kinds (all but [`ShapeKind::Compound`]), the side of the narrow
+    /// phase's dispatch table.
+    pub const CONVEX_COUNT: usize = 4;
 }
 
-/// A convex collision shape. Build one with the checked constructors ([`Shape::circle`],
-/// [`Shape::capsule`], [`Shape::cuboid`], [`Shape::polygon`], [`Shape::rounded_box`]); they are
-/// the only way to get a shape the narrow phase accepts.
+/// A collision shape. Build one with the checked constructors ([`Shape::circle`],
+/// [`Shape::capsule`], [`Shape::cuboid`], [`Shape::polygon`], [`Shape::rounded_box`],
+/// [`Shape::compound`], [`Shape::concave_polygon`]); they are the only way to get a shape the
+/// narrow phase accepts.
+///
+/// Convex shapes are inline data; [`Shape::Compound`] holds a shared handle, so a shape is
+/// `Clone` (cheap: at most one reference-count increment) but not `Copy`.
 ///
 /// ```
 /// use sapwood::{Shape, ShapeError, Vec2};
@@ -133,7 +161,7 @@ impl ShapeKind {
 /// # let _ = (ball, plank);
 /// # Ok::<(), ShapeError>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     /// A circle.
     Circle(Circle),
@@ -143,6 +171,8 @@ pub enum Shape {
     Cuboid(Cuboid),
     /// A convex, optionally rounded polygon.
     Polygon(Polygon),
+    /// Convex parts at local poses (concave shapes).
+    Compound(Compound),
 }
 
 fn check_positive(x: f32) -> Result<(), ShapeError> {
@@ -211,6 +241,33 @@ impl Shape {
         Polygon::rounded_box(half_extents, radius).map(Shape::Polygon)
     }
 
+    /// A compound of convex `parts` at local poses; see [`Compound::new`].
+    ///
+    /// # Errors
+    /// See [`Compound::new`].
+    pub fn compound(parts: Vec<(Pose, Shape)>) -> Result<Shape, ShapeError> {
+        Compound::new(parts).map(Shape::Compound)
+    }
+
+    /// A simple (concave or convex) polygon of any number of vertices, in either winding,
+    /// rounded by `radius`, decomposed into convex parts; see
+    /// [`Compound::from_concave_polygon`].
+    ///
+    /// ```
+    /// use sapwood::{Shape, Vec2};
+    /// let u = [(0.0, 0.0), (3.0, 0.0), (3.0, 2.0), (2.0, 2.0), (2.0, 1.0), (1.0, 1.0), (1.0, 2.0), (0.0, 2.0)];
+    /// let pts: Vec<Vec2> = u.iter().map(|&(x, y)| Vec2::new(x, y)).collect();
+    /// let shape = Shape::concave_polygon(&pts, 0.0)?;
+    /// assert!(shape.part_count() >= 2);
+    /// # Ok::<(), sapwood::DecompositionError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// See [`Compound::from_concave_polygon`].
+    pub fn concave_polygon(points: &[Vec2], radius: f32) -> Result<Shape, DecompositionError> {
+        Compound::from_concave_polygon(points, radius).map(Shape::Compound)
+    }
+
     /// The kind, for dispatch.
     #[inline]
     #[must_use]
@@ -220,6 +277,7 @@ impl Shape {
             Shape::Capsule(_) => ShapeKind::Capsule,
             Shape::Cuboid(_) => ShapeKind::Cuboid,
             Shape::Polygon(_) => ShapeKind::Polygon,
+            Shape::Compound(_) => ShapeKind::Compound,
         }
     }
 
@@ -241,6 +299,7 @@ impl Shape {
                 }
                 Shape::Polygon(q)
             }
+            Shape::Compound(c) => Shape::Compound(c.scaled(factor)?),
         };
         s.validate()?;
         Ok(s)
@@ -271,12 +330,13 @@ impl Shape {
                 }
                 Aabb::new(lo, hi).fattened(p.radius)
             }
+            Shape::Compound(c) => c.aabb_at(pose),
         }
     }
 
     /// Checks that the shape is one the narrow phase accepts: finite, positive sizes up to
-    /// [`MAX_SHAPE_SIZE`], and for polygons 3–8 counter-clockwise convex vertices with unit
-    /// normals. The constructors only build valid shapes; this catches shapes assembled from
+    /// [`MAX_SHAPE_SIZE`], for polygons 3–8 counter-clockwise convex vertices with unit
+    /// normals, and for compounds 1–[`MAX_COMPOUND_PARTS`] valid convex parts at valid poses. The constructors only build valid shapes; this catches shapes assembled from
     /// public fields or bytes.
     ///
     /// # Errors
@@ -331,6 +391,7 @@ impl Shape {
                 }
                 size_ok(p.radius + vs.iter().map(|v| v.abs().max_element()).fold(0.0, f32::max))
             }
+            Shape::Compound(c) => c.validate(),
         }
     }
 
@@ -342,6 +403,7 @@ impl Shape {
             Shape::Capsule(c) => c.a.length().max(c.b.length()) + c.radius,
             Shape::Cuboid(b) => b.half_extents.length(),
             Shape::Polygon(p) => p.vertices().iter().map(|v| v.length()).fold(0.0, f32::max) + p.radius,
+            Shape::Compound(c) => c.bounding_radius(),
         }
     }
 }

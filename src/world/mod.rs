@@ -111,7 +111,7 @@ impl Default for WorldConfig {
 }
 
 /// Everything needed to insert a collider.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ColliderDesc {
     /// The shape, in the collider's local frame.
     pub shape: Shape,
@@ -453,7 +453,7 @@ impl World {
         }
         out.reserve(descs.len());
         for d in descs {
-            out.push(self.insert(*d)?);
+            out.push(self.insert(d.clone())?);
         }
         Ok(())
     }
@@ -589,6 +589,40 @@ impl World {
             }
             p = pair.next[Self::end_of(pair, s as u32)];
         }
+        Ok(())
+    }
+
+    /// Calls `f(part_a, part_b, manifold)` for every touching part pair of colliders `a` and `b`
+    /// (see [`collide::contact_parts`]), computed now from their current poses and shapes:
+    /// the world stores one merged manifold per collider pair ([`World::contacts`]), and
+    /// per-part manifolds cost one narrow-phase call, so they are made on request only.
+    ///
+    /// ```
+    /// use sapwood::{ColliderDesc, Pose, Shape, Vec2, World};
+    /// let u: Vec<Vec2> = [(0.0, 0.0), (3.0, 0.0), (3.0, 2.0), (2.0, 2.0), (2.0, 1.0), (1.0, 1.0), (1.0, 2.0), (0.0, 2.0)]
+    ///     .iter().map(|&(x, y)| Vec2::new(x, y)).collect();
+    /// let mut world = World::new();
+    /// let cup = world.insert(ColliderDesc::new(Shape::concave_polygon(&u, 0.0)?, Pose::IDENTITY).fixed())?;
+    /// let lid = world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(2.0, 0.25))?, Pose::from_translation(Vec2::new(1.5, 2.2))))?;
+    /// world.step();
+    /// assert_eq!(world.contacts().len(), 1); // one merged manifold per collider pair
+    /// let mut n = 0;
+    /// world.part_contacts(cup, lid, |_, _, _| n += 1)?;
+    /// assert_eq!(n, 2); // one per arm of the U
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`] when either id is not live.
+    pub fn part_contacts(
+        &self,
+        a: ColliderId,
+        b: ColliderId,
+        f: impl FnMut(u32, u32, &Manifold),
+    ) -> Result<(), WorldError> {
+        let sa = self.cols.slot(a).ok_or(WorldError::StaleId)?;
+        let sb = self.cols.slot(b).ok_or(WorldError::StaleId)?;
+        collide::contact_parts(&self.cols.shape[sa], &self.cols.pose[sa], &self.cols.shape[sb], &self.cols.pose[sb], f);
         Ok(())
     }
 

@@ -42,6 +42,9 @@ pub struct RayCastHit {
     pub point: Vec2,
     /// The shape's outward unit normal at the hit (`-dir` normalised for a ray starting inside).
     pub normal: Vec2,
+    /// The part hit: its index in a [`Compound`](crate::Compound) collider, 0 for a convex one
+    /// (see [`query::ray_cast_part`]).
+    pub part: u32,
 }
 
 impl World {
@@ -89,6 +92,60 @@ impl World {
         self.sorted_ids(start, out);
     }
 
+    /// Appends `(collider, part)` for every part (0 for a convex collider) that contains
+    /// `point`, boundary included, sorted by collider then part.
+    ///
+    /// ```
+    /// use sapwood::{ColliderDesc, Pose, QueryFilter, Shape, Vec2, World};
+    /// let mut world = World::new();
+    /// let l = Shape::compound(vec![
+    ///     (Pose::IDENTITY, Shape::cuboid(Vec2::new(0.5, 2.0))?),
+    ///     (Pose::from_translation(Vec2::new(1.5, -1.5)), Shape::cuboid(Vec2::new(1.0, 0.5))?),
+    /// ])?;
+    /// let id = world.insert(ColliderDesc::new(l, Pose::IDENTITY))?;
+    /// world.step();
+    /// let mut out = Vec::new();
+    /// world.query_point_parts(Vec2::new(0.5, -1.5), &QueryFilter::default(), &mut out); // on both
+    /// assert_eq!(out, [(id, 0), (id, 1)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn query_point_parts(&self, point: Vec2, filter: &QueryFilter, out: &mut Vec<(ColliderId, u32)>) {
+        let start = out.len();
+        self.for_each_in_aabb(&Aabb::new(point, point), filter, |s| {
+            let (shape, pose) = (&self.cols.shape[s as usize], &self.cols.pose[s as usize]);
+            for (i, (lp, part)) in shape.parts_iter().enumerate() {
+                if query::contains_point(part, &pose.mul(lp), point) {
+                    out.push((self.cols.id(s), i as u32));
+                }
+            }
+        });
+        out[start..].sort_unstable();
+    }
+
+    /// Appends `(collider, part)` for every collider part (0 for a convex collider) that
+    /// overlaps `shape` at `pose` (touching counts; `shape` may itself be a compound), sorted
+    /// by collider then part.
+    pub fn query_shape_parts(
+        &self,
+        shape: &Shape,
+        pose: &Pose,
+        filter: &QueryFilter,
+        out: &mut Vec<(ColliderId, u32)>,
+    ) {
+        let start = out.len();
+        let bounds = shape.aabb(pose);
+        self.for_each_in_aabb(&bounds, filter, |s| {
+            let (cs, cp) = (&self.cols.shape[s as usize], &self.cols.pose[s as usize]);
+            for (i, (lp, part)) in cs.parts_iter().enumerate() {
+                let part_pose = cp.mul(lp);
+                if part.aabb(&part_pose).overlaps(&bounds) && collide::overlaps(part, &part_pose, shape, pose) {
+                    out.push((self.cols.id(s), i as u32));
+                }
+            }
+        });
+        out[start..].sort_unstable();
+    }
+
     /// Appends the colliders whose shapes overlap `shape` at `pose` (touching counts), sorted by
     /// id.
     pub fn query_shape(&self, shape: &Shape, pose: &Pose, filter: &QueryFilter, out: &mut Vec<ColliderId>) {
@@ -104,11 +161,12 @@ impl World {
 
     fn shape_ray_cast(&self, slot: u32, ray: &Ray, max_t: f32) -> Option<RayCastHit> {
         let s = slot as usize;
-        query::ray_cast(&self.cols.shape[s], &self.cols.pose[s], ray, max_t).map(|h| RayCastHit {
+        query::ray_cast_part(&self.cols.shape[s], &self.cols.pose[s], ray, max_t).map(|(part, h)| RayCastHit {
             id: self.cols.id(slot),
             t: h.t,
             point: h.point,
             normal: h.normal,
+            part,
         })
     }
 

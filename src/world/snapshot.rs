@@ -17,7 +17,8 @@
 //!         (f32 bits), stamp u32
 //!   SLOT  n u32, then per slot: generation u32, alive u8, flags u8, pose 4×f32, tight box
 //!         4×f32, fat box 4×f32, filter 3×u32, user_data u64, shape (kind u8 + fields; a
-//!         polygon is its 144 `Pod` bytes as 36 little-endian words)
+//!         polygon is its 144 `Pod` bytes as 36 little-endian words; a compound, kind 4, is
+//!         a part count u32 (1..=128) then per part a pose 4×f32 and a convex shape)
 //!   LIST  free, released, moved: each n u32 + n×u32 slots (order kept: it decides reuse)
 //!   PAIR  n u32, per pair slot: ids 2×u32 (both u32::MAX when free), contact u32, queued u32,
 //!         touching u8, sensor u8; then the pair free list, n u32 + n×u32
@@ -37,7 +38,7 @@ use super::{Contact, Event, EventKind, NONE, PairSlot, World, WorldConfig, World
 use crate::broad::{BroadPhase, BroadPhaseKind, Pair};
 use crate::collide::{Manifold, ManifoldPoint};
 use crate::math::{Aabb, Pose, Rot};
-use crate::shape::{Capsule, Circle, Cuboid, Polygon, Shape, ShapeError};
+use crate::shape::{Capsule, Circle, Compound, Cuboid, MAX_COMPOUND_PARTS, Polygon, Shape, ShapeError};
 use crate::storage::{ColliderId, Filter, flags};
 
 const MAGIC: [u8; 8] = *b"SAPWOOD\0";
@@ -181,6 +182,16 @@ impl Writer<'_> {
     }
     fn shape(&mut self, s: &Shape) {
         match s {
+            Shape::Compound(c) => {
+                self.u8(4);
+                self.len(c.parts().len());
+                for (pose, part) in c.parts() {
+                    self.vec2(pose.p);
+                    self.f32(pose.q.c);
+                    self.f32(pose.q.s);
+                    self.shape(part);
+                }
+            }
             Shape::Circle(c) => {
                 self.u8(0);
                 self.f32(c.radius);
@@ -418,7 +429,28 @@ impl<'a> Reader<'a> {
         if self.bytes.is_empty() { Ok(()) } else { Err(SnapshotError::SectionLength(tag)) }
     }
     fn shape(&mut self, slot: u32) -> Result<Shape> {
+        let shape = self.shape_unchecked(slot, true)?;
+        shape.validate().map_err(|error| SnapshotError::InvalidShape { slot, error })?;
+        Ok(shape)
+    }
+    /// A shape as written; a compound's parts are read with `allow_compound` false, so that
+    /// nesting (which [`Compound::new`](crate::Compound::new) refuses anyway) cannot recurse.
+    fn shape_unchecked(&mut self, slot: u32, allow_compound: bool) -> Result<Shape> {
         let shape = match self.u8()? {
+            4 if allow_compound => {
+                // Smallest part record: pose 16 bytes + kind 1 + a circle's 4.
+                let n = self.count(16 + 1 + 4)?;
+                if n > MAX_COMPOUND_PARTS {
+                    return Err(SnapshotError::InvalidShape { slot, error: ShapeError::TooManyParts });
+                }
+                let mut parts = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let pose = Pose { p: self.vec2()?, q: Rot { c: self.f32()?, s: self.f32()? } };
+                    parts.push((pose, self.shape_unchecked(slot, false)?));
+                }
+                Shape::Compound(Compound::new(parts).map_err(|error| SnapshotError::InvalidShape { slot, error })?)
+            }
+            4 => return Err(SnapshotError::InvalidShape { slot, error: ShapeError::NestedCompound }),
             0 => Shape::Circle(Circle { radius: self.f32()? }),
             1 => Shape::Capsule(Capsule { a: self.vec2()?, b: self.vec2()?, radius: self.f32()? }),
             2 => Shape::Cuboid(Cuboid { half_extents: self.vec2()? }),
@@ -431,7 +463,6 @@ impl<'a> Reader<'a> {
             }
             _ => return Err(bad("unknown shape kind")),
         };
-        shape.validate().map_err(|error| SnapshotError::InvalidShape { slot, error })?;
         Ok(shape)
     }
     fn event(&mut self, slots: usize) -> Result<Event> {
@@ -840,7 +871,8 @@ mod tests {
         ];
         let mut ids = Vec::new();
         for i in 0..12 {
-            let mut d = ColliderDesc::new(shapes[i % 4], Pose::new(Vec2::new(i as f32, -(i as f32)), 0.1 * i as f32));
+            let mut d =
+                ColliderDesc::new(shapes[i % 4].clone(), Pose::new(Vec2::new(i as f32, -(i as f32)), 0.1 * i as f32));
             d.is_static = i % 5 == 0;
             d.sensor = i % 7 == 3;
             d.user_data = 1000 + i as u64;

@@ -147,6 +147,7 @@ fn kind_name(s: &Shape) -> &'static str {
         Shape::Cuboid(_) => "box",
         Shape::Polygon(_) => "polygon",
         Shape::Capsule(_) => "capsule",
+        Shape::Compound(_) => "compound",
     }
 }
 

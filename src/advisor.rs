@@ -15,7 +15,7 @@
 //! let scene = Scene::seed(SeedScenario::RandomHalf, 256, 42);
 //! let mut world = World::new();
 //! let mut ids = Vec::new();
-//! let descs: Vec<_> = scene.colliders().iter().map(|c| ColliderDesc::new(c.shape, c.pose)).collect();
+//! let descs: Vec<_> = scene.colliders().iter().map(|c| ColliderDesc::new(c.shape.clone(), c.pose)).collect();
 //! world.insert_batch(&descs, &mut ids)?;
 //! world.step();
 //!

@@ -21,7 +21,8 @@ fn contact_set(world: &World) -> Vec<(u32, u32, u32, u32, u32)> {
 fn churned_world() -> (World, Scene, Vec<Option<ColliderId>>) {
     let mut scene = Scene::seed(SeedScenario::Churn, 400, 7);
     let mut world = World::new();
-    let descs: Vec<ColliderDesc> = scene.colliders().iter().map(|c| ColliderDesc::new(c.shape, c.pose)).collect();
+    let descs: Vec<ColliderDesc> =
+        scene.colliders().iter().map(|c| ColliderDesc::new(c.shape.clone(), c.pose)).collect();
     let mut out = Vec::new();
     world.insert_batch(&descs, &mut out).unwrap();
     let mut ids: Vec<Option<ColliderId>> = out.into_iter().map(Some).collect();
@@ -47,7 +48,7 @@ fn drive(scene: &Scene, world: &mut World, ids: &mut Vec<Option<ColliderId>>) {
     ids.resize(scene.id_bound().max(ids.len()), None);
     for &new in scene.inserted() {
         let c = scene.get(new).unwrap();
-        ids[new as usize] = Some(world.insert(ColliderDesc::new(c.shape, c.pose)).unwrap());
+        ids[new as usize] = Some(world.insert(ColliderDesc::new(c.shape.clone(), c.pose)).unwrap());
     }
 }
 
@@ -91,7 +92,7 @@ fn rebuilt_worlds_have_the_same_contacts_and_ids_with_every_broad_phase() {
 fn rebuilding_before_a_step_reports_the_pending_changes_with_the_next_step() {
     let mut world = World::new();
     let circle = sapwood::Shape::circle(1.0).unwrap();
-    let a = world.insert(ColliderDesc::new(circle, Pose::IDENTITY)).unwrap();
+    let a = world.insert(ColliderDesc::new(circle.clone(), Pose::IDENTITY)).unwrap();
     let b = world.insert(ColliderDesc::new(circle, Pose::from_translation(Vec2::new(5.0, 0.0)))).unwrap();
     world.step();
     assert!(world.contacts().is_empty());
@@ -152,7 +153,7 @@ fn candidates_cover_the_world_and_drop_brute_force_when_large() {
 
     let big = Scene::seed(SeedScenario::RandomStill, advisor::BRUTE_FORCE_LIMIT + 1, 1);
     let mut w = World::new();
-    let descs: Vec<ColliderDesc> = big.colliders().iter().map(|c| ColliderDesc::new(c.shape, c.pose)).collect();
+    let descs: Vec<ColliderDesc> = big.colliders().iter().map(|c| ColliderDesc::new(c.shape.clone(), c.pose)).collect();
     w.insert_batch(&descs, &mut Vec::new()).unwrap();
     let kinds = advisor::candidates(&w);
     assert_eq!(kinds.len(), 6);

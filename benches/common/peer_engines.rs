@@ -40,7 +40,7 @@ pub fn to_rapier_pose(p: &Pose) -> RPose {
 /// The rapier collider of a scene collider, with the same shape and pose.
 ///
 /// # Panics
-/// On a capsule or a rounded polygon: the peer scene has neither.
+/// On a capsule, a compound or a rounded polygon: the peer scene has none.
 pub fn rapier_collider(c: &Collider) -> ColliderBuilder {
     let builder = match &c.shape {
         Shape::Circle(ci) => ColliderBuilder::ball(ci.radius),
@@ -50,7 +50,7 @@ pub fn rapier_collider(c: &Collider) -> ColliderBuilder {
             let points = poly.vertices().iter().map(|v| RVec::new(v.x, v.y)).collect();
             ColliderBuilder::convex_polyline(points).expect("a regular polygon is convex")
         }
-        Shape::Capsule(_) => panic!("the peer scene has no capsules"),
+        Shape::Capsule(_) | Shape::Compound(_) => panic!("the peer scene has no capsules or compounds"),
     };
     builder
         .position(to_rapier_pose(&c.pose))
@@ -78,7 +78,8 @@ impl SapwoodSide {
     /// The same with another config (diagnostics only: the comparison uses the default).
     pub fn build_with(scene: &Scene, config: WorldConfig) -> SapwoodSide {
         let mut world = World::with_config(config).expect("valid config");
-        let descs: Vec<ColliderDesc> = scene.colliders().iter().map(|c| ColliderDesc::new(c.shape, c.pose)).collect();
+        let descs: Vec<ColliderDesc> =
+            scene.colliders().iter().map(|c| ColliderDesc::new(c.shape.clone(), c.pose)).collect();
         let mut inserted = Vec::with_capacity(descs.len());
         world.insert_batch(&descs, &mut inserted).expect("valid scene colliders");
         let mut ids = vec![inserted[0]; scene.id_bound()];

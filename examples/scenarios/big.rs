@@ -62,7 +62,7 @@ fn run_one(out: &str, percent: usize, static_still: bool) -> ExitCode {
         .colliders()
         .iter()
         .map(|c| {
-            let d = ColliderDesc::new(c.shape, c.pose);
+            let d = ColliderDesc::new(c.shape.clone(), c.pose);
             if static_still && !c.moving { d.fixed() } else { d }
         })
         .collect();

@@ -233,7 +233,8 @@ impl Driver {
     /// Builds the world's colliders (all moving bodies: still ones simply never move; static
     /// colliders would skip still–still pairs and the scenes count those).
     fn build(scene: Scene, world: &mut World) -> Driver {
-        let descs: Vec<ColliderDesc> = scene.colliders().iter().map(|c| ColliderDesc::new(c.shape, c.pose)).collect();
+        let descs: Vec<ColliderDesc> =
+            scene.colliders().iter().map(|c| ColliderDesc::new(c.shape.clone(), c.pose)).collect();
         let mut out = Vec::with_capacity(descs.len());
         world.insert_batch(&descs, &mut out).expect("scene colliders are valid");
         let mut ids = vec![None; scene.id_bound()];
@@ -264,7 +265,8 @@ impl Driver {
         }
         for &new in self.scene.inserted() {
             let c = self.scene.get(new).expect("inserted id is live");
-            self.ids[new as usize] = Some(world.insert(ColliderDesc::new(c.shape, c.pose)).expect("valid collider"));
+            self.ids[new as usize] =
+                Some(world.insert(ColliderDesc::new(c.shape.clone(), c.pose)).expect("valid collider"));
         }
     }
 }

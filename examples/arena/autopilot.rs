@@ -31,9 +31,9 @@ pub fn steer(world: &World, player: Vec2, time: f32, ids: &mut Vec<ColliderId>) 
         let l2 = d.length_squared().max(1.0);
         flee += d / l2;
     }
-    dir += 6.0 * flee;
 
-    // ...and away from walls it is about to touch.
+    // ...and away from walls it is about to touch; fleeing into a wall becomes sliding along it.
+    let mut away = Vec2::ZERO;
     let walls = QueryFilter { mask: category::WALL, include_sensors: false, exclude: None };
     if let Ok(probe) = Shape::circle(WALL_PROBE) {
         let pose = Pose::from_translation(player);
@@ -43,9 +43,16 @@ pub fn steer(world: &World, player: Vec2, time: f32, ids: &mut Vec<ColliderId>) 
             let (Ok(shape), Ok(wall_pose)) = (world.shape(id), world.pose(id)) else { continue };
             let m = collide::contact(&probe, &pose, shape, &wall_pose);
             if let Some(depth) = m.max_depth() {
-                dir -= m.normal * (0.5 + depth / WALL_PROBE) * 3.0;
+                away -= m.normal * (0.5 + depth / WALL_PROBE);
             }
         }
     }
+    if let Some(w) = away.try_normalize() {
+        let into = flee.dot(w);
+        if into < 0.0 {
+            flee -= into * w;
+        }
+    }
+    dir += 6.0 * flee + 3.0 * away;
     Input { dir }
 }

@@ -9,7 +9,7 @@
 //! enemies through sensor events. Controls: WASD or arrows move, F1 or B toggles the broad-phase
 //! overlay, Z toggles the whole-arena view, P pauses, Esc quits.
 //!
-//! Options: `--enemies N` (default 5000), `--seed S`, `--frames N` and `--png PATH` (headless),
+//! Options: `--enemies N` (default 5000), `--seed S`, `--margin M` (fat-box margin), `--frames N` and `--png PATH` (headless),
 //! `--view follow|whole` (headless picture), `--size WxH`.
 
 mod autopilot;
@@ -60,6 +60,21 @@ fn parse_args() -> Result<Args, String> {
             "--frames" => args.frames = number(it.next(), "--frames")?,
             "--enemies" => args.config.enemies = number(it.next(), "--enemies")? as usize,
             "--seed" => args.config.seed = number(it.next(), "--seed")?,
+            "--broad" => {
+                let bounds = sapwood::Aabb::from_center_half_extents(sapwood::Vec2::ZERO, level::HALF + 10.0);
+                args.config.broad_phase = match it.next().as_deref() {
+                    Some("sap") => sapwood::BroadPhaseKind::IncrementalSap,
+                    Some("sort") => sapwood::BroadPhaseKind::SortSweep,
+                    Some("grid") => sapwood::BroadPhaseKind::UniformGrid { bounds, cell_size: 4.0 },
+                    Some("hash") => sapwood::BroadPhaseKind::SpatialHash { cell_size: 4.0 },
+                    Some("quadtree") => sapwood::BroadPhaseKind::Quadtree { bounds },
+                    Some("tree") => sapwood::BroadPhaseKind::DynamicTree,
+                    _ => return Err("--broad needs sap, sort, grid, hash, quadtree or tree".into()),
+                }
+            }
+            "--margin" => {
+                args.config.aabb_margin = it.next().and_then(|s| s.parse().ok()).ok_or("--margin needs a number")?
+            }
             "--png" => args.png = it.next().ok_or("--png needs a path")?,
             "--view" => {
                 args.whole_view = match it.next().as_deref() {
@@ -88,7 +103,7 @@ fn main() {
         Ok(a) => a,
         Err(e) => {
             eprintln!(
-                "{e}\nusage: arena [--headless] [--frames N] [--png PATH] [--enemies N] [--seed S] [--view follow|whole] [--size WxH]"
+                "{e}\nusage: arena [--headless] [--frames N] [--png PATH] [--enemies N] [--seed S] [--margin M] [--broad sap|sort|grid|hash|quadtree|tree] [--view follow|whole] [--size WxH]"
             );
             std::process::exit(2);
         }
@@ -138,6 +153,7 @@ fn headless(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Erro
     }
     let wall = start.elapsed().as_secs_f64();
     let s = game.stats;
+    let (frame_med, step_med, sync_med) = (median(&mut frame_ms), median(&mut step_ms), median(&mut sync_ms));
     println!(
         "{} enemies, {} colliders, {} frames in {:.2} s: {:.0} frames/s; median frame {:.2} ms, collision step {:.2} ms, sync {:.2} ms",
         args.config.enemies,
@@ -145,9 +161,9 @@ fn headless(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Erro
         args.frames,
         wall,
         args.frames as f64 / wall.max(1e-9),
-        median(&mut frame_ms),
-        median(&mut step_ms),
-        median(&mut sync_ms),
+        frame_med,
+        step_med,
+        sync_med,
     );
     println!(
         "contact pairs {}, score {}, kills {}, hits {}, shots {}, lives lost {}",
@@ -159,12 +175,7 @@ fn headless(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Erro
         s.deaths
     );
     let mut pixmap = Pixmap::new(args.width, args.height).ok_or("bad picture size")?;
-    let hud = Hud {
-        fps: args.frames as f64 / wall.max(1e-9),
-        step_ms: game.stats.step_ms,
-        sync_ms: game.stats.sync_ms,
-        ..Hud::default()
-    };
+    let hud = Hud { fps: args.frames as f64 / wall.max(1e-9), step_ms: step_med, sync_ms: sync_med, ..Hud::default() };
     render::draw(game, &view_for(game, args, args.whole_view), &hud, &mut pixmap);
     pixmap.save_png(&args.png).map_err(|e| format!("could not write {}: {e}", args.png))?;
     println!("wrote {}", args.png);

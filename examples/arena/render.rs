@@ -174,7 +174,7 @@ pub fn draw(game: &Game, view: &View, hud: &Hud, pixmap: &mut Pixmap) {
     let dark = paint(16, 12, 20, 255);
     let [circles, capsules, polygons] = by_kind;
     fill_and_stroke(pixmap, circles, &paint(226, 84, 96, 255), Some((&dark, edge)));
-    fill_and_stroke(pixmap, capsules, &paint(240, 162, 64, 255), Some((&dark, edge)));
+    fill_and_stroke(pixmap, capsules, &paint(96, 206, 120, 255), Some((&dark, edge)));
     fill_and_stroke(pixmap, polygons, &paint(168, 112, 234, 255), Some((&dark, edge)));
 
     // Projectiles.

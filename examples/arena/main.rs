@@ -10,7 +10,7 @@
 //! overlay, Z toggles the whole-arena view, P pauses, Esc quits.
 //!
 //! Options: `--enemies N` (default 5000), `--seed S`, `--margin M` (fat-box margin), `--frames N` and `--png PATH` (headless),
-//! `--view follow|whole` (headless picture), `--size WxH`.
+//! `--view follow|whole` (headless picture), `--size WxH`, `--debug` (overlay on).
 
 mod autopilot;
 mod components;
@@ -36,6 +36,8 @@ struct Args {
     png: String,
     config: Config,
     whole_view: bool,
+    /// Start with the debug overlay on (and draw it in the headless picture).
+    debug: bool,
     width: u32,
     height: u32,
 }
@@ -47,6 +49,7 @@ fn parse_args() -> Result<Args, String> {
         png: "arena.png".into(),
         config: Config::default(),
         whole_view: false,
+        debug: false,
         width: 1024,
         height: 720,
     };
@@ -57,6 +60,7 @@ fn parse_args() -> Result<Args, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--headless" => args.headless = true,
+            "--debug" => args.debug = true,
             "--frames" => args.frames = number(it.next(), "--frames")?,
             "--enemies" => args.config.enemies = number(it.next(), "--enemies")? as usize,
             "--seed" => args.config.seed = number(it.next(), "--seed")?,
@@ -103,7 +107,7 @@ fn main() {
         Ok(a) => a,
         Err(e) => {
             eprintln!(
-                "{e}\nusage: arena [--headless] [--frames N] [--png PATH] [--enemies N] [--seed S] [--margin M] [--broad sap|sort|grid|hash|quadtree|tree] [--view follow|whole] [--size WxH]"
+                "{e}\nusage: arena [--headless] [--frames N] [--png PATH] [--enemies N] [--seed S] [--margin M] [--broad sap|sort|grid|hash|quadtree|tree] [--view follow|whole] [--size WxH] [--debug]"
             );
             std::process::exit(2);
         }
@@ -175,7 +179,13 @@ fn headless(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Erro
         s.deaths
     );
     let mut pixmap = Pixmap::new(args.width, args.height).ok_or("bad picture size")?;
-    let hud = Hud { fps: args.frames as f64 / wall.max(1e-9), step_ms: step_med, sync_ms: sync_med, ..Hud::default() };
+    let hud = Hud {
+        fps: args.frames as f64 / wall.max(1e-9),
+        step_ms: step_med,
+        sync_ms: sync_med,
+        debug: args.debug,
+        ..Hud::default()
+    };
     render::draw(game, &view_for(game, args, args.whole_view), &hud, &mut pixmap);
     pixmap.save_png(&args.png).map_err(|e| format!("could not write {}: {e}", args.png))?;
     println!("wrote {}", args.png);
@@ -201,7 +211,7 @@ fn window(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Error>
     window.set_target_fps(60);
     let mut pixmap = Pixmap::new(args.width, args.height).ok_or("bad window size")?;
     let mut buffer = Vec::new();
-    let mut hud = Hud::default();
+    let mut hud = Hud { debug: args.debug, ..Hud::default() };
     let mut whole = args.whole_view;
     let (mut frames, mut since) = (0u32, Instant::now());
     while window.is_open() && !window.is_key_down(Key::Escape) {

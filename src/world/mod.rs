@@ -18,6 +18,7 @@
 //! Touching pairs additionally own an entry in the dense, `Pod` contacts array that
 //! [`World::contacts`] exposes.
 
+mod debug;
 mod mover_tree;
 mod query;
 mod rebuild;

@@ -1,0 +1,22 @@
+//! Read-only views of the world's internals for debug drawing (the arena example's overlay).
+//! Nothing here is needed to use the world; it exists so that a game can show what the broad
+//! phase sees without the world exposing its structures.
+
+use super::World;
+use crate::math::Aabb;
+use crate::storage::{ColliderId, flags};
+
+impl World {
+    /// Calls `f` with every live collider's fat box (the box the broad phase stores, as of the
+    /// last [`World::step`]) and whether the collider lives in the static/large-collider tree
+    /// (`true`) or in the movers' broad phase (`false`). Colliders inserted since the last step
+    /// are not in any structure yet and are skipped. Slot order.
+    pub fn debug_fat_aabbs(&self, mut f: impl FnMut(ColliderId, Aabb, bool)) {
+        for s in 0..self.cols.alive.len() {
+            let fat = self.cols.fat[s];
+            if self.cols.alive[s] && fat != Aabb::EMPTY {
+                f(self.cols.id(s as u32), fat, self.cols.flags[s] & flags::IN_TREE != 0);
+            }
+        }
+    }
+}

@@ -40,8 +40,13 @@ impl Polygon {
     /// [`ShapeError::NonFinite`] for a NaN or infinite coordinate or radius,
     /// [`ShapeError::NegativeRadius`] for `radius < 0`, [`ShapeError::TooFewPoints`] when fewer
     /// than three distinct points remain after welding near-duplicates,
-    /// [`ShapeError::Collinear`] when the points span no area, and
-    /// [`ShapeError::TooManyVertices`] when the hull has more than eight vertices.
+    /// [`ShapeError::Collinear`] when the points span no area,
+    /// [`ShapeError::TooManyVertices`] when the hull has more than eight vertices, and
+    /// [`ShapeError::TooLarge`] when coordinates are so large (beyond about 1e13) that the
+    /// centroid overflows. Sizes up to that are accepted here and refused by [`Shape::validate`]
+    /// (hence by the world) beyond [`MAX_SHAPE_SIZE`](super::MAX_SHAPE_SIZE).
+    ///
+    /// [`Shape::validate`]: super::Shape::validate
     pub fn hull(points: &[Vec2], radius: f32) -> Result<Polygon, ShapeError> {
         if !radius.is_finite() || points.iter().any(|p| !p.is_finite()) {
             return Err(ShapeError::NonFinite);
@@ -103,7 +108,8 @@ impl Polygon {
     ///
     /// # Errors
     /// [`ShapeError::NonFinite`] or [`ShapeError::NonPositiveSize`] for bad half-extents,
-    /// [`ShapeError::NegativeRadius`] for `radius < 0`.
+    /// [`ShapeError::NegativeRadius`] for `radius < 0`, [`ShapeError::TooLarge`] when the area
+    /// overflows (half-extents beyond about 1e13).
     pub fn rounded_box(half_extents: Vec2, radius: f32) -> Result<Polygon, ShapeError> {
         super::check_half_extents(half_extents)?;
         if !radius.is_finite() {
@@ -168,10 +174,19 @@ impl Polygon {
             area += a;
             c += a * (e1 + e2) / 3.0;
         }
-        if area <= 0.0 || !area.is_finite() {
+        if !area.is_finite() {
+            return Err(ShapeError::TooLarge);
+        }
+        if area <= 0.0 {
             return Err(ShapeError::Collinear);
         }
         poly.centroid = origin + c / area;
+        // Area times edge length overflows f32 for coordinates beyond about 1e13 (found by the
+        // `polygon` fuzz target: a 9.2e4 × 2.8e17 rounded box came back with an infinite
+        // centroid, which `Shape::validate` then refused).
+        if !poly.centroid.is_finite() {
+            return Err(ShapeError::TooLarge);
+        }
         Ok(poly)
     }
 

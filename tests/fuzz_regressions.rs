@@ -44,3 +44,20 @@ fn fuzz_huge_aabb_margin_gave_infinite_fat_boxes() {
     let bytes = world.to_bytes();
     assert_eq!(World::from_bytes(&bytes).unwrap().to_bytes(), bytes);
 }
+
+/// `polygon` target, crash-6e0031dc: a triangle of circumradius 1e-22 (rounded by 0.5, so a
+/// usable shape) got normals 0.6% off unit length, because the squared edge length is subnormal;
+/// `Shape::validate` refused the polygon its own constructor had built.
+#[test]
+fn fuzz_tiny_polygon_had_non_unit_normals() {
+    for r in [1.042_312_2e-22_f32, 1e-20, 1e-15] {
+        let p = Polygon::regular(3, r, 0.5).unwrap();
+        assert_eq!(Shape::Polygon(p).validate(), Ok(()), "circumradius {r}");
+        for n in p.normals() {
+            assert!((n.length() - 1.0).abs() < 1e-6, "{n:?}");
+        }
+    }
+    let pts = [Vec2::new(0.0, 0.0), Vec2::new(3e-20, 0.0), Vec2::new(0.0, 2e-20), Vec2::new(3e-20, 2e-20)];
+    let p = Polygon::hull(&pts, 0.1).unwrap();
+    assert_eq!(Shape::Polygon(p).validate(), Ok(()));
+}

@@ -157,7 +157,15 @@ impl Polygon {
         poly.radius = radius;
         poly.vertices[..n].copy_from_slice(vs);
         for i in 0..n {
-            let e = vs[(i + 1) % n] - vs[i];
+            let mut e = vs[(i + 1) % n] - vs[i];
+            // Below ~1e-19 the squared length is subnormal and `normalize` returns a vector up
+            // to 1% off unit length, which `Shape::validate` refuses (found by the `polygon`
+            // fuzz target with a 1e-22 triangle): rescale such an edge first. Larger edges keep
+            // the plain path, so their normals are bit-for-bit what they were.
+            let m = e.abs().max_element();
+            if m < 1e-12 && m > 0.0 {
+                e /= m;
+            }
             let normal = Vec2::new(e.y, -e.x).normalize_or_zero();
             if normal == Vec2::ZERO {
                 return Err(ShapeError::TooFewPoints);

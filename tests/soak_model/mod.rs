@@ -228,8 +228,12 @@ impl Model {
 fn random_shape(rng: &mut SplitMix64) -> Shape {
     match rng.below(7) {
         0 | 1 => Shape::circle(rng.range(0.2, 0.8)).unwrap(),
-        2 => Shape::capsule(Vec2::new(-rng.range(0.1, 0.6), 0.0), Vec2::new(rng.range(0.1, 0.6), 0.0), rng.range(0.1, 0.4))
-            .unwrap(),
+        2 => Shape::capsule(
+            Vec2::new(-rng.range(0.1, 0.6), 0.0),
+            Vec2::new(rng.range(0.1, 0.6), 0.0),
+            rng.range(0.1, 0.4),
+        )
+        .unwrap(),
         3 => Shape::cuboid(Vec2::new(rng.range(0.1, 0.8), rng.range(0.1, 0.8))).unwrap(),
         4 => Shape::rounded_box(Vec2::new(rng.range(0.1, 0.5), rng.range(0.1, 0.5)), rng.range(0.0, 0.2)).unwrap(),
         5 => Shape::Polygon(Polygon::regular(3 + rng.below(6), rng.range(0.2, 0.8), 0.0).unwrap()),
@@ -497,7 +501,8 @@ fn bad_input(rng: &mut SplitMix64, world: &mut World, model: &Model, r: &mut Soa
         Shape::Capsule(sapwood::Capsule { a: Vec2::ZERO, b: Vec2::ZERO, radius: 1.0 }),
         Shape::Circle(sapwood::Circle { radius: 1e30 }),
     ];
-    let (what, got, want): (&str, Result<(), WorldError>, fn(&WorldError) -> bool) = match rng.below(5) {
+    type Expect = fn(&WorldError) -> bool;
+    let (what, got, want): (&str, Result<(), WorldError>, Expect) = match rng.below(5) {
         0 => {
             let pose = bad_poses[rng.below(bad_poses.len())];
             let id = target.map_or(stale, |t| t.id);
@@ -570,7 +575,9 @@ fn run_query(
         _ => QueryFilter::default(),
     };
     let pass = |e: &Entry| {
-        e.desc.filter.category & filter.mask != 0 && (filter.include_sensors || !e.desc.sensor) && filter.exclude != Some(e.id)
+        e.desc.filter.category & filter.mask != 0
+            && (filter.include_sensors || !e.desc.sensor)
+            && filter.exclude != Some(e.id)
     };
     let compare = !model.dirty;
     hits.clear();
@@ -582,14 +589,22 @@ fn run_query(
             let bx = Aabb::new(lo, lo + Vec2::new(rng.range(0.0, 5.0), rng.range(0.0, 5.0)));
             world.query_aabb(&bx, &filter, hits);
             if compare {
-                want = model.entries().filter(|e| pass(e) && e.desc.shape.aabb(&e.desc.pose).overlaps(&bx)).map(|e| e.id).collect();
+                want = model
+                    .entries()
+                    .filter(|e| pass(e) && e.desc.shape.aabb(&e.desc.pose).overlaps(&bx))
+                    .map(|e| e.id)
+                    .collect();
             }
         }
         1 => {
             let p = Vec2::new(rng.range(0.0, extent), rng.range(0.0, extent));
             world.query_point(p, &filter, hits);
             if compare {
-                want = model.entries().filter(|e| pass(e) && query::contains_point(&e.desc.shape, &e.desc.pose, p)).map(|e| e.id).collect();
+                want = model
+                    .entries()
+                    .filter(|e| pass(e) && query::contains_point(&e.desc.shape, &e.desc.pose, p))
+                    .map(|e| e.id)
+                    .collect();
             }
         }
         2 => {

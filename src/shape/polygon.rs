@@ -9,9 +9,9 @@ use super::ShapeError;
 /// covers boxes, the peer scene's 5–8-gons and the parts of decomposed concave polygons.
 pub const MAX_POLYGON_VERTICES: usize = 8;
 
-/// Polygons smaller than this (largest side of their bounding box) are refused with
-/// [`ShapeError::TooFewPoints`]: their squared edge lengths underflow f32.
-const MIN_POLYGON_EXTENT: f32 = 1e-12;
+/// Polygons with an edge shorter than this (in both coordinates) are refused with
+/// [`ShapeError::TooFewPoints`]: its squared length underflows f32.
+const MIN_EDGE: f32 = 1e-12;
 
 /// A convex polygon, counter-clockwise, with unit outward edge normals and its centroid
 /// precomputed. Edge `i` runs from vertex `i` to vertex `i + 1 (mod count)` and has normal `i`.
@@ -43,8 +43,8 @@ impl Polygon {
     /// # Errors
     /// [`ShapeError::NonFinite`] for a NaN or infinite coordinate or radius,
     /// [`ShapeError::NegativeRadius`] for `radius < 0`, [`ShapeError::TooFewPoints`] when fewer
-    /// than three distinct points remain after welding near-duplicates or the points span less
-    /// than 1e-12 (squared distances would underflow f32),
+    /// than three distinct points remain after welding near-duplicates or a hull edge is shorter
+    /// than 1e-12 (its squared length would underflow f32),
     /// [`ShapeError::Collinear`] when the points span no area,
     /// [`ShapeError::TooManyVertices`] when the hull has more than eight vertices, and
     /// [`ShapeError::TooLarge`] when coordinates are so large (beyond about 1e13) that the
@@ -157,20 +157,20 @@ impl Polygon {
     /// Builds from vertices already convex and counter-clockwise; computes normals and centroid.
     fn from_ccw(vs: &[Vec2], radius: f32) -> Result<Polygon, ShapeError> {
         let n = vs.len();
-        // Below this extent squared edge lengths are subnormal: normals come out up to 1% off
-        // unit length and `Shape::validate`'s own edge checks lose their precision, so it refused
-        // polygons built here (found by the `polygon` fuzz target with 1e-22 and 1e-23 polygons).
-        // Such points are not distinct in f32 arithmetic.
-        let (lo, hi) = vs.iter().fold((vs[0], vs[0]), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-        if (hi - lo).max_element() < MIN_POLYGON_EXTENT {
-            return Err(ShapeError::TooFewPoints);
-        }
+
         let mut poly = Polygon::zeroed();
         poly.count = n as u32;
         poly.radius = radius;
         poly.vertices[..n].copy_from_slice(vs);
         for i in 0..n {
             let e = vs[(i + 1) % n] - vs[i];
+            // Below this length the squared length is subnormal: the normal comes out up to 1%
+            // off unit length and `Shape::validate`'s own edge checks lose their precision, so it
+            // refused polygons built here (found by the `polygon` fuzz target: 1e-22 triangles,
+            // a 1e-21 × 5.6e4 rounded box). Such end points are not distinct in f32 arithmetic.
+            if e.abs().max_element() < MIN_EDGE {
+                return Err(ShapeError::TooFewPoints);
+            }
             let normal = Vec2::new(e.y, -e.x).normalize_or_zero();
             if normal == Vec2::ZERO {
                 return Err(ShapeError::TooFewPoints);

@@ -48,8 +48,8 @@ fn fuzz_huge_aabb_margin_gave_infinite_fat_boxes() {
 /// `polygon` target, crash-6e0031dc and a second one at 1e-23: triangles and quads of extent
 /// 1e-22 (rounded by 0.5, so they looked usable) got normals 0.6% off unit length, and
 /// `Shape::validate`'s own edge checks lose precision there, because squared edge lengths are
-/// subnormal; validate refused the polygon its own constructor had built. Polygons spanning less
-/// than 1e-12 are now refused as `TooFewPoints` (their points are not distinct in f32).
+/// subnormal; validate refused the polygon its own constructor had built. Polygons with an edge
+/// shorter than 1e-12 are now refused as `TooFewPoints` (its ends are not distinct in f32).
 #[test]
 fn fuzz_tiny_polygon_had_non_unit_normals() {
     for r in [1.042_312_2e-22_f32, 1e-20, 1e-15] {
@@ -58,8 +58,10 @@ fn fuzz_tiny_polygon_had_non_unit_normals() {
     let pts = [Vec2::new(0.0, 0.0), Vec2::new(3e-20, 0.0), Vec2::new(0.0, 2e-20), Vec2::new(3e-20, 2e-20)];
     assert_eq!(Polygon::hull(&pts, 0.1), Err(ShapeError::TooFewPoints));
     assert_eq!(Polygon::rounded_box(Vec2::splat(1e-20), 0.5), Err(ShapeError::TooFewPoints));
-    // From 1e-12 up, what is built is valid.
-    for r in [1e-12_f32, 1e-11, 1e-9, 1e-6] {
+    // crash-9d0c2ddf: a sliver, 1e-21 by 5.6e4.
+    assert_eq!(Polygon::rounded_box(Vec2::new(5.16524e-22, 28000.0), 0.4375), Err(ShapeError::TooFewPoints));
+    // Edges from 1e-12 up: what is built is valid.
+    for r in [1e-11_f32, 1e-9, 1e-6] {
         let p = Polygon::regular(7, r, 0.0).unwrap();
         assert_eq!(Shape::Polygon(p).validate(), Ok(()), "circumradius {r}");
         let b = Polygon::rounded_box(Vec2::new(r, 2.0 * r), 0.0).unwrap();

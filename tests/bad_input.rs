@@ -599,7 +599,7 @@ fn build() -> Matrix {
     corrupt("pose x = 1e30", "Err(InvalidPose { slot: 0, error: OutOfRange })", &|b| {
         b[slot0 + 6..slot0 + 10].copy_from_slice(&1e30f32.to_bits().to_le_bytes())
     });
-    m.pure("World::from_bytes", "every single-byte truncation and 0xFF overwrite", "no panic, all Err", || {
+    m.pure("World::from_bytes", "every truncation; every byte inverted", "no panic; every truncation Err", || {
         let mut accepted = 0;
         for i in 0..good.len() {
             accepted += usize::from(World::from_bytes(&good[..i]).is_ok());
@@ -608,7 +608,7 @@ fn build() -> Matrix {
             // A flipped float bit can be a valid value (a pose moved, a user datum changed).
             let _ = World::from_bytes(&b);
         }
-        if accepted == 0 { "no panic, all Err".into() } else { format!("{accepted} truncations accepted") }
+        if accepted == 0 { "no panic; every truncation Err".into() } else { format!("{accepted} truncations accepted") }
     });
 
     // ---- hecs sync -------------------------------------------------------------------------

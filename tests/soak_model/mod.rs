@@ -272,6 +272,8 @@ pub fn run(cfg: &SoakConfig, heap_bytes: &dyn Fn() -> usize) -> SoakReport {
     // Side of the square the colliders live in: about 0.5 colliders per unit² at max_live.
     let extent = (cfg.max_live as f32 / 0.5).sqrt();
     let sample_every = (cfg.ops / cfg.samples.max(1) as u64).max(1);
+    // A step op also runs two queries, so `ops` can skip a multiple: sample on crossing.
+    let mut next_sample = sample_every;
     let mut diverge = |r: &mut SoakReport, what: String| {
         r.divergences += 1;
         if r.first_divergences.len() < 10 {
@@ -362,7 +364,8 @@ pub fn run(cfg: &SoakConfig, heap_bytes: &dyn Fn() -> usize) -> SoakReport {
             let what = format!("op {}: world.len() {} != model {}", r.ops, world.len(), model.live.len());
             diverge(&mut r, what);
         }
-        if r.ops % sample_every == 0 {
+        if r.ops >= next_sample {
+            next_sample += sample_every;
             let s = Sample { ops: r.ops, live: model.live.len(), rss_kib: rss_kib(), heap_bytes: heap_bytes() };
             if cfg.verbose {
                 eprintln!(

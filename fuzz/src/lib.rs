@@ -89,7 +89,11 @@ impl<'a> Bytes<'a> {
     /// A pose: usually from an angle, sometimes with a raw (possibly non-unit, NaN) rotation.
     pub fn pose(&mut self) -> Pose {
         let p = self.vec2();
-        if self.u8() % 8 == 0 { Pose { p, q: Rot { c: self.f32(), s: self.f32() } } } else { Pose::new(p, self.f32()) }
+        if self.u8().is_multiple_of(8) {
+            Pose { p, q: Rot { c: self.f32(), s: self.f32() } }
+        } else {
+            Pose::new(p, self.f32())
+        }
     }
 
     /// A shape, through the checked constructors when they accept the input, otherwise built
@@ -111,8 +115,8 @@ impl<'a> Bytes<'a> {
             3 => {
                 let n = self.u8() as usize % 12;
                 let pts: Vec<Vec2> = (0..n).map(|_| self.vec2()).collect();
-                let r = if self.u8() % 2 == 0 { 0.0 } else { self.f32() };
-                Shape::polygon(&pts, r).unwrap_or_else(|_| Shape::Circle(Circle { radius: r }))
+                let r = if self.u8().is_multiple_of(2) { 0.0 } else { self.f32() };
+                Shape::polygon(&pts, r).unwrap_or(Shape::Circle(Circle { radius: r }))
             }
             4 => {
                 let (h, r) = (self.vec2(), self.f32());
@@ -158,7 +162,7 @@ impl<'a> Bytes<'a> {
             _ => BroadPhaseKind::IncrementalSap,
         };
         let mut c = WorldConfig { broad_phase, ..WorldConfig::default() };
-        if self.u8() % 4 == 0 {
+        if self.u8().is_multiple_of(4) {
             c.aabb_margin = self.f32();
             c.aabb_margin_ratio = self.f32();
             c.large_extent = self.f32();
@@ -572,7 +576,7 @@ pub fn run_world_ops(data: &[u8]) -> World {
                 let bytes = world.to_bytes();
                 let restored = World::from_bytes(&bytes).expect("a world's own snapshot decodes");
                 assert_eq!(restored.to_bytes(), bytes, "snapshot round trip is not exact");
-                if b.u8() % 2 == 0 {
+                if b.u8().is_multiple_of(2) {
                     world = restored;
                 }
             }
@@ -591,7 +595,7 @@ pub fn run_polygon(data: &[u8]) {
     let mut b = Bytes::new(data);
     let n = b.u8() as usize % 24;
     let pts: Vec<Vec2> = (0..n).map(|_| b.vec2()).collect();
-    let radius = if b.u8() % 2 == 0 { 0.0 } else { b.f32() };
+    let radius = if b.u8().is_multiple_of(2) { 0.0 } else { b.f32() };
     let mut accepted = Vec::new();
     let via_shape = Shape::polygon(&pts, radius);
     assert_eq!(via_shape, Polygon::hull(&pts, radius).map(Shape::Polygon), "Shape::polygon is Polygon::hull");

@@ -9,6 +9,10 @@ use super::ShapeError;
 /// covers boxes, the peer scene's 5–8-gons and the parts of decomposed concave polygons.
 pub const MAX_POLYGON_VERTICES: usize = 8;
 
+/// Polygons with an edge shorter than this (in both coordinates) are refused with
+/// [`ShapeError::TooFewPoints`]: its squared length underflows f32.
+const MIN_EDGE: f32 = 1e-12;
+
 /// A convex polygon, counter-clockwise, with unit outward edge normals and its centroid
 /// precomputed. Edge `i` runs from vertex `i` to vertex `i + 1 (mod count)` and has normal `i`.
 ///
@@ -39,9 +43,15 @@ impl Polygon {
     /// # Errors
     /// [`ShapeError::NonFinite`] for a NaN or infinite coordinate or radius,
     /// [`ShapeError::NegativeRadius`] for `radius < 0`, [`ShapeError::TooFewPoints`] when fewer
-    /// than three distinct points remain after welding near-duplicates,
-    /// [`ShapeError::Collinear`] when the points span no area, and
-    /// [`ShapeError::TooManyVertices`] when the hull has more than eight vertices.
+    /// than three distinct points remain after welding near-duplicates or a hull edge is shorter
+    /// than 1e-12 (its squared length would underflow f32),
+    /// [`ShapeError::Collinear`] when the points span no area,
+    /// [`ShapeError::TooManyVertices`] when the hull has more than eight vertices, and
+    /// [`ShapeError::TooLarge`] when coordinates are so large (beyond about 1e13) that the
+    /// centroid overflows. Sizes up to that are accepted here and refused by [`Shape::validate`]
+    /// (hence by the world) beyond [`MAX_SHAPE_SIZE`](super::MAX_SHAPE_SIZE).
+    ///
+    /// [`Shape::validate`]: super::Shape::validate
     pub fn hull(points: &[Vec2], radius: f32) -> Result<Polygon, ShapeError> {
         if !radius.is_finite() || points.iter().any(|p| !p.is_finite()) {
             return Err(ShapeError::NonFinite);
@@ -103,7 +113,8 @@ impl Polygon {
     ///
     /// # Errors
     /// [`ShapeError::NonFinite`] or [`ShapeError::NonPositiveSize`] for bad half-extents,
-    /// [`ShapeError::NegativeRadius`] for `radius < 0`.
+    /// [`ShapeError::NegativeRadius`] for `radius < 0`, [`ShapeError::TooLarge`] when the area
+    /// overflows (half-extents beyond about 1e13).
     pub fn rounded_box(half_extents: Vec2, radius: f32) -> Result<Polygon, ShapeError> {
         super::check_half_extents(half_extents)?;
         if !radius.is_finite() {
@@ -146,12 +157,20 @@ impl Polygon {
     /// Builds from vertices already convex and counter-clockwise; computes normals and centroid.
     fn from_ccw(vs: &[Vec2], radius: f32) -> Result<Polygon, ShapeError> {
         let n = vs.len();
+
         let mut poly = Polygon::zeroed();
         poly.count = n as u32;
         poly.radius = radius;
         poly.vertices[..n].copy_from_slice(vs);
         for i in 0..n {
             let e = vs[(i + 1) % n] - vs[i];
+            // Below this length the squared length is subnormal: the normal comes out up to 1%
+            // off unit length and `Shape::validate`'s own edge checks lose their precision, so it
+            // refused polygons built here (found by the `polygon` fuzz target: 1e-22 triangles,
+            // a 1e-21 × 5.6e4 rounded box). Such end points are not distinct in f32 arithmetic.
+            if e.abs().max_element() < MIN_EDGE {
+                return Err(ShapeError::TooFewPoints);
+            }
             let normal = Vec2::new(e.y, -e.x).normalize_or_zero();
             if normal == Vec2::ZERO {
                 return Err(ShapeError::TooFewPoints);
@@ -168,10 +187,19 @@ impl Polygon {
             area += a;
             c += a * (e1 + e2) / 3.0;
         }
-        if area <= 0.0 || !area.is_finite() {
+        if !area.is_finite() {
+            return Err(ShapeError::TooLarge);
+        }
+        if area <= 0.0 {
             return Err(ShapeError::Collinear);
         }
         poly.centroid = origin + c / area;
+        // Area times edge length overflows f32 for coordinates beyond about 1e13 (found by the
+        // `polygon` fuzz target: a 9.2e4 × 2.8e17 rounded box came back with an infinite
+        // centroid, which `Shape::validate` then refused).
+        if !poly.centroid.is_finite() {
+            return Err(ShapeError::TooLarge);
+        }
         Ok(poly)
     }
 

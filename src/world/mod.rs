@@ -322,7 +322,8 @@ impl World {
     /// An empty world.
     ///
     /// # Errors
-    /// [`WorldError::InvalidConfig`] for a negative or non-finite margin or large extent, or a
+    /// [`WorldError::InvalidConfig`] for a negative or non-finite margin or large extent, an
+    /// `aabb_margin` above [`MAX_COORDINATE`] or an `aabb_margin_ratio` above 1000, or a
     /// grid / quadtree broad phase with invalid bounds or cell size.
     pub fn with_config(config: WorldConfig) -> Result<Self, WorldError> {
         let ok = |x: f32| x.is_finite() && x >= 0.0;
@@ -332,8 +333,12 @@ impl World {
             BroadPhaseKind::Quadtree { bounds } => bounds.is_valid(),
             _ => true,
         };
+        // Bounded so that every fat box stays finite (found by the `world_ops` fuzz target: a
+        // margin of f32::MAX gave infinite fat boxes, which the broad phases refuse).
         if !ok(config.aabb_margin)
             || !ok(config.aabb_margin_ratio)
+            || config.aabb_margin > MAX_COORDINATE
+            || config.aabb_margin_ratio > 1.0e3
             || config.large_extent.is_nan()
             || config.large_extent <= 0.0
             || !bp_ok

@@ -53,7 +53,9 @@ impl World {
         self.cols.alive[s]
             && self.cols.filter[s].category & filter.mask != 0
             && (filter.include_sensors || self.cols.flags[s] & flags::SENSOR == 0)
-            && filter.exclude.is_none_or(|x| x.index() != slot)
+            // The whole id, not just the slot: a stale id must not hide the collider that
+            // reuses its slot (found by the `world_ops` fuzz target).
+            && filter.exclude.is_none_or(|x| x != self.cols.id(slot))
     }
 
     /// Visits the slots whose tight box overlaps `aabb` and pass `filter`, in both trees.
@@ -147,8 +149,14 @@ impl World {
     }
 
     /// Appends the colliders whose shapes overlap `shape` at `pose` (touching counts), sorted by
-    /// id.
+    /// id. A probe the world would refuse as a collider (a shape failing [`Shape::validate`], a
+    /// pose failing [`Pose::is_valid`]) finds nothing, as a NaN ray does.
     pub fn query_shape(&self, shape: &Shape, pose: &Pose, filter: &QueryFilter, out: &mut Vec<ColliderId>) {
+        // The kernels assume valid input: a non-unit rotation scales a polygon probe, a
+        // self-intersecting one gives arbitrary answers (found by tests/bad_input.rs).
+        if shape.validate().is_err() || !pose.is_valid() {
+            return;
+        }
         let start = out.len();
         self.for_each_in_aabb(&shape.aabb(pose), filter, |s| {
             let s = s as usize;

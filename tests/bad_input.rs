@@ -1,0 +1,680 @@
+//! The bad-input matrix: every public entry point tried with NaN, ±infinity, 1e30, zero and
+//! negative sizes, degenerate and self-intersecting polygons, stale, removed, forged and doubly
+//! removed ids, and operations between steps in either order. Each row asserts its exact result
+//! (a typed error, or a documented non-error such as an empty query) and, for world calls, that
+//! the world is byte-for-byte unchanged (`to_bytes()` before and after). A panic fails the row.
+//!
+//! `cargo test --release --test bad_input -- --ignored --nocapture print_matrix` prints the
+//! table that `bench-notes/reliability.md` holds.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use sapwood::broad::BroadPhaseKind;
+use sapwood::ecs::{ColliderHandle, HecsSync};
+use sapwood::{
+    Aabb, Capsule, Circle, ColliderDesc, ColliderId, Cuboid, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot,
+    Shape, Vec2, World, WorldConfig,
+};
+
+const NAN: f32 = f32::NAN;
+const INF: f32 = f32::INFINITY;
+
+/// The ids of the fixture world.
+#[derive(Clone, Copy)]
+struct Ids {
+    /// A live moving collider touching `fixed`.
+    a: ColliderId,
+    /// A live static collider.
+    fixed: ColliderId,
+    /// Removed two steps ago (its slot is free again).
+    removed: ColliderId,
+    /// Inserted since the last step (in no broad phase yet).
+    fresh: ColliderId,
+    /// Never issued by this world.
+    forged: ColliderId,
+}
+
+/// A world between steps, with pending work of every kind: a collider inserted, one moved and
+/// one removed since the last step, so that a refused call must also leave those untouched.
+fn fixture() -> (World, Ids) {
+    let mut w = World::new();
+    let ground = Shape::cuboid(Vec2::new(10.0, 0.5)).unwrap();
+    let fixed = w.insert(ColliderDesc::new(ground, Pose::IDENTITY).fixed()).unwrap();
+    let ball = Shape::circle(0.5).unwrap();
+    let a = w.insert(ColliderDesc::new(ball, Pose::from_translation(Vec2::new(0.0, 0.9)))).unwrap();
+    let removed = w.insert(ColliderDesc::new(ball, Pose::from_translation(Vec2::new(2.0, 0.9)))).unwrap();
+    let other = w.insert(ColliderDesc::new(ball, Pose::from_translation(Vec2::new(-2.0, 0.9)))).unwrap();
+    let gone = w.insert(ColliderDesc::new(ball, Pose::from_translation(Vec2::new(4.0, 0.9)))).unwrap();
+    w.step();
+    w.remove(removed).unwrap();
+    w.step();
+    w.step();
+    let fresh = w.insert(ColliderDesc::new(ball, Pose::from_translation(Vec2::new(6.0, 0.9)))).unwrap();
+    w.set_pose(other, Pose::from_translation(Vec2::new(-2.5, 0.9))).unwrap();
+    w.remove(gone).unwrap();
+    assert_eq!(w.contacts().len(), 2);
+    let forged = ColliderId::from_raw(RawColliderId { index: 1000, generation: 1 }).unwrap();
+    (w, Ids { a, fixed, removed, fresh, forged })
+}
+
+struct Matrix {
+    rows: Vec<[String; 3]>,
+    failures: Vec<String>,
+}
+
+impl Matrix {
+    fn record(&mut self, entry: &str, input: &str, expected: &str, got: Result<String, String>) {
+        let got = got.unwrap_or_else(|e| e);
+        if got != expected {
+            self.failures.push(format!("{entry} × {input}: expected `{expected}`, got `{got}`"));
+        }
+        self.rows.push([entry.to_owned(), input.to_owned(), got]);
+    }
+
+    /// A call on the fixture world that must leave it unchanged.
+    fn world(&mut self, entry: &str, input: &str, expected: &str, f: impl FnOnce(&mut World, Ids) -> String) {
+        let (mut w, ids) = fixture();
+        let before = w.to_bytes();
+        let got = catch_unwind(AssertUnwindSafe(|| f(&mut w, ids))).map_err(|_| "PANIC".to_owned());
+        let got = got.and_then(|s| if w.to_bytes() == before { Ok(s) } else { Err(format!("{s}, WORLD CHANGED")) });
+        self.record(entry, input, expected, got);
+    }
+
+    /// A call that needs no world.
+    fn pure(&mut self, entry: &str, input: &str, expected: &str, f: impl FnOnce() -> String) {
+        let got = catch_unwind(AssertUnwindSafe(f)).map_err(|_| "PANIC".to_owned());
+        self.record(entry, input, expected, got);
+    }
+}
+
+fn r<T, E: std::fmt::Debug>(x: Result<T, E>) -> String {
+    match x {
+        Ok(_) => "Ok".to_owned(),
+        Err(e) => format!("Err({e:?})"),
+    }
+}
+
+fn v(x: Result<Shape, sapwood::ShapeError>) -> String {
+    match x {
+        Ok(s) => match s.validate() {
+            Ok(()) => "Ok".to_owned(),
+            Err(e) => format!("Ok, validate: Err({e:?})"),
+        },
+        Err(e) => format!("Err({e:?})"),
+    }
+}
+
+fn hits(out: &[ColliderId]) -> String {
+    format!("{} hits", out.len())
+}
+
+/// A polygon assembled from raw words (bypassing the constructors): vertices, normals, centroid,
+/// radius, count.
+fn raw_polygon(vs: &[Vec2], normals: &[Vec2], radius: f32) -> Shape {
+    let mut p: Polygon = bytemuck::Zeroable::zeroed();
+    let words: &mut [u32] = bytemuck::cast_slice_mut(std::slice::from_mut(&mut p));
+    for (i, v) in vs.iter().enumerate() {
+        words[2 * i] = v.x.to_bits();
+        words[2 * i + 1] = v.y.to_bits();
+    }
+    for (i, n) in normals.iter().enumerate() {
+        words[16 + 2 * i] = n.x.to_bits();
+        words[16 + 2 * i + 1] = n.y.to_bits();
+    }
+    words[34] = radius.to_bits();
+    words[35] = vs.len() as u32;
+    Shape::Polygon(p)
+}
+
+/// A "bow-tie": four vertices whose edges cross, with unit normals.
+fn bow_tie() -> Shape {
+    let vs = [Vec2::new(0.0, 0.0), Vec2::new(1.0, 1.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, 1.0)];
+    let ns: Vec<Vec2> = (0..4).map(|i| (vs[(i + 1) % 4] - vs[i]).perp().normalize() * -1.0).collect();
+    raw_polygon(&vs, &ns, 0.0)
+}
+
+fn circle() -> Shape {
+    Shape::circle(0.5).unwrap()
+}
+
+fn at(x: f32, y: f32) -> Pose {
+    Pose::from_translation(Vec2::new(x, y))
+}
+
+fn bad_poses() -> Vec<(&'static str, Pose, &'static str)> {
+    vec![
+        ("NaN position", at(NAN, 0.0), "Err(InvalidPose)"),
+        ("+inf position", at(INF, 0.0), "Err(InvalidPose)"),
+        ("-inf position", at(0.0, -INF), "Err(InvalidPose)"),
+        ("1e30 position", at(1e30, 0.0), "Err(OutOfRange)"),
+        ("position just past MAX_COORDINATE", at(0.0, -1.000_001e7), "Err(OutOfRange)"),
+        ("NaN rotation", Pose { p: Vec2::ZERO, q: Rot { c: NAN, s: 0.0 } }, "Err(InvalidPose)"),
+        ("non-unit rotation (2, 0)", Pose { p: Vec2::ZERO, q: Rot { c: 2.0, s: 0.0 } }, "Err(InvalidPose)"),
+        ("zero rotation (0, 0)", Pose { p: Vec2::ZERO, q: Rot { c: 0.0, s: 0.0 } }, "Err(InvalidPose)"),
+        ("angle +inf (Pose::new)", Pose::new(Vec2::ZERO, INF), "Err(InvalidPose)"),
+    ]
+}
+
+fn bad_shapes() -> Vec<(&'static str, Shape, &'static str)> {
+    vec![
+        ("circle radius NaN", Shape::Circle(Circle { radius: NAN }), "Err(InvalidShape(NonFinite))"),
+        ("circle radius +inf", Shape::Circle(Circle { radius: INF }), "Err(InvalidShape(NonFinite))"),
+        ("circle radius 0", Shape::Circle(Circle { radius: 0.0 }), "Err(InvalidShape(NonPositiveSize))"),
+        ("circle radius -1", Shape::Circle(Circle { radius: -1.0 }), "Err(InvalidShape(NonPositiveSize))"),
+        ("circle radius 1e30", Shape::Circle(Circle { radius: 1e30 }), "Err(InvalidShape(TooLarge))"),
+        (
+            "cuboid half-extent 0",
+            Shape::Cuboid(Cuboid { half_extents: Vec2::new(0.0, 1.0) }),
+            "Err(InvalidShape(NonPositiveSize))",
+        ),
+        (
+            "cuboid half-extent -inf",
+            Shape::Cuboid(Cuboid { half_extents: Vec2::new(1.0, -INF) }),
+            "Err(InvalidShape(NonFinite))",
+        ),
+        (
+            "capsule a == b",
+            Shape::Capsule(Capsule { a: Vec2::ONE, b: Vec2::ONE, radius: 1.0 }),
+            "Err(InvalidShape(TooFewPoints))",
+        ),
+        (
+            "capsule end 1e30",
+            Shape::Capsule(Capsule { a: Vec2::ZERO, b: Vec2::splat(1e30), radius: 1.0 }),
+            "Err(InvalidShape(TooLarge))",
+        ),
+        ("polygon of zero bytes (count 0)", raw_polygon(&[], &[], 0.0), "Err(InvalidShape(TooFewPoints))"),
+        ("self-intersecting polygon (bow-tie)", bow_tie(), "Err(InvalidShape(Collinear))"),
+        (
+            "polygon with NaN vertex",
+            raw_polygon(&[Vec2::ZERO, Vec2::X, Vec2::new(NAN, 1.0)], &[Vec2::NEG_Y, Vec2::X, Vec2::NEG_X], 0.0),
+            "Err(InvalidShape(NonFinite))",
+        ),
+        (
+            "clockwise triangle",
+            raw_polygon(&[Vec2::ZERO, Vec2::Y, Vec2::X], &[Vec2::NEG_X, Vec2::ONE.normalize(), Vec2::NEG_Y], 0.0),
+            "Err(InvalidShape(Collinear))",
+        ),
+        (
+            "polygon radius -1",
+            Shape::Polygon(Polygon::hull(&[Vec2::ZERO, Vec2::X, Vec2::Y], 0.0).map(|p| p.scaled_radius(-1.0)).unwrap()),
+            "Err(InvalidShape(NegativeRadius))",
+        ),
+    ]
+}
+
+/// `Polygon` keeps its fields private; a negative radius can only come from raw bytes.
+trait ScaledRadius {
+    fn scaled_radius(self, r: f32) -> Polygon;
+}
+
+impl ScaledRadius for Polygon {
+    fn scaled_radius(mut self, r: f32) -> Polygon {
+        let words: &mut [u32] = bytemuck::cast_slice_mut(std::slice::from_mut(&mut self));
+        words[34] = r.to_bits();
+        self
+    }
+}
+
+fn build() -> Matrix {
+    let mut m = Matrix { rows: Vec::new(), failures: Vec::new() };
+    let tri = [Vec2::ZERO, Vec2::X, Vec2::Y];
+
+    // ---- Shape constructors ----------------------------------------------------------------
+    for (input, x, want) in [
+        ("NaN", NAN, "Err(NonFinite)"),
+        ("+inf", INF, "Err(NonFinite)"),
+        ("-inf", -INF, "Err(NonFinite)"),
+        ("0", 0.0, "Err(NonPositiveSize)"),
+        ("-1", -1.0, "Err(NonPositiveSize)"),
+        ("1e30", 1e30, "Ok, validate: Err(TooLarge)"),
+    ] {
+        m.pure("Shape::circle(r)", input, want, || v(Shape::circle(x)));
+        m.pure("Shape::cuboid(h)", input, want, || v(Shape::cuboid(Vec2::new(1.0, x))));
+        m.pure("Shape::capsule(a, b, r)", &format!("radius {input}"), want, || {
+            v(Shape::capsule(Vec2::ZERO, Vec2::X, x))
+        });
+    }
+    m.pure("Shape::capsule(a, b, r)", "a == b", "Err(TooFewPoints)", || v(Shape::capsule(Vec2::X, Vec2::X, 1.0)));
+    m.pure("Shape::capsule(a, b, r)", "NaN end", "Err(NonFinite)", || v(Shape::capsule(Vec2::NAN, Vec2::X, 1.0)));
+    m.pure("Shape::capsule(a, b, r)", "-inf end", "Err(NonFinite)", || {
+        v(Shape::capsule(Vec2::ZERO, Vec2::new(-INF, 0.0), 1.0))
+    });
+    m.pure("Shape::capsule(a, b, r)", "1e30 end", "Ok, validate: Err(TooLarge)", || {
+        v(Shape::capsule(Vec2::ZERO, Vec2::splat(1e30), 1.0))
+    });
+    let poly_cases: Vec<(&str, Vec<Vec2>, f32, &str)> = vec![
+        ("NaN point", vec![Vec2::ZERO, Vec2::X, Vec2::new(NAN, 1.0)], 0.0, "Err(NonFinite)"),
+        ("+inf point", vec![Vec2::ZERO, Vec2::X, Vec2::new(INF, 1.0)], 0.0, "Err(NonFinite)"),
+        ("radius NaN", tri.to_vec(), NAN, "Err(NonFinite)"),
+        ("radius -1", tri.to_vec(), -1.0, "Err(NegativeRadius)"),
+        ("no points", vec![], 0.0, "Err(TooFewPoints)"),
+        ("two points", vec![Vec2::ZERO, Vec2::X], 0.0, "Err(TooFewPoints)"),
+        ("three equal points", vec![Vec2::ONE; 3], 0.0, "Err(TooFewPoints)"),
+        ("collinear points", vec![Vec2::ZERO, Vec2::X, Vec2::new(2.0, 0.0)], 0.0, "Err(Collinear)"),
+        ("self-intersecting order (bow-tie): hull taken", vec![Vec2::ZERO, Vec2::ONE, Vec2::X, Vec2::Y], 0.0, "Ok"),
+        (
+            "12 points on a circle",
+            (0..12).map(|i| Vec2::from_angle(i as f32 * std::f32::consts::TAU / 12.0)).collect(),
+            0.0,
+            "Err(TooManyVertices)",
+        ),
+        ("1e30 coordinates", vec![Vec2::ZERO, Vec2::new(1e30, 0.0), Vec2::new(0.0, 1e30)], 0.0, "Err(Collinear)"),
+        ("1e15 coordinates", vec![Vec2::ZERO, Vec2::new(1e15, 0.0), Vec2::new(0.0, 1e15)], 0.0, "Err(TooLarge)"),
+        (
+            "1e8 coordinates",
+            vec![Vec2::ZERO, Vec2::new(1e8, 0.0), Vec2::new(0.0, 1e8)],
+            0.0,
+            "Ok, validate: Err(TooLarge)",
+        ),
+    ];
+    for (input, pts, radius, want) in poly_cases {
+        m.pure("Shape::polygon / Polygon::hull", input, want, || {
+            let a = Shape::polygon(&pts, radius);
+            assert_eq!(a, Polygon::hull(&pts, radius).map(Shape::Polygon));
+            v(a)
+        });
+    }
+    for (input, n, cr, radius, want) in [
+        ("n = 2", 2, 1.0, 0.0, "Err(TooFewPoints)"),
+        ("n = 9", 9, 1.0, 0.0, "Err(TooManyVertices)"),
+        ("circumradius NaN", 5, NAN, 0.0, "Err(NonFinite)"),
+        ("circumradius 0", 5, 0.0, 0.0, "Err(NonPositiveSize)"),
+        ("circumradius -1", 5, -1.0, 0.0, "Err(NonPositiveSize)"),
+        ("circumradius +inf", 5, INF, 0.0, "Err(NonFinite)"),
+        ("radius NaN", 5, 1.0, NAN, "Err(NonFinite)"),
+        ("radius -1", 5, 1.0, -1.0, "Err(NegativeRadius)"),
+    ] {
+        m.pure("Polygon::regular(n, cr, r)", input, want, || v(Polygon::regular(n, cr, radius).map(Shape::Polygon)));
+    }
+    for (input, h, radius, want) in [
+        ("half-extent NaN", Vec2::new(NAN, 1.0), 0.0, "Err(NonFinite)"),
+        ("half-extent 0", Vec2::new(0.0, 1.0), 0.0, "Err(NonPositiveSize)"),
+        ("half-extent -1", Vec2::new(1.0, -1.0), 0.0, "Err(NonPositiveSize)"),
+        ("half-extent +inf", Vec2::new(INF, 1.0), 0.0, "Err(NonFinite)"),
+        ("half-extent 1e30", Vec2::new(1e30, 1e30), 0.0, "Err(TooFewPoints)"),
+        ("radius NaN", Vec2::ONE, NAN, "Err(NonFinite)"),
+        ("radius -1", Vec2::ONE, -1.0, "Err(NegativeRadius)"),
+    ] {
+        m.pure("Polygon::rounded_box / Shape::rounded_box", input, want, || {
+            let a = Shape::rounded_box(h, radius);
+            assert_eq!(a, Polygon::rounded_box(h, radius).map(Shape::Polygon));
+            v(a)
+        });
+    }
+    let square = Shape::rounded_box(Vec2::ONE, 0.1).unwrap();
+    for (input, f, want_c, want_p) in [
+        ("factor NaN", NAN, "Err(NonFinite)", "Err(NonFinite)"),
+        ("factor +inf", INF, "Err(NonFinite)", "Err(NonFinite)"),
+        ("factor 0", 0.0, "Err(NonPositiveSize)", "Err(NonPositiveSize)"),
+        ("factor -1", -1.0, "Err(NonPositiveSize)", "Err(NonPositiveSize)"),
+        ("factor 1e30", 1e30, "Err(TooLarge)", "Err(TooLarge)"),
+        ("factor f32::MAX", f32::MAX, "Err(NonFinite)", "Err(TooLarge)"),
+        ("factor 1e-30 (underflow)", 1e-30, "Ok", "Ok"),
+        ("factor 1e-45 (subnormal result)", 1e-45, "Ok", "Ok"),
+    ] {
+        m.pure("Shape::scaled (circle r=2)", input, want_c, || r(Shape::circle(2.0).unwrap().scaled(f)));
+        m.pure("Shape::scaled (rounded box)", input, want_p, || r(square.scaled(f)));
+    }
+    for (input, s, want) in bad_shapes() {
+        m.pure("Shape::validate", input, &want.replace("InvalidShape(", "").replacen("))", ")", 1), || r(s.validate()));
+    }
+
+    // ---- World::with_config ----------------------------------------------------------------
+    let d = WorldConfig::default();
+    let bounds = Aabb::new(Vec2::ZERO, Vec2::splat(10.0));
+    for (input, c) in [
+        ("aabb_margin NaN", WorldConfig { aabb_margin: NAN, ..d }),
+        ("aabb_margin +inf", WorldConfig { aabb_margin: INF, ..d }),
+        ("aabb_margin -1", WorldConfig { aabb_margin: -1.0, ..d }),
+        ("aabb_margin 1e30", WorldConfig { aabb_margin: 1e30, ..d }),
+        ("aabb_margin_ratio NaN", WorldConfig { aabb_margin_ratio: NAN, ..d }),
+        ("aabb_margin_ratio -1", WorldConfig { aabb_margin_ratio: -1.0, ..d }),
+        ("aabb_margin_ratio 1e30", WorldConfig { aabb_margin_ratio: 1e30, ..d }),
+        ("large_extent 0", WorldConfig { large_extent: 0.0, ..d }),
+        ("large_extent NaN", WorldConfig { large_extent: NAN, ..d }),
+        ("large_extent -1", WorldConfig { large_extent: -1.0, ..d }),
+        ("grid cell_size 0", WorldConfig { broad_phase: BroadPhaseKind::UniformGrid { bounds, cell_size: 0.0 }, ..d }),
+        (
+            "grid cell_size NaN",
+            WorldConfig { broad_phase: BroadPhaseKind::UniformGrid { bounds, cell_size: NAN }, ..d },
+        ),
+        (
+            "grid bounds inverted",
+            WorldConfig {
+                broad_phase: BroadPhaseKind::UniformGrid { bounds: Aabb::new(Vec2::ONE, Vec2::ZERO), cell_size: 1.0 },
+                ..d
+            },
+        ),
+        (
+            "grid bounds infinite",
+            WorldConfig {
+                broad_phase: BroadPhaseKind::UniformGrid {
+                    bounds: Aabb::new(Vec2::ZERO, Vec2::splat(INF)),
+                    cell_size: 1.0,
+                },
+                ..d
+            },
+        ),
+        (
+            "spatial hash cell_size -1",
+            WorldConfig { broad_phase: BroadPhaseKind::SpatialHash { cell_size: -1.0 }, ..d },
+        ),
+        (
+            "spatial hash cell_size +inf",
+            WorldConfig { broad_phase: BroadPhaseKind::SpatialHash { cell_size: INF }, ..d },
+        ),
+        (
+            "quadtree bounds NaN",
+            WorldConfig { broad_phase: BroadPhaseKind::Quadtree { bounds: Aabb::new(Vec2::NAN, Vec2::ONE) }, ..d },
+        ),
+    ] {
+        m.pure("World::with_config", input, "Err(InvalidConfig)", || r(World::with_config(c)));
+    }
+    m.pure("World::with_config", "large_extent +inf (never large)", "Ok", || {
+        r(World::with_config(WorldConfig { large_extent: INF, ..d }))
+    });
+
+    // ---- Mutations -------------------------------------------------------------------------
+    for (input, pose, want) in bad_poses() {
+        m.world("World::insert", input, want, |w, _| r(w.insert(ColliderDesc::new(circle(), pose))));
+        m.world("World::set_pose", input, want, |w, ids| r(w.set_pose(ids.a, pose)));
+    }
+    for (input, shape, want) in bad_shapes() {
+        m.world("World::insert", input, want, |w, _| r(w.insert(ColliderDesc::new(shape, Pose::IDENTITY))));
+        m.world("World::set_shape", input, want, |w, ids| r(w.set_shape(ids.a, shape)));
+    }
+    m.world("World::insert_batch", "3 good + 1 NaN pose (all or none)", "Err(InvalidPose), out unchanged", |w, _| {
+        let mut descs = vec![ColliderDesc::new(circle(), at(1.0, 5.0)); 3];
+        descs.push(ColliderDesc::new(circle(), at(NAN, 0.0)));
+        let mut out = vec![];
+        let e = r(w.insert_batch(&descs, &mut out));
+        format!("{e}, out {}", if out.is_empty() { "unchanged" } else { "CHANGED" })
+    });
+    m.world("World::insert_batch", "good + self-intersecting polygon", "Err(InvalidShape(Collinear))", |w, _| {
+        let descs = [ColliderDesc::new(circle(), at(1.0, 5.0)), ColliderDesc::new(bow_tie(), at(1.0, 5.0))];
+        r(w.insert_batch(&descs, &mut vec![]))
+    });
+    for (input, which) in
+        [("removed id", 0), ("forged id (never issued)", 1), ("id with generation 7 of a live slot", 2)]
+    {
+        let id = |ids: Ids| match which {
+            0 => ids.removed,
+            1 => ids.forged,
+            _ => ColliderId::from_raw(RawColliderId { index: ids.a.index(), generation: 7 }).unwrap(),
+        };
+        m.world("World::remove", input, "Err(StaleId)", |w, ids| r(w.remove(id(ids))));
+        m.world("World::set_pose", input, "Err(StaleId)", |w, ids| r(w.set_pose(id(ids), Pose::IDENTITY)));
+        m.world("World::set_shape", input, "Err(StaleId)", |w, ids| r(w.set_shape(id(ids), circle())));
+        m.world("World::set_user_data", input, "Err(StaleId)", |w, ids| r(w.set_user_data(id(ids), 9)));
+        m.world("World::pose / shape / aabb / user_data", input, "Err(StaleId) ×4", |w, ids| {
+            let id = id(ids);
+            let all = [w.pose(id).err(), w.shape(id).err(), w.aabb(id).err(), w.user_data(id).err()];
+            if all.iter().all(|e| *e == Some(sapwood::WorldError::StaleId)) {
+                "Err(StaleId) ×4".into()
+            } else {
+                format!("{all:?}")
+            }
+        });
+        m.world("World::contacts_of", input, "Err(StaleId), no callback", |w, ids| {
+            let mut called = false;
+            let e = r(w.contacts_of(id(ids), |_| called = true));
+            format!("{e}{}", if called { ", CALLED" } else { ", no callback" })
+        });
+        m.world("World::contains", input, "false", |w, ids| w.contains(id(ids)).to_string());
+    }
+
+    // ---- Orders between steps --------------------------------------------------------------
+    // These change the world on purpose (the first call); the row checks the second call.
+    let mut order =
+        |entry: &str, input: &str, want: &str, first: fn(&mut World, Ids), then: fn(&mut World, Ids) -> String| {
+            m.world(entry, input, want, |w, ids| {
+                let mut w2 = World::from_bytes(&w.to_bytes()).unwrap();
+                first(&mut w2, ids);
+                let before = w2.to_bytes();
+                let s = then(&mut w2, ids);
+                if w2.to_bytes() == before { s } else { format!("{s}, WORLD CHANGED") }
+            });
+        };
+    order(
+        "World::remove",
+        "double removal (second call)",
+        "Err(StaleId)",
+        |w, ids| w.remove(ids.a).unwrap(),
+        |w, ids| r(w.remove(ids.a)),
+    );
+    order(
+        "World::remove",
+        "removal of a collider inserted since the last step, twice",
+        "Err(StaleId)",
+        |w, ids| w.remove(ids.fresh).unwrap(),
+        |w, ids| r(w.remove(ids.fresh)),
+    );
+    order(
+        "World::set_pose",
+        "after remove, before step",
+        "Err(StaleId)",
+        |w, ids| w.remove(ids.a).unwrap(),
+        |w, ids| r(w.set_pose(ids.a, Pose::IDENTITY)),
+    );
+    order(
+        "World::set_shape",
+        "after remove, after step",
+        "Err(StaleId)",
+        |w, ids| {
+            w.remove(ids.a).unwrap();
+            w.step();
+        },
+        |w, ids| r(w.set_shape(ids.a, circle())),
+    );
+    order(
+        "World::remove",
+        "old id after its slot was reused",
+        "Err(StaleId)",
+        |w, ids| {
+            w.remove(ids.a).unwrap();
+            w.step();
+            w.insert(ColliderDesc::new(circle(), Pose::IDENTITY)).unwrap();
+        },
+        |w, ids| r(w.remove(ids.a)),
+    );
+    order(
+        "World::query_point",
+        "removed since the last step",
+        "0 hits",
+        |w, ids| w.remove(ids.a).unwrap(),
+        |w, _| {
+            let mut out = vec![];
+            w.query_point(
+                Vec2::new(0.0, 0.9),
+                &QueryFilter { include_sensors: true, mask: u32::MAX, exclude: None },
+                &mut out,
+            );
+            hits(&out)
+        },
+    );
+    m.world("World::step", "insert then remove before a step: no events", "0 events", |w, _| {
+        let mut w2 = World::from_bytes(&w.to_bytes()).unwrap();
+        w2.step();
+        let id = w2.insert(ColliderDesc::new(circle(), Pose::IDENTITY)).unwrap();
+        w2.remove(id).unwrap();
+        w2.step();
+        format!("{} events", w2.events().len())
+    });
+    m.world("World::contacts_of", "static collider (live)", "Ok, 2 contacts", |w, ids| {
+        let mut n = 0;
+        let e = r(w.contacts_of(ids.fixed, |_| n += 1));
+        format!("{e}, {n} contacts")
+    });
+
+    // ---- Queries ---------------------------------------------------------------------------
+    let f = QueryFilter::default();
+    for (input, bx, want) in [
+        ("NaN box", Aabb::new(Vec2::NAN, Vec2::ONE), "0 hits"),
+        ("inverted box", Aabb::new(Vec2::splat(5.0), Vec2::splat(-5.0)), "0 hits"),
+        ("empty box (Aabb::EMPTY)", Aabb::EMPTY, "0 hits"),
+        ("infinite box (everything)", Aabb::new(Vec2::splat(-INF), Vec2::splat(INF)), "3 hits"),
+        ("1e30 box", Aabb::new(Vec2::splat(-1e30), Vec2::splat(1e30)), "3 hits"),
+    ] {
+        m.world("World::query_aabb", input, want, |w, _| {
+            let mut out = vec![];
+            w.query_aabb(&bx, &f, &mut out);
+            hits(&out)
+        });
+    }
+    for (input, p) in [("NaN point", Vec2::NAN), ("+inf point", Vec2::new(INF, 0.0)), ("1e30 point", Vec2::splat(1e30))]
+    {
+        m.world("World::query_point", input, "0 hits", |w, _| {
+            let mut out = vec![];
+            w.query_point(p, &f, &mut out);
+            hits(&out)
+        });
+    }
+    for (input, shape, pose) in [
+        ("NaN circle probe", Shape::Circle(Circle { radius: NAN }), Pose::IDENTITY),
+        ("zero-size cuboid probe", Shape::Cuboid(Cuboid { half_extents: Vec2::ZERO }), Pose::IDENTITY),
+        ("bow-tie probe", bow_tie(), Pose::IDENTITY),
+        ("probe at NaN pose", circle(), at(NAN, 0.0)),
+        ("probe at +inf pose", circle(), at(INF, 0.0)),
+        ("probe with non-unit rotation", circle(), Pose { p: Vec2::ZERO, q: Rot { c: 3.0, s: 0.0 } }),
+        (
+            "box probe scaled ×3 by a (3, 0) rotation",
+            Shape::cuboid(Vec2::splat(0.5)).unwrap(),
+            Pose { p: Vec2::new(0.0, 2.0), q: Rot { c: 3.0, s: 0.0 } },
+        ),
+    ] {
+        m.world("World::query_shape", input, "0 hits", |w, _| {
+            let mut out = vec![];
+            w.query_shape(&shape, &pose, &f, &mut out);
+            hits(&out)
+        });
+    }
+    let ok_ray = Ray::new(Vec2::new(-20.0, 0.9), Vec2::X);
+    for (input, ray, max_t, want) in [
+        ("NaN origin", Ray::new(Vec2::new(NAN, 0.0), Vec2::X), 100.0, "None / 0 hits"),
+        ("+inf origin", Ray::new(Vec2::new(INF, 0.0), Vec2::X), 100.0, "None / 0 hits"),
+        ("NaN dir", Ray::new(Vec2::ZERO, Vec2::NAN), 100.0, "None / 0 hits"),
+        ("-inf dir", Ray::new(Vec2::ZERO, Vec2::new(-INF, 0.0)), 100.0, "None / 0 hits"),
+        ("zero dir, origin outside", Ray::new(Vec2::new(-20.0, 0.9), Vec2::ZERO), 100.0, "None / 0 hits"),
+        ("NaN max_t", ok_ray, NAN, "None / 0 hits"),
+        ("max_t -1", ok_ray, -1.0, "None / 0 hits"),
+        ("max_t 0, origin outside", ok_ray, 0.0, "None / 0 hits"),
+        ("max_t +inf (allowed)", ok_ray, INF, "Some / 2 hits"),
+        ("1e30 origin", Ray::new(Vec2::splat(1e30), Vec2::NEG_ONE), 100.0, "None / 0 hits"),
+    ] {
+        m.world("World::ray_cast / ray_cast_all", input, want, |w, _| {
+            let one = w.ray_cast(&ray, max_t, &f);
+            let mut all = vec![];
+            w.ray_cast_all(&ray, max_t, &f, &mut all);
+            format!("{} / {} hits", if one.is_some() { "Some" } else { "None" }, all.len())
+        });
+    }
+
+    // ---- Snapshots -------------------------------------------------------------------------
+    let good = fixture().0.to_bytes();
+    let mut corrupt = |input: &str, want: &str, edit: &dyn Fn(&mut Vec<u8>)| {
+        let mut b = good.clone();
+        edit(&mut b);
+        m.pure("World::from_bytes", input, want, || r(World::from_bytes(&b)));
+    };
+    corrupt("empty", "Err(BadMagic)", &|b| b.clear());
+    corrupt("wrong magic", "Err(BadMagic)", &|b| b[0] = b'X');
+    corrupt("version 2", "Err(UnsupportedVersion(2))", &|b| b[8] = 2);
+    corrupt("truncated by one byte", "Err(Truncated)", &|b| {
+        b.pop();
+    });
+    corrupt("trailing byte", "Err(TrailingBytes)", &|b| b.push(0));
+    corrupt("section length u64::MAX", "Err(Truncated)", &|b| b[16..24].copy_from_slice(&u64::MAX.to_le_bytes()));
+    corrupt(
+        "wrong section tag",
+        "Err(UnexpectedSection { expected: [67, 79, 78, 70], found: [88, 79, 78, 70] })",
+        &|b| b[12] = b'X',
+    );
+    let slot0 = good.windows(4).position(|w| w == b"SLOT").unwrap() + 4 + 8 + 4;
+    corrupt("slot generation 0", "Err(Inconsistent(\"a slot has generation 0\"))", &|b| {
+        b[slot0..slot0 + 4].copy_from_slice(&0u32.to_le_bytes())
+    });
+    corrupt("pose x = NaN", "Err(InvalidPose { slot: 0, error: InvalidPose })", &|b| {
+        b[slot0 + 6..slot0 + 10].copy_from_slice(&NAN.to_bits().to_le_bytes())
+    });
+    corrupt("pose x = 1e30", "Err(InvalidPose { slot: 0, error: OutOfRange })", &|b| {
+        b[slot0 + 6..slot0 + 10].copy_from_slice(&1e30f32.to_bits().to_le_bytes())
+    });
+    m.pure("World::from_bytes", "every truncation; every byte inverted", "no panic; every truncation Err", || {
+        let mut accepted = 0;
+        for i in 0..good.len() {
+            accepted += usize::from(World::from_bytes(&good[..i]).is_ok());
+            let mut b = good.clone();
+            b[i] = !b[i];
+            // A flipped float bit can be a valid value (a pose moved, a user datum changed).
+            let _ = World::from_bytes(&b);
+        }
+        if accepted == 0 { "no panic; every truncation Err".into() } else { format!("{accepted} truncations accepted") }
+    });
+
+    // ---- hecs sync -------------------------------------------------------------------------
+    for (input, pose, shape, want) in [
+        ("new entity with NaN Pose", at(NAN, 0.0), circle(), "Err(InvalidPose), no handle"),
+        ("new entity with 1e30 Pose", at(1e30, 0.0), circle(), "Err(OutOfRange), no handle"),
+        (
+            "new entity with NaN-radius Shape",
+            at(0.0, 5.0),
+            Shape::Circle(Circle { radius: NAN }),
+            "Err(InvalidShape(NonFinite)), no handle",
+        ),
+        ("new entity with bow-tie Shape", at(0.0, 5.0), bow_tie(), "Err(InvalidShape(Collinear)), no handle"),
+    ] {
+        m.world("HecsSync::sync", input, want, |w, _| {
+            let mut ecs = hecs::World::new();
+            let mut sync = HecsSync::new();
+            let e = ecs.spawn((pose, shape));
+            let res = r(sync.sync(&mut ecs, w));
+            let handle = ecs.get::<&ColliderHandle>(e).is_ok();
+            format!("{res}, {}", if handle { "HANDLE ADDED" } else { "no handle" })
+        });
+    }
+    for (input, pose, shape, want) in [
+        ("synced entity's Pose set to NaN", at(NAN, 0.0), circle(), "Err(InvalidPose), collider kept"),
+        ("synced entity's Pose set to +inf", at(0.0, INF), circle(), "Err(InvalidPose), collider kept"),
+        (
+            "synced entity's Shape set to zero size",
+            at(3.0, 5.0),
+            Shape::Cuboid(Cuboid { half_extents: Vec2::ZERO }),
+            "Err(InvalidShape(NonPositiveSize)), collider kept",
+        ),
+    ] {
+        m.pure("HecsSync::sync", input, want, || {
+            let mut w = World::new();
+            let mut ecs = hecs::World::new();
+            let mut sync = HecsSync::new();
+            let e = ecs.spawn((at(3.0, 5.0), circle()));
+            sync.sync(&mut ecs, &mut w).unwrap();
+            w.step();
+            let before = w.to_bytes();
+            *ecs.get::<&mut Pose>(e).unwrap() = pose;
+            *ecs.get::<&mut Shape>(e).unwrap() = shape;
+            let res = r(sync.sync(&mut ecs, &mut w));
+            let id = ecs.get::<&ColliderHandle>(e).unwrap().0;
+            let kept = w.to_bytes() == before && w.pose(id) == Ok(at(3.0, 5.0));
+            format!("{res}, {}", if kept { "collider kept" } else { "WORLD CHANGED" })
+        });
+    }
+    m
+}
+
+#[test]
+fn every_entry_point_refuses_bad_input_with_a_typed_error_and_an_unchanged_world() {
+    let m = build();
+    assert!(m.rows.len() > 200, "only {} rows", m.rows.len());
+    assert!(m.failures.is_empty(), "{} of {} rows failed:\n{}", m.failures.len(), m.rows.len(), m.failures.join("\n"));
+}
+
+#[test]
+#[ignore = "prints the markdown matrix for bench-notes/reliability.md"]
+fn print_matrix() {
+    let m = build();
+    println!("| entry point | bad input | result |\n|---|---|---|");
+    for [entry, input, result] in &m.rows {
+        println!("| `{entry}` | {input} | `{result}` |");
+    }
+    println!("\n{} rows, {} failures", m.rows.len(), m.failures.len());
+}

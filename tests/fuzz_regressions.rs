@@ -1,0 +1,124 @@
+//! Inputs found by the fuzz targets in `fuzz/` that once broke a promise, each reduced to direct
+//! calls and named for the bug it found.
+
+use sapwood::{ColliderDesc, MAX_COORDINATE, Polygon, Pose, Shape, ShapeError, Vec2, World, WorldConfig, WorldError};
+
+/// `polygon` target, crash-4ce568c6: `Polygon::rounded_box` accepted half-extents of
+/// (9.2e4, 2.8e17) and returned a polygon whose centroid overflowed to infinity, a shape that
+/// `Shape::validate` refuses. A constructor must never build what validate refuses (except for
+/// the documented size limit), so it now says `TooLarge`.
+#[test]
+fn fuzz_rounded_box_with_huge_extent_had_infinite_centroid() {
+    let r = Polygon::rounded_box(Vec2::new(92000.0, 2.814_771_4e17), 0.0);
+    assert_eq!(r, Err(ShapeError::TooLarge));
+    let hull = Polygon::hull(&[Vec2::new(-1e15, -1e15), Vec2::new(1e15, -1e15), Vec2::new(0.0, 1e15)], 0.0);
+    assert_eq!(hull, Err(ShapeError::TooLarge));
+    // Up to the size limit and a bit beyond, the centroid is finite and the shape accepted.
+    let big = Polygon::rounded_box(Vec2::splat(1e6), 0.0).unwrap();
+    assert_eq!(Shape::Polygon(big).validate(), Ok(()));
+    let bigger = Polygon::rounded_box(Vec2::splat(1e12), 0.0).unwrap();
+    assert_eq!(Shape::Polygon(bigger).validate(), Err(ShapeError::TooLarge));
+}
+
+/// `world_ops` target, crash-0941a970: `World::with_config` accepted `aabb_margin = f32::MAX`;
+/// the first step then made an infinite fat box and the SAP's invariant check panicked. Margins
+/// are now bounded so that every fat box is finite.
+#[test]
+fn fuzz_huge_aabb_margin_gave_infinite_fat_boxes() {
+    for (margin, ratio) in [(f32::MAX, 0.25), (1e30, 0.25), (MAX_COORDINATE * 2.0, 0.25), (0.0, f32::MAX), (0.0, 1e4)] {
+        let config = WorldConfig { aabb_margin: margin, aabb_margin_ratio: ratio, ..WorldConfig::default() };
+        assert_eq!(World::with_config(config).err(), Some(WorldError::InvalidConfig), "{margin} {ratio}");
+    }
+    // The largest accepted margins still give a working world.
+    let config = WorldConfig { aabb_margin: MAX_COORDINATE, aabb_margin_ratio: 1e3, ..WorldConfig::default() };
+    let mut world = World::with_config(config).unwrap();
+    let a = world.insert(ColliderDesc::new(Shape::circle(1.0).unwrap(), Pose::IDENTITY)).unwrap();
+    let far = Pose::from_translation(Vec2::splat(MAX_COORDINATE));
+    world.insert(ColliderDesc::new(Shape::circle(1e6).unwrap(), far)).unwrap();
+    world.insert(ColliderDesc::new(Shape::circle(1.0).unwrap(), Pose::from_translation(Vec2::X))).unwrap();
+    world.step();
+    assert_eq!(world.contacts().len(), 1);
+    world.set_pose(a, Pose::from_translation(Vec2::splat(-MAX_COORDINATE))).unwrap();
+    world.step();
+    assert!(world.contacts().is_empty());
+    let bytes = world.to_bytes();
+    assert_eq!(World::from_bytes(&bytes).unwrap().to_bytes(), bytes);
+}
+
+/// `polygon` target, crash-6e0031dc and a second one at 1e-23: triangles and quads of extent
+/// 1e-22 (rounded by 0.5, so they looked usable) got normals 0.6% off unit length, and
+/// `Shape::validate`'s own edge checks lose precision there, because squared edge lengths are
+/// subnormal; validate refused the polygon its own constructor had built. Polygons with an edge
+/// shorter than 1e-12 are now refused as `TooFewPoints` (its ends are not distinct in f32).
+#[test]
+fn fuzz_tiny_polygon_had_non_unit_normals() {
+    for r in [1.042_312_2e-22_f32, 1e-20, 1e-15] {
+        assert_eq!(Polygon::regular(3, r, 0.5), Err(ShapeError::TooFewPoints), "circumradius {r}");
+    }
+    let pts = [Vec2::new(0.0, 0.0), Vec2::new(3e-20, 0.0), Vec2::new(0.0, 2e-20), Vec2::new(3e-20, 2e-20)];
+    assert_eq!(Polygon::hull(&pts, 0.1), Err(ShapeError::TooFewPoints));
+    assert_eq!(Polygon::rounded_box(Vec2::splat(1e-20), 0.5), Err(ShapeError::TooFewPoints));
+    // crash-9d0c2ddf: a sliver, 1e-21 by 5.6e4.
+    assert_eq!(Polygon::rounded_box(Vec2::new(5.16524e-22, 28000.0), 0.4375), Err(ShapeError::TooFewPoints));
+    // Edges from 1e-12 up: what is built is valid.
+    for r in [1e-11_f32, 1e-9, 1e-6] {
+        let p = Polygon::regular(7, r, 0.0).unwrap();
+        assert_eq!(Shape::Polygon(p).validate(), Ok(()), "circumradius {r}");
+        let b = Polygon::rounded_box(Vec2::new(r, 2.0 * r), 0.0).unwrap();
+        assert_eq!(Shape::Polygon(b).validate(), Ok(()), "box {r}");
+    }
+}
+
+/// `world_ops` target, crash-c3f9b8ee: `QueryFilter::exclude` compared only the slot index, so
+/// excluding a stale id (a removed collider's, or a forged one) hid the live collider that now
+/// uses the slot from every query.
+#[test]
+fn fuzz_query_exclude_with_stale_id_hid_the_slots_new_collider() {
+    use sapwood::{Aabb, QueryFilter, Ray};
+    let mut world = World::new();
+    let circle = Shape::circle(1.0).unwrap();
+    let old = world.insert(ColliderDesc::new(circle, Pose::IDENTITY)).unwrap();
+    world.step();
+    world.remove(old).unwrap();
+    world.step();
+    let new = world.insert(ColliderDesc::new(circle, Pose::IDENTITY)).unwrap();
+    world.step();
+    assert_eq!(new.index(), old.index(), "the slot is reused");
+    let filter = QueryFilter { exclude: Some(old), ..QueryFilter::default() };
+    let mut out = Vec::new();
+    world.query_aabb(&Aabb::new(Vec2::ZERO, Vec2::ZERO), &filter, &mut out);
+    assert_eq!(out, vec![new]);
+    out.clear();
+    world.query_point(Vec2::ZERO, &filter, &mut out);
+    assert_eq!(out, vec![new]);
+    let ray = Ray::new(Vec2::new(-5.0, 0.0), Vec2::X);
+    assert_eq!(world.ray_cast(&ray, 10.0, &filter).map(|h| h.id), Some(new));
+    // Excluding the live id itself still works.
+    let filter = QueryFilter { exclude: Some(new), ..QueryFilter::default() };
+    assert_eq!(world.ray_cast(&ray, 10.0, &filter), None);
+}
+
+/// Found by the bad-input matrix (tests/bad_input.rs): `World::query_shape` fed the kernels
+/// probes the world refuses as colliders and reported what came out: a zero-size box reported
+/// the ball it sits in, a self-intersecting polygon and a probe with a non-unit "rotation" got
+/// answers the kernels never promised. Such probes now find nothing, as a NaN ray does.
+#[test]
+fn bad_input_query_shape_trusted_invalid_probes() {
+    use sapwood::{Cuboid, QueryFilter, Rot};
+    let mut world = World::new();
+    let ball =
+        world.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(0.0, 0.9))));
+    world.step();
+    let probe = Shape::cuboid(Vec2::splat(0.5)).unwrap();
+    let mut out = Vec::new();
+    let scaled = Pose { p: Vec2::new(0.0, 2.0), q: Rot { c: 3.0, s: 0.0 } };
+    world.query_shape(&probe, &scaled, &QueryFilter::default(), &mut out);
+    assert!(out.is_empty(), "non-unit rotation scaled the probe: {out:?}");
+    // The same probe with a unit rotation, moved to really reach the ball, is found.
+    world.query_shape(&probe, &Pose::from_translation(Vec2::new(0.0, 1.5)), &QueryFilter::default(), &mut out);
+    assert_eq!(out, vec![ball.unwrap()]);
+    out.clear();
+    let zero = Shape::Cuboid(Cuboid { half_extents: Vec2::ZERO });
+    world.query_shape(&zero, &Pose::from_translation(Vec2::new(0.0, 0.9)), &QueryFilter::default(), &mut out);
+    assert!(out.is_empty());
+}

@@ -1,0 +1,64 @@
+//! The bounded soak for CI: random operations against a naive model with zero divergences, and
+//! heap use flat after warm-up. The full 10M-operation run is `examples/soak.rs`; both share
+//! `tests/soak_model`. About 20 s in release on a quiet machine (the op count is chosen for
+//! that); debug builds run a tenth of it.
+
+mod soak_model;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Counts live heap bytes, to show that churn does not grow the heap.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call forwards to the system allocator unchanged; the wrapper only counts bytes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            LIVE.fetch_add(new_size, Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn soak_matches_naive_model_and_heap_stays_flat() {
+    let ops = if cfg!(debug_assertions) { 100_000 } else { 1_000_000 };
+    let cfg = soak_model::SoakConfig::new(ops);
+    let r = soak_model::run(&cfg, &|| LIVE.load(Ordering::Relaxed));
+    eprintln!(
+        "soak: {} ops, {} steps, {} full checks, {} queries checked, {} events, max {} contacts, {:.1} s",
+        r.ops, r.steps, r.full_checks, r.queries_checked, r.events, r.max_contacts, r.seconds
+    );
+    assert_eq!(r.divergences, 0, "divergences: {:#?}", r.first_divergences);
+    // The run must have meant something.
+    assert!(r.steps > ops / 20 && r.full_checks > r.steps / 10 && r.queries_checked > ops / 20);
+    assert!(r.max_contacts > 20 && r.events > 1000 && r.removes > ops / 20 && r.bad_inputs > ops / 50);
+    // Heap: the largest live size over the last quarter may not exceed the second quarter's by
+    // more than 10% + 64 KiB (the population random-walks, so a little noise is expected; a leak
+    // per operation would grow with the op count).
+    let (q2, q4) = r.quarters(|s| s.heap_bytes);
+    eprintln!("heap max, 2nd quarter {q2} B, last quarter {q4} B");
+    assert!(q4 <= q2 + q2 / 10 + 65536, "heap grew: {q2} -> {q4}");
+}

@@ -41,15 +41,15 @@ fn fixture() -> (World, Ids) {
     let ground = Shape::cuboid(Vec2::new(10.0, 0.5)).unwrap();
     let fixed = w.insert(ColliderDesc::new(ground, Pose::IDENTITY).fixed()).unwrap();
     let ball = Shape::circle(0.5).unwrap();
-    let a = w.insert(ColliderDesc::new(ball, Pose::from_translation(Vec2::new(0.0, 0.9)))).unwrap();
-    let removed = w.insert(ColliderDesc::new(ball, Pose::from_translation(Vec2::new(2.0, 0.9)))).unwrap();
-    let other = w.insert(ColliderDesc::new(ball, Pose::from_translation(Vec2::new(-2.0, 0.9)))).unwrap();
-    let gone = w.insert(ColliderDesc::new(ball, Pose::from_translation(Vec2::new(4.0, 0.9)))).unwrap();
+    let a = w.insert(ColliderDesc::new(ball.clone(), Pose::from_translation(Vec2::new(0.0, 0.9)))).unwrap();
+    let removed = w.insert(ColliderDesc::new(ball.clone(), Pose::from_translation(Vec2::new(2.0, 0.9)))).unwrap();
+    let other = w.insert(ColliderDesc::new(ball.clone(), Pose::from_translation(Vec2::new(-2.0, 0.9)))).unwrap();
+    let gone = w.insert(ColliderDesc::new(ball.clone(), Pose::from_translation(Vec2::new(4.0, 0.9)))).unwrap();
     w.step();
     w.remove(removed).unwrap();
     w.step();
     w.step();
-    let fresh = w.insert(ColliderDesc::new(ball, Pose::from_translation(Vec2::new(6.0, 0.9)))).unwrap();
+    let fresh = w.insert(ColliderDesc::new(ball.clone(), Pose::from_translation(Vec2::new(6.0, 0.9)))).unwrap();
     w.set_pose(other, Pose::from_translation(Vec2::new(-2.5, 0.9))).unwrap();
     w.remove(gone).unwrap();
     assert_eq!(w.contacts().len(), 2);
@@ -380,8 +380,8 @@ fn build() -> Matrix {
         m.world("World::set_pose", input, want, |w, ids| r(w.set_pose(ids.a, pose)));
     }
     for (input, shape, want) in bad_shapes() {
-        m.world("World::insert", input, want, |w, _| r(w.insert(ColliderDesc::new(shape, Pose::IDENTITY))));
-        m.world("World::set_shape", input, want, |w, ids| r(w.set_shape(ids.a, shape)));
+        m.world("World::insert", input, want, |w, _| r(w.insert(ColliderDesc::new(shape.clone(), Pose::IDENTITY))));
+        m.world("World::set_shape", input, want, |w, ids| r(w.set_shape(ids.a, shape.clone())));
     }
     m.world("World::insert_batch", "3 good + 1 NaN pose (all or none)", "Err(InvalidPose), out unchanged", |w, _| {
         let mut descs = vec![ColliderDesc::new(circle(), at(1.0, 5.0)); 3];

@@ -32,7 +32,7 @@ fn run(threads: usize) -> (u64, usize, usize) {
         let mut world = World::new();
         let mut ids = vec![None; scene.id_bound()];
         for c in scene.colliders() {
-            let desc = ColliderDesc { is_static: !c.moving, ..ColliderDesc::new(c.shape, c.pose) };
+            let desc = ColliderDesc { is_static: !c.moving, ..ColliderDesc::new(c.shape.clone(), c.pose) };
             ids[c.id as usize] = Some(world.insert(desc).unwrap());
         }
         let mut h = Fnv(0xCBF2_9CE4_8422_2325);

@@ -77,7 +77,7 @@ fn fuzz_query_exclude_with_stale_id_hid_the_slots_new_collider() {
     use sapwood::{Aabb, QueryFilter, Ray};
     let mut world = World::new();
     let circle = Shape::circle(1.0).unwrap();
-    let old = world.insert(ColliderDesc::new(circle, Pose::IDENTITY)).unwrap();
+    let old = world.insert(ColliderDesc::new(circle.clone(), Pose::IDENTITY)).unwrap();
     world.step();
     world.remove(old).unwrap();
     world.step();

@@ -133,7 +133,7 @@ pub fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Entry {
     id: ColliderId,
     desc: ColliderDesc,
@@ -299,7 +299,7 @@ pub fn run(cfg: &SoakConfig, heap_bytes: &dyn Fn() -> usize) -> SoakReport {
         match op {
             0..=13 if n < cfg.max_live => {
                 let desc = random_desc(&mut rng, extent);
-                let id = world.insert(desc).expect("valid insert");
+                let id = world.insert(desc.clone()).expect("valid insert");
                 if !model.add(id, desc) {
                     let what = format!("op {}: insert reused the slot of a live id {id:?}", r.ops);
                     diverge(&mut r, what);
@@ -309,7 +309,7 @@ pub fn run(cfg: &SoakConfig, heap_bytes: &dyn Fn() -> usize) -> SoakReport {
             }
             14..=25 if n > 0 => {
                 let slot = model.live[rng.below(n)];
-                let id = model.by_slot[slot as usize].unwrap().id;
+                let id = model.by_slot[slot as usize].as_ref().expect("live slot").id;
                 world.remove(id).expect("live id removes");
                 model.remove(id);
                 model.dirty = true;
@@ -334,7 +334,7 @@ pub fn run(cfg: &SoakConfig, heap_bytes: &dyn Fn() -> usize) -> SoakReport {
                 let slot = model.live[rng.below(n)];
                 let e = model.by_slot[slot as usize].as_mut().unwrap();
                 let shape = random_shape(&mut rng);
-                world.set_shape(e.id, shape).expect("valid shape");
+                world.set_shape(e.id, shape.clone()).expect("valid shape");
                 e.desc.shape = shape;
                 model.dirty = true;
                 r.set_shapes += 1;
@@ -467,9 +467,9 @@ fn full_check(world: &World, model: &mut Model, r: &mut SoakReport, diverge: &mu
         }
     }
     for &s in &model.live {
-        let e = model.by_slot[s as usize].unwrap();
+        let e = model.by_slot[s as usize].as_ref().expect("live slot");
         if world.pose(e.id) != Ok(e.desc.pose)
-            || world.shape(e.id).copied() != Ok(e.desc.shape)
+            || world.shape(e.id) != Ok(&e.desc.shape)
             || world.user_data(e.id) != Ok(e.desc.user_data)
             || world.aabb(e.id) != Ok(e.desc.shape.aabb(&e.desc.pose))
         {
@@ -481,7 +481,7 @@ fn full_check(world: &World, model: &mut Model, r: &mut SoakReport, diverge: &mu
 /// Refused input: the right error, and nothing changed.
 fn bad_input(rng: &mut SplitMix64, world: &mut World, model: &Model, r: &mut SoakReport, diverge: &mut Diverge) {
     let n = model.live.len();
-    let target = (n > 0).then(|| model.by_slot[model.live[rng.below(n)] as usize].unwrap());
+    let target = (n > 0).then(|| model.by_slot[model.live[rng.below(n)] as usize].clone().expect("live slot"));
     let stale = if !model.removed.is_empty() && rng.below(2) == 0 {
         model.removed[rng.below(model.removed.len())]
     } else {
@@ -508,7 +508,7 @@ fn bad_input(rng: &mut SplitMix64, world: &mut World, model: &Model, r: &mut Soa
     let (what, got, want): (&str, Result<(), WorldError>, Expect) = match rng.below(5) {
         0 => {
             let pose = bad_poses[rng.below(bad_poses.len())];
-            let id = target.map_or(stale, |t| t.id);
+            let id = target.as_ref().map_or(stale, |t| t.id);
             let want: fn(&WorldError) -> bool = if target.is_some() {
                 |e| matches!(e, WorldError::InvalidPose | WorldError::OutOfRange)
             } else {
@@ -517,8 +517,8 @@ fn bad_input(rng: &mut SplitMix64, world: &mut World, model: &Model, r: &mut Soa
             ("set_pose", world.set_pose(id, pose), want)
         }
         1 => {
-            let shape = bad_shapes[rng.below(bad_shapes.len())];
-            let id = target.map_or(stale, |t| t.id);
+            let shape = bad_shapes[rng.below(bad_shapes.len())].clone();
+            let id = target.as_ref().map_or(stale, |t| t.id);
             let want: fn(&WorldError) -> bool = if target.is_some() {
                 |e| matches!(e, WorldError::InvalidShape(_))
             } else {
@@ -529,7 +529,7 @@ fn bad_input(rng: &mut SplitMix64, world: &mut World, model: &Model, r: &mut Soa
         2 => {
             let mut desc = random_desc(rng, 10.0);
             if rng.below(2) == 0 {
-                desc.shape = bad_shapes[rng.below(bad_shapes.len())];
+                desc.shape = bad_shapes[rng.below(bad_shapes.len())].clone();
             } else {
                 desc.pose = bad_poses[rng.below(bad_poses.len())];
             }
@@ -549,7 +549,7 @@ fn bad_input(rng: &mut SplitMix64, world: &mut World, model: &Model, r: &mut Soa
         diverge(r, format!("op {}: refused {what} changed the count", r.ops));
     }
     if let Some(t) = target
-        && (world.pose(t.id) != Ok(t.desc.pose) || world.shape(t.id).copied() != Ok(t.desc.shape))
+        && (world.pose(t.id) != Ok(t.desc.pose) || world.shape(t.id) != Ok(&t.desc.shape))
     {
         diverge(r, format!("op {}: refused {what} changed its target", r.ops));
     }

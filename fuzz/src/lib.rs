@@ -242,9 +242,9 @@ impl Model {
         let mut got = BTreeSet::new();
         for c in world.contacts() {
             let (a, b) = (c.a.id().expect("contact id"), c.b.id().expect("contact id"));
-            let (ia, da) = self.live[&a.index()];
-            let (ib, db) = self.live[&b.index()];
-            assert_eq!((ia, ib), (a, b), "contact names a stale id");
+            let (ia, da) = &self.live[&a.index()];
+            let (ib, db) = &self.live[&b.index()];
+            assert_eq!((*ia, *ib), (a, b), "contact names a stale id");
             let m = collide::contact(&da.shape, &da.pose, &db.shape, &db.pose);
             assert_eq!(c.manifold, m, "manifold of {a:?}-{b:?} differs from a fresh computation");
             assert!(got.insert((a, b)), "duplicate contact");
@@ -321,7 +321,7 @@ fn unchanged<T: std::fmt::Debug>(world: &mut World, f: impl FnOnce(&mut World) -
 fn check_reads(world: &World, model: &Model, id: ColliderId) {
     if let Some((_, d)) = model.live.get(&id.index()).filter(|(i, _)| *i == id) {
         assert_eq!(world.pose(id), Ok(d.pose));
-        assert_eq!(world.shape(id).copied(), Ok(d.shape));
+        assert_eq!(world.shape(id), Ok(&d.shape));
         assert_eq!(world.user_data(id), Ok(d.user_data));
         assert!(world.aabb(id).is_ok() && world.contains(id));
         let mut mine = Vec::new();
@@ -389,7 +389,7 @@ fn query(b: &mut Bytes, world: &World, model: &Model) {
                     .filter(|(id, d)| pass(*id, d) && query::contains_point(&d.shape, &d.pose, p))
                     .map(|(id, _)| *id)
                     .collect();
-                let shapes: Vec<_> = want.iter().map(|&id| (world.shape(id).copied(), world.pose(id))).collect();
+                let shapes: Vec<_> = want.iter().map(|&id| (world.shape(id).cloned(), world.pose(id))).collect();
                 assert_eq!(got, want, "query_point {p:?} {filter:?} {shapes:?}");
             }
         }
@@ -470,7 +470,7 @@ pub fn run_world_ops(data: &[u8]) -> World {
                 let d = desc(&mut b);
                 match expected_insert(&d) {
                     Ok(()) if model.live.len() < MAX_LIVE => {
-                        let id = world.insert(d).expect("a valid description is accepted");
+                        let id = world.insert(d.clone()).expect("a valid description is accepted");
                         if trace {
                             eprintln!("  insert {id:?} {d:?}");
                         }
@@ -542,7 +542,7 @@ pub fn run_world_ops(data: &[u8]) -> World {
                         if trace {
                             eprintln!("  set_shape {id:?} {shape:?}");
                         }
-                        world.set_shape(id, shape).unwrap();
+                        world.set_shape(id, shape.clone()).unwrap();
                         model.live.get_mut(&id.index()).unwrap().1.shape = shape;
                         model.dirty = true;
                     }

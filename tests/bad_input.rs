@@ -5,7 +5,7 @@
 //! the world is byte-for-byte unchanged (`to_bytes()` before and after). A panic fails the row.
 //!
 //! `cargo test --release --test bad_input -- --ignored --nocapture print_matrix` prints the
-//! table that `bench-notes/reliability.md` holds.
+//! table that `the README (Reliability)` holds.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -669,7 +669,7 @@ fn every_entry_point_refuses_bad_input_with_a_typed_error_and_an_unchanged_world
 }
 
 #[test]
-#[ignore = "prints the markdown matrix for bench-notes/reliability.md"]
+#[ignore = "prints the markdown matrix for the README (Reliability)"]
 fn print_matrix() {
     let m = build();
     println!("| entry point | bad input | result |\n|---|---|---|");

@@ -26,7 +26,7 @@ use crate::systems;
 /// so that every enemy in more than half the arena kept a candidate pair with a wall, and those
 /// pairs were queued again whenever the enemy moved (perf: the queue walk and its sort were
 /// 60 % of the frame after a minute of play). Statics never move, so a fixed margin costs them
-/// nothing; bench-notes/arena.md has the before/after numbers.
+/// nothing; BENCHMARKS.md has the before/after numbers.
 pub const AABB_MARGIN: f32 = 0.5;
 
 /// The fixed simulation step, seconds.

@@ -19,14 +19,9 @@ pub const HALF: Vec2 = Vec2::new(200.0, 140.0);
 /// Half-thickness of the boundary walls (they stand just outside the floor).
 pub const WALL_HALF_THICKNESS: f32 = 4.0;
 
-/// Where the concave obstacle goes once sapwood has compound shapes: an L-shaped block whose
-/// inner corner traps chasers (a test of the compound narrow phase's manifolds). The site is a
-/// disc of [`CONCAVE_SITE_RADIUS`] kept free of other obstacles; add the obstacle to
-/// [`obstacles`] and nothing else needs to change (walls are drawn, collided and checked by the
-/// tests from that list).
+/// Where the concave obstacle stands: a U whose pocket traps chasers (a test of the compound
+/// narrow phase's manifolds), in a disc of radius 28 kept free of other obstacles.
 pub const CONCAVE_SITE: Vec2 = Vec2::new(135.0, 70.0);
-/// Radius of the reserved site.
-pub const CONCAVE_SITE_RADIUS: f32 = 28.0;
 
 /// The four boundary walls, as (shape, pose).
 pub fn boundary() -> Result<Vec<(Shape, Pose)>, ShapeError> {

@@ -2,7 +2,7 @@
 //! enemies are a few fills, not thousands), the debug overlay and the HUD.
 
 use sapwood::{Pose, Shape, Vec2};
-use tiny_skia::{Color, FillRule, Paint, Path, PathBuilder, Pixmap, Rect, Stroke, StrokeDash, Transform};
+use tiny_skia::{Color, FillRule, Paint, Path, PathBuilder, Pixmap, Rect, Stroke, Transform};
 
 use crate::components::{Enemy, EnemyKind, Player, Projectile};
 use crate::font;
@@ -154,13 +154,6 @@ pub fn draw(game: &Game, view: &View, hud: &Hud, pixmap: &mut Pixmap) {
         grid.line_to(b.0, b.1);
     }
     stroke(pixmap, grid.finish(), &paint(40, 44, 56, 255), &Stroke { width: 1.0, ..Stroke::default() });
-
-    // The reserved concave site: a dashed ring.
-    let mut site = PathBuilder::new();
-    let (sx, sy) = view.px(level::CONCAVE_SITE);
-    site.push_circle(sx, sy, level::CONCAVE_SITE_RADIUS * view.scale);
-    let dashed = Stroke { width: 1.0, dash: StrokeDash::new(vec![6.0, 6.0], 0.0), ..Stroke::default() };
-    stroke(pixmap, site.finish(), &paint(70, 76, 96, 255), &dashed);
 
     // Walls and obstacles.
     let mut walls = PathBuilder::new();

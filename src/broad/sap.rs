@@ -116,7 +116,7 @@ fn unpack_pair(k: u64) -> Pair {
 ///
 /// Side by side in one aligned 32-byte record, so that a swap's candidate test (which needs
 /// both) fetches one cache line per box. Keeping `prev` also replaces the pair-table probe that
-/// the sort used to make per candidate (see `bench-notes/sap.md`).
+/// the sort used to make per candidate (see `BENCHMARKS.md`).
 #[repr(C, align(32))]
 #[derive(Clone, Copy)]
 struct Boxes {
@@ -189,7 +189,7 @@ impl Axis {
         // the rest of the array. Many: one insertion-sort pass over the whole array. The
         // endpoint order is total, so both give the same array and the same pair set. Cut-over
         // at 1/8 of the boxes: at 64k boxes, 10% moving, the sift ran 19.0M instructions and
-        // 674k L1 misses per step against 29.3M and 534k for the pass (bench-notes/sap.md).
+        // 674k L1 misses per step against 29.3M and 534k for the pass (BENCHMARKS.md).
         if moved.len() * 16 <= self.ends.len() {
             for &id in moved {
                 if state[id as usize] != LIVE {

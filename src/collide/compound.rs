@@ -26,7 +26,7 @@ fn for_each_candidate(
     if let (false, Shape::Compound(cb)) = (matches!(sa, Shape::Compound(_)), sb) {
         // Convex A against compound B (the order `swap_order` gives this mix): one box of A in
         // B's frame against B's precomputed part boxes, rather than every part box recomputed
-        // in A's frame (128 parts against a box: 7.4 µs → see bench-notes/concave.md).
+        // in A's frame (128 parts against a box: 7.4 µs → see BENCHMARKS.md).
         let box_a = sa.aabb(&pb.inv_mul(pa));
         let mag =
             pa.p.abs().max_element().max(pb.p.abs().max_element()) + box_a.min.abs().max(box_a.max.abs()).max_element();

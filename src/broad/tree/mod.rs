@@ -23,7 +23,7 @@
 //! The search is a true branch and bound: the sum over ancestors is the cost *inherited* by the
 //! subtree, and any node below `S` costs at least `P(L) + inherited(S) + P(S ∪ L) − P(S)`, so a
 //! subtree whose bound cannot beat the best candidate so far is pruned. Box2D v3 instead descends
-//! one greedy path ([`InsertStrategy::Greedy`], kept for comparison; `bench-notes/tree.md` has
+//! one greedy path ([`InsertStrategy::Greedy`], kept for comparison; `BENCHMARKS.md` has
 //! the measured difference). Ties are broken towards the smaller subtree height, which keeps
 //! degenerate scenes (every box identical) from degrading into a list.
 //!

@@ -1,5 +1,5 @@
 //! Tests of [`DynamicTree`] against brute force, plus the quality/speed report behind
-//! `bench-notes/tree.md` (`#[ignore]`d; see `tree_quality_report`).
+//! `BENCHMARKS.md` (`#[ignore]`d; see `tree_quality_report`).
 
 use super::*;
 use crate::broad::BroadPhaseKind;
@@ -538,7 +538,7 @@ fn margin_does_not_leak_into_results() {
 }
 
 // -------------------------------------------------------------------------------------------
-// Report: tree quality and query speed (bench-notes/tree.md)
+// Report: tree quality and query speed (BENCHMARKS.md)
 // -------------------------------------------------------------------------------------------
 
 /// The peer scene's box mix (SCENES.md §2): density 0.5 per unit², circles r ∈ U(0.2, 0.6),
@@ -639,7 +639,7 @@ fn measure(t: &DynamicTree, side: f32, seed: u64) -> Measured {
     }
 }
 
-/// Prints the table of bench-notes/tree.md. Run with
+/// Prints the table of BENCHMARKS.md. Run with
 /// `cargo test --release --lib tree_quality_report -- --ignored --nocapture`
 /// (`SAPWOOD_TREE_SIZES=8192,65536` and `SAPWOOD_TREE_ROUNDS=100` to change the workload).
 #[test]

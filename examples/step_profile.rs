@@ -1,0 +1,76 @@
+//! Per-phase timing of `World::step` on the peer scene or the big world, for profiling.
+//!
+//! ```sh
+//! cargo run --release --example step_profile -- 8192          # peer scene, 8192 colliders
+//! cargo run --release --example step_profile -- 1000000 1     # big world, 1% moving
+//! BP=hash STEPS=100 cargo run --release --example step_profile -- 65536
+//! ```
+//! `BP` picks the movers' broad phase (`sap` default, `hash`, `tree`); `STEPS` the timed steps.
+//! Prints CPU time per step (from /proc/self/stat, so other processes' load does not count) and
+//! the wall-clock time of each phase from `World::last_step_timings`.
+
+use std::time::Instant;
+
+use sapwood::scenes::Scene;
+use sapwood::{BroadPhaseKind, ColliderDesc, World, WorldConfig};
+
+/// User + system CPU seconds of this process (10 ms resolution; summed over many steps).
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+    let tick = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(11) + tick(12)) / 100.0
+}
+
+fn main() {
+    let arg = |i: usize| std::env::args().nth(i).and_then(|s| s.parse::<usize>().ok());
+    let n = arg(1).unwrap_or(8192);
+    let percent = arg(2);
+    let steps = std::env::var("STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let broad_phase = match std::env::var("BP").as_deref() {
+        Ok("hash") => BroadPhaseKind::SpatialHash { cell_size: 2.0 },
+        Ok("tree") => BroadPhaseKind::DynamicTree,
+        _ => BroadPhaseKind::IncrementalSap,
+    };
+    let mut scene = match percent {
+        Some(p) => Scene::big_world(p, 42),
+        None => Scene::peer(n, 42),
+    };
+    let mut world = World::with_config(WorldConfig { broad_phase, ..WorldConfig::default() }).expect("valid config");
+    let t = Instant::now();
+    let descs: Vec<ColliderDesc> =
+        scene.colliders().iter().map(|c| ColliderDesc::new(c.shape.clone(), c.pose)).collect();
+    let mut ids = Vec::new();
+    world.insert_batch(&descs, &mut ids).expect("valid scene");
+    world.step();
+    println!(
+        "{} colliders, {broad_phase:?}: build {:.1} ms, {} contacts",
+        scene.len(),
+        t.elapsed().as_secs_f64() * 1e3,
+        world.contacts().len()
+    );
+    let (mut cpu, mut phases) = (0.0, [0.0f64; 4]);
+    for _ in 0..steps {
+        scene.step();
+        let c0 = cpu_secs();
+        for c in scene.colliders().iter().filter(|c| c.moving) {
+            world.set_pose(ids[c.id as usize], c.pose).expect("valid pose");
+        }
+        world.step();
+        cpu += cpu_secs() - c0;
+        let tm = world.last_step_timings();
+        for (acc, d) in phases.iter_mut().zip([tm.aabbs, tm.broad_phase, tm.narrow_phase, tm.events]) {
+            *acc += d.as_secs_f64() * 1e3;
+        }
+    }
+    let k = steps.max(1) as f64;
+    println!("CPU per step (set_pose + step): {:.3} ms", cpu / k * 1e3);
+    println!(
+        "wall per phase: aabbs {:.3} ms, broad {:.3} ms, narrow {:.3} ms, events {:.3} ms; {} contacts",
+        phases[0] / k,
+        phases[1] / k,
+        phases[2] / k,
+        phases[3] / k,
+        world.contacts().len()
+    );
+}

@@ -4,7 +4,7 @@
 //!
 //! Also home of [`DenseBoxes`], the id → packed-slot store that the per-frame broad phases share.
 
-use crate::broad::{BroadPhase, Pair, diff_sorted_pairs, pair};
+use crate::broad::{BroadPhase, Pair, PairHistory, pair};
 use crate::math::Aabb;
 
 /// "No slot" marker in id-indexed `u32` arrays.
@@ -95,10 +95,8 @@ impl DenseBoxes {
 #[derive(Default)]
 pub struct BruteForce {
     store: DenseBoxes,
-    /// Sorted pair list of the previous `update_pairs`, diffed against the new one.
-    prev: Vec<Pair>,
-    /// Scratch for the new pair list; swapped with `prev` so neither reallocates in steady state.
-    cur: Vec<Pair>,
+    /// The pairs last reported by `update_pairs`, for the next diff.
+    history: PairHistory,
     /// Whether anything changed since the previous `update_pairs` (a still scene costs nothing).
     dirty: bool,
 }
@@ -156,12 +154,9 @@ impl BroadPhase for BruteForce {
             return;
         }
         self.dirty = false;
-        let mut cur = std::mem::take(&mut self.cur);
-        cur.clear();
-        self.all_pairs(&mut cur);
-        cur.sort_unstable();
-        diff_sorted_pairs(&self.prev, &cur, began, ended);
-        self.cur = std::mem::replace(&mut self.prev, cur);
+        let mut history = std::mem::take(&mut self.history);
+        history.report(|out| self.all_pairs(out), began, ended);
+        self.history = history;
     }
 
     fn pairs(&mut self, out: &mut Vec<Pair>) {
@@ -178,7 +173,7 @@ impl BroadPhase for BruteForce {
 
     fn validate(&self) -> Result<(), String> {
         self.store.validate()?;
-        if self.prev.windows(2).any(|w| w[0] >= w[1]) {
+        if !self.history.is_sorted() {
             return Err("brute: previous pair list not sorted and unique".into());
         }
         Ok(())
@@ -190,6 +185,7 @@ impl BroadPhase for BruteForce {
 #[cfg(test)]
 pub(crate) mod testkit {
     use super::*;
+    use crate::broad::diff_sorted_pairs;
     use glam::Vec2;
     use std::collections::BTreeMap;
 

@@ -26,7 +26,7 @@
 use glam::Vec2;
 
 use crate::broad::brute::{DenseBoxes, NONE};
-use crate::broad::{BroadPhase, Pair, diff_sorted_pairs, pair};
+use crate::broad::{BroadPhase, Pair, PairHistory, pair};
 use crate::math::Aabb;
 
 /// Upper bound on the number of cells; larger requests get a coarser grid (a 1M-cell offset
@@ -89,10 +89,8 @@ pub struct UniformGrid {
     items: Vec<CellItem>,
     /// Dense slots of oversized boxes. Reused per rebuild.
     oversized: Vec<u32>,
-    /// Sorted pair list of the previous `update_pairs`.
-    prev: Vec<Pair>,
-    /// Scratch for the new pair list; swapped with `prev` every call.
-    cur: Vec<Pair>,
+    /// The pairs last reported by `update_pairs`, for the next diff.
+    history: PairHistory,
 }
 
 impl UniformGrid {
@@ -132,8 +130,7 @@ impl UniformGrid {
             cell_end: Vec::new(),
             items: Vec::new(),
             oversized: Vec::new(),
-            prev: Vec::new(),
-            cur: Vec::new(),
+            history: PairHistory::default(),
         }
     }
 
@@ -296,12 +293,9 @@ impl BroadPhase for UniformGrid {
         }
         self.dirty = false;
         self.build();
-        let mut cur = std::mem::take(&mut self.cur);
-        cur.clear();
-        self.collect_pairs(&mut cur);
-        cur.sort_unstable();
-        diff_sorted_pairs(&self.prev, &cur, began, ended);
-        self.cur = std::mem::replace(&mut self.prev, cur);
+        let mut history = std::mem::take(&mut self.history);
+        history.report(|out| self.collect_pairs(out), began, ended);
+        self.history = history;
     }
 
     fn pairs(&mut self, out: &mut Vec<Pair>) {
@@ -349,7 +343,7 @@ impl BroadPhase for UniformGrid {
         if !(self.cell_size.is_finite() && self.cell_size > 0.0) {
             return Err(format!("grid: bad cell size {}", self.cell_size));
         }
-        if self.prev.windows(2).any(|w| w[0] >= w[1]) {
+        if !self.history.is_sorted() {
             return Err("grid: previous pair list not sorted and unique".into());
         }
         if !self.built {

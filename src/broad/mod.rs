@@ -170,6 +170,36 @@ impl BroadPhaseKind {
     }
 }
 
+/// The pair set a per-frame broad phase last reported, and a scratch list for the next one, so
+/// that reporting pair changes allocates nothing in steady state.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PairHistory {
+    prev: Vec<Pair>,
+    cur: Vec<Pair>,
+}
+
+impl PairHistory {
+    /// Collects the current pairs with `collect`, sorts them, and appends the changes since the
+    /// last report to `began` / `ended`.
+    pub(crate) fn report(
+        &mut self,
+        collect: impl FnOnce(&mut Vec<Pair>),
+        began: &mut Vec<Pair>,
+        ended: &mut Vec<Pair>,
+    ) {
+        self.cur.clear();
+        collect(&mut self.cur);
+        self.cur.sort_unstable();
+        diff_sorted_pairs(&self.prev, &self.cur, began, ended);
+        std::mem::swap(&mut self.prev, &mut self.cur);
+    }
+
+    /// Whether the last report is strictly sorted (an invariant for `validate`).
+    pub(crate) fn is_sorted(&self) -> bool {
+        self.prev.windows(2).all(|w| w[0] < w[1])
+    }
+}
+
 /// Diffs two sorted, deduplicated pair lists: appends to `began` what is only in `cur` and to
 /// `ended` what is only in `prev`. The per-frame algorithms report pair changes with it.
 pub(crate) fn diff_sorted_pairs(prev: &[Pair], cur: &[Pair], began: &mut Vec<Pair>, ended: &mut Vec<Pair>) {

@@ -30,7 +30,7 @@
 use glam::Vec2;
 
 use crate::broad::brute::NONE;
-use crate::broad::{BroadPhase, Pair, diff_sorted_pairs, pair};
+use crate::broad::{BroadPhase, Pair, PairHistory, pair};
 use crate::math::Aabb;
 
 /// A leaf holding more items than this splits.
@@ -92,10 +92,8 @@ pub struct Quadtree {
     dirty: bool,
     /// Traversal stack, reused by pairs, queries and collapses so they never allocate.
     stack: Vec<u32>,
-    /// Sorted pair list of the previous `update_pairs`.
-    prev: Vec<Pair>,
-    /// Scratch for the new pair list; swapped with `prev` every call.
-    cur: Vec<Pair>,
+    /// The pairs last reported by `update_pairs`, for the next diff.
+    history: PairHistory,
 }
 
 /// The cell grown by half its size on every side (infinite extents stay infinite, no NaN).
@@ -149,8 +147,7 @@ impl Quadtree {
             len: 0,
             dirty: false,
             stack: Vec::new(),
-            prev: Vec::new(),
-            cur: Vec::new(),
+            history: PairHistory::default(),
         }
     }
 
@@ -391,12 +388,9 @@ impl BroadPhase for Quadtree {
             return;
         }
         self.dirty = false;
-        let mut cur = std::mem::take(&mut self.cur);
-        cur.clear();
-        self.collect_pairs(&mut cur);
-        cur.sort_unstable();
-        diff_sorted_pairs(&self.prev, &cur, began, ended);
-        self.cur = std::mem::replace(&mut self.prev, cur);
+        let mut history = std::mem::take(&mut self.history);
+        history.report(|out| self.collect_pairs(out), began, ended);
+        self.history = history;
     }
 
     fn pairs(&mut self, out: &mut Vec<Pair>) {
@@ -499,7 +493,7 @@ impl BroadPhase for Quadtree {
         if stored != self.len || present != self.len {
             return Err(format!("quadtree: len {} but {stored} stored and {present} records", self.len));
         }
-        if self.prev.windows(2).any(|w| w[0] >= w[1]) {
+        if !self.history.is_sorted() {
             return Err("quadtree: previous pair list not sorted and unique".into());
         }
         Ok(())

@@ -8,7 +8,7 @@
 //! insertion sort that meets too many inversions (teleports, mass insertion) stops and hands the
 //! array to `sort_unstable_by`, so the worst case stays O(n log n).
 
-use crate::broad::{BroadPhase, Pair, diff_sorted_pairs, pair};
+use crate::broad::{BroadPhase, Pair, PairHistory, pair};
 use crate::math::Aabb;
 
 /// One box in the sweep array, with its id (20 bytes: the sweep reads it sequentially).
@@ -58,10 +58,8 @@ pub struct SortSweep {
     synced: bool,
     /// Sweep scratch, reused every call so the sweep never allocates.
     active: Vec<Active>,
-    /// Sorted pair list of the previous `update_pairs`.
-    prev: Vec<Pair>,
-    /// Scratch for the new pair list; swapped with `prev` every call.
-    cur: Vec<Pair>,
+    /// The pairs last reported by `update_pairs`, for the next diff.
+    history: PairHistory,
     /// How the last sync sorted: `true` if insertion sort finished within its budget (tests and
     /// benchmarks read it).
     last_sort_was_insertion: bool,
@@ -210,12 +208,9 @@ impl BroadPhase for SortSweep {
         }
         self.dirty = false;
         self.sync();
-        let mut cur = std::mem::take(&mut self.cur);
-        cur.clear();
-        self.sweep(&mut cur);
-        cur.sort_unstable();
-        diff_sorted_pairs(&self.prev, &cur, began, ended);
-        self.cur = std::mem::replace(&mut self.prev, cur);
+        let mut history = std::mem::take(&mut self.history);
+        history.report(|out| self.sweep(out), began, ended);
+        self.history = history;
     }
 
     fn pairs(&mut self, out: &mut Vec<Pair>) {
@@ -261,7 +256,7 @@ impl BroadPhase for SortSweep {
         if self.synced && self.sorted.windows(2).any(|w| w[0].aabb.min.x > w[1].aabb.min.x) {
             return Err("sort-sweep: synced but not sorted by min.x".into());
         }
-        if self.prev.windows(2).any(|w| w[0] >= w[1]) {
+        if !self.history.is_sorted() {
             return Err("sort-sweep: previous pair list not sorted and unique".into());
         }
         Ok(())

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::broad::brute::NONE;
-use crate::broad::{BroadPhase, Pair, diff_sorted_pairs, pair};
+use crate::broad::{BroadPhase, Pair, PairHistory, pair};
 use crate::math::Aabb;
 
 /// Boxes covering more cells than this are tested against every box instead of being hashed
@@ -122,10 +122,8 @@ pub struct SpatialHash {
     free_cells: Vec<u32>,
     /// Anything changed since the previous `update_pairs`.
     dirty: bool,
-    /// Sorted pair list of the previous `update_pairs`.
-    prev: Vec<Pair>,
-    /// Scratch for the new pair list; swapped with `prev` every call.
-    cur: Vec<Pair>,
+    /// The pairs last reported by `update_pairs`, for the next diff.
+    history: PairHistory,
 }
 
 impl SpatialHash {
@@ -150,8 +148,7 @@ impl SpatialHash {
             cells: Vec::new(),
             free_cells: Vec::new(),
             dirty: false,
-            prev: Vec::new(),
-            cur: Vec::new(),
+            history: PairHistory::default(),
         }
     }
 
@@ -389,12 +386,9 @@ impl BroadPhase for SpatialHash {
             return;
         }
         self.dirty = false;
-        let mut cur = std::mem::take(&mut self.cur);
-        cur.clear();
-        self.collect_pairs(&mut cur);
-        cur.sort_unstable();
-        diff_sorted_pairs(&self.prev, &cur, began, ended);
-        self.cur = std::mem::replace(&mut self.prev, cur);
+        let mut history = std::mem::take(&mut self.history);
+        history.report(|out| self.collect_pairs(out), began, ended);
+        self.history = history;
     }
 
     fn pairs(&mut self, out: &mut Vec<Pair>) {
@@ -495,7 +489,7 @@ impl BroadPhase for SpatialHash {
         {
             return Err("hash: free cell list inconsistent".into());
         }
-        if self.prev.windows(2).any(|w| w[0] >= w[1]) {
+        if !self.history.is_sorted() {
             return Err("hash: previous pair list not sorted and unique".into());
         }
         Ok(())

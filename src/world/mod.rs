@@ -242,7 +242,11 @@ struct PairSlot {
     sensor: bool,
 }
 
-/// The collision world. See the [module docs](self) for the step.
+/// The collision world: insert colliders, move them, `step`, read contacts and events, query.
+///
+/// `step` updates tight AABBs of moved colliders in parallel, moves escaped fat boxes through the
+/// broad phase in place, recomputes manifolds in parallel only for pairs in which a collider moved
+/// or changed, and applies events serially in ascending id order.
 ///
 /// ```
 /// use sapwood::{ColliderDesc, EventKind, Pose, Shape, Vec2, World};

@@ -19,7 +19,8 @@ const COLORS: [RGBColor; 7] = [
 ];
 
 /// Font files tried in order (plotters' pure-Rust `ab_glyph` text needs one at run time);
-/// `SAPWOOD_FONT` overrides.
+/// `SAPWOOD_FONT` overrides, and the copy of DejaVu Sans in `assets/` (free licence beside it)
+/// is the fallback, so that a fresh machine without fonts still gets its chart.
 const FONTS: [&str; 4] = [
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
     "/usr/share/fonts/TTF/DejaVuSans.ttf",
@@ -38,7 +39,9 @@ fn register_font() -> Result<(), Box<dyn Error>> {
             return Ok(());
         }
     }
-    Err("no font found for the chart's text (set SAPWOOD_FONT to a .ttf file)".into())
+    const BUNDLED: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+    plotters::style::register_font("sans-serif", FontStyle::Normal, BUNDLED)
+        .map_err(|_| "the bundled DejaVu Sans is not a usable font".into())
 }
 
 pub fn draw(

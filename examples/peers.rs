@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release --example peers -- [--sizes 1024,8192,65536,262144] [--steps N]
 //!                                         [--warmup N] [--threads 1,2] [--seed 42]
-//!                                         [--only sapwood|rapier] [--broad sap|tree|grid]
+//!                                         [--only sapwood|rapier] [--broad sap|tree|grid|hash]
 //! ```
 //!
 //! For every size and thread count: one [`Scene::peer`] is generated; sapwood's `World` (default
@@ -50,7 +50,7 @@ struct Args {
     only: Option<String>,
     /// `--pair a,b --at-step k`: describe one pair of the first size after `k` scene steps.
     pair: Option<(u32, u32, usize)>,
-    /// `--broad sap|tree|grid`: sapwood's broad phase for movers (diagnostics; default:
+    /// `--broad sap|tree|grid|hash`: sapwood's broad phase for movers (diagnostics; default:
     /// `WorldConfig::default()`, i.e. the incremental SAP).
     broad: Option<String>,
 }
@@ -112,8 +112,8 @@ fn sapwood_config(args: &Args, scene: &Scene) -> Result<WorldConfig, String> {
         None | Some("sap") => config.broad_phase,
         Some("tree") => BroadPhaseKind::DynamicTree,
         Some("grid") => BroadPhaseKind::UniformGrid { bounds: scene.bounds(), cell_size: 2.0 },
-        // Not `hash`: `BroadPhaseKind::SpatialHash` is still a `todo!()` (src/broad/spatial_hash.rs).
-        Some(other) => return Err(format!("--broad takes sap, tree or grid, not {other}")),
+        Some("hash") => BroadPhaseKind::SpatialHash { cell_size: 2.0 },
+        Some(other) => return Err(format!("--broad takes sap, tree, grid or hash, not {other}")),
     };
     Ok(config)
 }

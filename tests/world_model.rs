@@ -300,13 +300,30 @@ fn run(seed: u64, steps: usize, config: WorldConfig) {
             let live: Vec<ColliderId> = model.live.values().map(|c| c.id).collect();
             match rng.below(10) {
                 0..=2 => {
-                    let mut desc = ColliderDesc::new(random_shape(&mut rng), random_pose(&mut rng, extent));
-                    desc.is_static = rng.below(5) == 0;
-                    desc.sensor = rng.below(10) == 0;
-                    desc.filter = random_filter(&mut rng);
-                    desc.user_data = rng.next();
-                    let id = world.insert(desc.clone()).unwrap();
-                    assert!(model.live.insert(id.index(), ModelCollider { id, desc }).is_none());
+                    // One in four inserts is a batch, whose ids come back in Z-order slots: the
+                    // per-id checks after the step prove each id got its own description.
+                    let count = if rng.below(4) == 0 { 2 + rng.below(6) } else { 1 };
+                    let descs: Vec<ColliderDesc> = (0..count)
+                        .map(|_| {
+                            let mut desc = ColliderDesc::new(random_shape(&mut rng), random_pose(&mut rng, extent));
+                            desc.is_static = rng.below(5) == 0;
+                            desc.sensor = rng.below(10) == 0;
+                            desc.filter = random_filter(&mut rng);
+                            desc.user_data = rng.next();
+                            desc
+                        })
+                        .collect();
+                    let ids = if count == 1 {
+                        vec![world.insert(descs[0].clone()).unwrap()]
+                    } else {
+                        let mut out = vec![];
+                        world.insert_batch(&descs, &mut out).unwrap();
+                        out
+                    };
+                    assert_eq!(ids.len(), count);
+                    for (id, desc) in ids.into_iter().zip(descs) {
+                        assert!(model.live.insert(id.index(), ModelCollider { id, desc }).is_none());
+                    }
                 }
                 3 if !live.is_empty() => {
                     let id = live[rng.below(live.len())];

@@ -451,8 +451,16 @@ impl World {
         Ok(self.cols.id(slot))
     }
 
-    /// Adds many colliders; all or none. New movers reach the SAP as one batch at the next step
-    /// (sorted and merged in one pass), however they were inserted.
+    /// Adds many colliders; all or none. `out` receives their ids in the order of `descs`.
+    /// New movers reach the SAP as one batch at the next step (sorted and merged in one pass),
+    /// however they were inserted.
+    ///
+    /// The batch takes its slots in Z-order (Morton order) of the colliders' positions, so that
+    /// colliders near in space are near in memory: the step's per-pair loads (poses, shapes,
+    /// boxes, pair lists) then mostly hit lines a neighbour already brought in. Peer scene,
+    /// 64k colliders inserted in random order: narrow phase 33.6 → 25.7 ms per step; 1M
+    /// colliders, 1% moving: 25.0 → 16.1 ms (BENCHMARKS.md). Ids stay opaque: nothing but
+    /// `out` says which id belongs to which description.
     ///
     /// # Errors
     /// The first invalid description's error, with nothing inserted.
@@ -461,9 +469,10 @@ impl World {
         if (self.cols.alive_count as usize).saturating_add(descs.len()) >= u32::MAX as usize {
             return Err(WorldError::Full);
         }
-        out.reserve(descs.len());
-        for d in descs {
-            out.push(self.insert(d.clone())?);
+        let first = out.len();
+        out.resize(first + descs.len(), ColliderId::new(0, std::num::NonZeroU32::MIN));
+        for i in morton_order(descs) {
+            out[first + i] = self.insert(descs[i].clone())?;
         }
         Ok(())
     }
@@ -1001,5 +1010,64 @@ impl World {
     fn push_event(&mut self, pair: &PairSlot, began: bool) {
         let ev = self.make_event(pair, began);
         self.events.push(ev);
+    }
+}
+
+/// The indices of `descs` in Z-order of their positions (quantised to 16 bits per axis over the
+/// batch's bounds; ties keep their order, so the result depends on the input alone).
+fn morton_order(descs: &[ColliderDesc]) -> Vec<usize> {
+    let bounds = descs.iter().fold(Aabb::EMPTY, |b, d| b.union(&Aabb::from_points(d.pose.p, d.pose.p)));
+    let scale = 65535.0 / (bounds.max - bounds.min).max_element().max(1e-30);
+    // Spreads the low 16 bits of `v` to the even bits of the result.
+    let spread = |v: u32| {
+        let mut x = v & 0xffff;
+        x = (x | x << 8) & 0x00ff_00ff;
+        x = (x | x << 4) & 0x0f0f_0f0f;
+        x = (x | x << 2) & 0x3333_3333;
+        (x | x << 1) & 0x5555_5555
+    };
+    let mut keyed: Vec<(u32, usize)> = descs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let q = ((d.pose.p - bounds.min) * scale).as_uvec2();
+            (spread(q.x) | spread(q.y) << 1, i)
+        })
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec2;
+
+    #[test]
+    fn batch_slots_follow_z_order_and_ids_follow_descs() {
+        // A 4 x 4 grid given in reverse row-major order.
+        let descs: Vec<ColliderDesc> = (0..16)
+            .rev()
+            .map(|i| {
+                let p = Vec2::new((i % 4) as f32, (i / 4) as f32);
+                ColliderDesc::new(Shape::circle(0.1).unwrap(), Pose::from_translation(p))
+            })
+            .collect();
+        let mut world = World::new();
+        let mut ids = Vec::new();
+        world.insert_batch(&descs, &mut ids).unwrap();
+        for (id, d) in ids.iter().zip(&descs) {
+            assert_eq!(world.pose(*id).unwrap(), d.pose);
+        }
+        // Slot order is Z-order: (0,0) (1,0) (0,1) (1,1) (2,0) ...
+        let mut by_slot: Vec<(u32, Vec2)> = ids.iter().map(|&id| (id.index(), world.pose(id).unwrap().p)).collect();
+        by_slot.sort_by_key(|e| e.0);
+        let xy: Vec<(f32, f32)> = by_slot.iter().take(6).map(|e| (e.1.x, e.1.y)).collect();
+        assert_eq!(xy, [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (2.0, 0.0), (3.0, 0.0)]);
+        // Coincident positions and an empty batch are fine.
+        let same = vec![ColliderDesc::new(Shape::circle(0.1).unwrap(), Pose::IDENTITY); 3];
+        world.insert_batch(&same, &mut ids).unwrap();
+        world.insert_batch(&[], &mut ids).unwrap();
+        assert_eq!(ids.len(), 19);
     }
 }

@@ -304,8 +304,10 @@ pub struct World {
     began: Vec<Pair>,
     ended: Vec<Pair>,
     query_hits: Vec<u32>,
-    /// Pair slots to evaluate this step, sorted by collider pair.
+    /// Pair slots to evaluate this step.
     queue: Vec<u32>,
+    /// One bit per slot, set for `moved` while the queue is built by a scan of the pair slots.
+    moved_bits: Vec<u64>,
     /// Manifolds of `queue`, written by the parallel narrow phase.
     results: Vec<Manifold>,
 }
@@ -374,6 +376,7 @@ impl World {
             ended: Vec::new(),
             query_hits: Vec::new(),
             queue: Vec::new(),
+            moved_bits: Vec::new(),
             results: Vec::new(),
         })
     }
@@ -843,22 +846,7 @@ impl World {
     /// (c) The narrow phase over the pairs of moved colliders, in parallel, then (d) the serial
     /// application of results: contacts array and events in ascending pair order.
     fn narrow_phase(&mut self) {
-        self.queue.clear();
-        for &slot in &self.moved {
-            let mut p = self.cols.pair_head[slot as usize];
-            while p != NONE {
-                let pair = &mut self.pairs[p as usize];
-                if pair.queued != self.stamp {
-                    pair.queued = self.stamp;
-                    self.queue.push(p);
-                }
-                p = pair.next[Self::end_of(pair, slot)];
-            }
-        }
-        // No sort needed: the moved list is sorted and each collider's pair list is in creation
-        // order, itself canonical (began pairs are created in sorted order), so the queue and
-        // with it the contacts array come out the same for any thread count and after a
-        // snapshot round trip. Events are sorted once at the end of the step.
+        self.queue_moved_pairs();
         let pairs = &self.pairs;
 
         let cols = &self.cols;
@@ -908,6 +896,50 @@ impl World {
                 (true, true) if !pair.sensor => self.contacts[pair.contact as usize].manifold = m,
                 _ => {}
             }
+        }
+    }
+
+    /// Fills `queue` with the live pairs that have a moved collider, each once.
+    ///
+    /// When the moved colliders own a good share of all pairs (the peer scene moves half of
+    /// them), one sequential pass over the pair slots testing a bit per end beats chasing each
+    /// moved collider's pair list through memory, and it leaves the queue in slot order, so the
+    /// manifold pass and the apply loop read `pairs` front to back too. When few moved (a big
+    /// still world), walking their lists is O(their pairs). Both orders are functions of the
+    /// world's state alone (the pair slots survive a snapshot), so the contacts array comes out
+    /// the same for any thread count and after a snapshot round trip; events are sorted at the
+    /// end of the step.
+    fn queue_moved_pairs(&mut self) {
+        self.queue.clear();
+        let live_pairs = self.pairs.len() - self.free_pairs.len();
+        if self.moved.len() * 16 < live_pairs {
+            for &slot in &self.moved {
+                let mut p = self.cols.pair_head[slot as usize];
+                while p != NONE {
+                    let pair = &mut self.pairs[p as usize];
+                    if pair.queued != self.stamp {
+                        pair.queued = self.stamp;
+                        self.queue.push(p);
+                    }
+                    p = pair.next[Self::end_of(pair, slot)];
+                }
+            }
+            return;
+        }
+        let bits = &mut self.moved_bits;
+        bits.resize(self.cols.alive.len().div_ceil(64), 0);
+        for &s in &self.moved {
+            bits[s as usize >> 6] |= 1 << (s & 63);
+        }
+        let moved = |s: u32| bits.get(s as usize >> 6).is_some_and(|w| w >> (s & 63) & 1 != 0);
+        for (p, pair) in self.pairs.iter().enumerate() {
+            // Free slots hold `[NONE, NONE]`, which is never a moved slot.
+            if moved(pair.ids[0]) || moved(pair.ids[1]) {
+                self.queue.push(p as u32);
+            }
+        }
+        for &s in &self.moved {
+            bits[s as usize >> 6] = 0;
         }
     }
 

@@ -28,33 +28,19 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use parry2d::math as pm;
 use parry2d::query::{self as pq, ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher};
 use parry2d::shape as ps;
+use sapwood::scenes::SplitMix64;
 use sapwood::{Pose, Rot, Shape, Vec2, collide};
 
 const BATCH: usize = 2048;
 
-/// SplitMix64, as in the oracle test.
-struct Rng(u64);
+/// Log-uniform in `[lo, hi]`.
+fn log_range(rng: &mut SplitMix64, lo: f32, hi: f32) -> f32 {
+    (lo.ln() + (hi.ln() - lo.ln()) * rng.next_f32()).exp()
+}
 
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 * (1.0 / (1u64 << 24) as f32)
-    }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
-    fn log_range(&mut self, lo: f32, hi: f32) -> f32 {
-        (lo.ln() + (hi.ln() - lo.ln()) * self.unit()).exp()
-    }
-    fn dir(&mut self) -> Vec2 {
-        Vec2::from_angle(self.range(-std::f32::consts::PI, std::f32::consts::PI))
-    }
+/// A unit vector at a uniform angle.
+fn dir(rng: &mut SplitMix64) -> Vec2 {
+    Vec2::from_angle(rng.range(-std::f32::consts::PI, std::f32::consts::PI))
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -66,10 +52,10 @@ enum Kind {
     Rounded,
 }
 
-fn hull(rng: &mut Rng, size: f32, radius: f32) -> Shape {
+fn hull(rng: &mut SplitMix64, size: f32, radius: f32) -> Shape {
     loop {
         let n = 3 + (rng.next_u64() % 6) as usize;
-        let pts: Vec<Vec2> = (0..n).map(|_| rng.dir() * size * rng.range(0.3, 1.0)).collect();
+        let pts: Vec<Vec2> = (0..n).map(|_| dir(rng) * size * rng.range(0.3, 1.0)).collect();
         if let Ok(s @ Shape::Polygon(p)) = Shape::polygon(&pts, radius) {
             if p.vertices().iter().zip(p.normals()).all(|(v, n)| n.dot(*v) > 0.05 * size) {
                 return s;
@@ -78,19 +64,19 @@ fn hull(rng: &mut Rng, size: f32, radius: f32) -> Shape {
     }
 }
 
-fn shape(rng: &mut Rng, kind: Kind) -> Shape {
-    let size = rng.log_range(0.05, 5.0);
+fn shape(rng: &mut SplitMix64, kind: Kind) -> Shape {
+    let size = log_range(rng, 0.05, 5.0);
     match kind {
         Kind::Circle => Shape::circle(size).unwrap(),
         Kind::Capsule => {
-            let d = rng.dir() * size * rng.range(0.1, 1.0);
+            let d = dir(rng) * size * rng.range(0.1, 1.0);
             Shape::capsule(-d, d, size * rng.range(0.05, 0.6)).unwrap()
         }
         Kind::Cuboid => Shape::cuboid(Vec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0))).unwrap(),
         Kind::Polygon => hull(rng, size, 0.0),
         Kind::Rounded => {
-            let r = size * rng.log_range(0.005, 0.5);
-            if rng.unit() < 0.5 {
+            let r = size * log_range(rng, 0.005, 0.5);
+            if rng.next_f32() < 0.5 {
                 Shape::rounded_box(Vec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0)), r).unwrap()
             } else {
                 hull(rng, size, r)
@@ -138,13 +124,13 @@ struct Pair {
 /// A batch of pairs around the touching distance: bisection on parry's `intersection_test`
 /// (a neutral referee), then a relative perturbation of 1e-4 to 1e-1 of the size either way.
 fn batch(ka: Kind, kb: Kind, seed: u64) -> Vec<Pair> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     (0..BATCH)
         .map(|_| {
             let (a, b) = (shape(&mut rng, ka), shape(&mut rng, kb));
             let pa = Pose::new(Vec2::new(rng.range(-5.0, 5.0), rng.range(-5.0, 5.0)), rng.range(-3.2, 3.2));
             let qb = Rot::from_angle(rng.range(-3.2, 3.2));
-            let u = rng.dir();
+            let u = dir(&mut rng);
             let (qa, qbs) = (to_parry(&a), to_parry(&b));
             let qpa = parry_pose(&pa);
             let hit = |t: f32| {
@@ -157,8 +143,8 @@ fn batch(ka: Kind, kb: Kind, seed: u64) -> Vec<Pair> {
                 if hit(mid) { lo = mid } else { hi = mid }
             }
             let size = a.bounding_radius().max(b.bounding_radius());
-            let sign = if rng.unit() < 0.5 { -1.0 } else { 1.0 };
-            let t = (0.5 * (lo + hi) + sign * size * rng.log_range(1e-4, 1e-1)).max(0.0);
+            let sign = if rng.next_f32() < 0.5 { -1.0 } else { 1.0 };
+            let t = (0.5 * (lo + hi) + sign * size * log_range(&mut rng, 1e-4, 1e-1)).max(0.0);
             let pb = Pose { p: pa.p + u * t, q: qb };
             Pair { qpb: parry_pose(&pb), a, pa, b, pb, qa, qpa, qb: qbs }
         })
@@ -231,7 +217,7 @@ fn compound(c: &mut Criterion) {
     for n in [4usize, 16, 64, 128] {
         let a = ring(n);
         let r = 2.0 + 0.02 * n as f32;
-        let mut rng = Rng(n as u64);
+        let mut rng = SplitMix64::new(n as u64);
         let probes: Vec<(Shape, Pose)> = (0..BATCH)
             .map(|k| {
                 let s = if k % 2 == 0 { Shape::cuboid(Vec2::new(0.4, 0.4)).unwrap() } else { ring(n) };

@@ -13,26 +13,9 @@
 
 use criterion::{BatchSize, Criterion, criterion_group};
 use sapwood::broad::{BroadPhase, IncrementalSap, Pair};
+use sapwood::scenes::SplitMix64;
 use sapwood::{Aabb, Vec2};
 use std::hint::black_box;
-
-/// SplitMix64, as in SCENES.md.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn f(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn range(&mut self, a: f32, b: f32) -> f32 {
-        a + (b - a) * self.f()
-    }
-}
 
 /// The peer scene's boxes: centres, half-extents, velocities (zero for still ones).
 struct Scene {
@@ -45,12 +28,12 @@ struct Scene {
 
 impl Scene {
     fn new(n: usize, moving_fraction: f64) -> Self {
-        let mut rng = Rng(42);
+        let mut rng = SplitMix64::new(42);
         let side = (n as f32 / 0.5).sqrt();
         let mut s = Scene { side, center: vec![], half: vec![], vel: vec![], moving: vec![] };
         let every = if moving_fraction > 0.0 { (1.0 / moving_fraction).round() as usize } else { usize::MAX };
         for i in 0..n {
-            s.center.push(Vec2::new(rng.f() * side, rng.f() * side));
+            s.center.push(Vec2::new(rng.next_f32() * side, rng.next_f32() * side));
             s.half.push(Vec2::new(rng.range(0.2, 0.6), rng.range(0.2, 0.6)));
             let a = rng.range(0.0, std::f32::consts::TAU);
             let v = Vec2::new(a.cos(), a.sin()) * rng.range(0.02, 0.10);
@@ -129,7 +112,7 @@ fn churn(c: &mut Criterion) {
         sap.update_pairs(&mut began, &mut ended);
         let k = n / 100;
         let mut next = 0usize;
-        let mut rng = Rng(7);
+        let mut rng = SplitMix64::new(7);
         let mut ids: Vec<u32> = Vec::new();
         let mut items: Vec<(u32, Aabb)> = Vec::new();
         g.bench_function(format!("{n}/1%"), |b| {
@@ -139,7 +122,7 @@ fn churn(c: &mut Criterion) {
                 for j in 0..k {
                     let id = ((next + j * 97) % n) as u32;
                     ids.push(id);
-                    let c = Vec2::new(rng.f() * scene.side, rng.f() * scene.side);
+                    let c = Vec2::new(rng.next_f32() * scene.side, rng.next_f32() * scene.side);
                     items.push((id, Aabb::from_center_half_extents(c, scene.half[id as usize])));
                 }
                 next += 1;

@@ -8,42 +8,9 @@
 #[path = "../tests/soak_model/mod.rs"]
 mod soak_model;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// Counts live heap bytes (the same wrapper as `tests/soak.rs`).
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call forwards to the system allocator unchanged; the wrapper only counts bytes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: same contract as the caller's.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: same contract as the caller's.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            LIVE.fetch_add(new_size, Ordering::Relaxed);
-        }
-        p
-    }
-}
-
+/// Counts live heap bytes (shared with `tests/soak.rs`).
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: soak_model::counting::Counting = soak_model::counting::Counting;
 
 fn main() {
     let mut cfg = soak_model::SoakConfig::new(10_000_000);
@@ -57,7 +24,7 @@ fn main() {
             _ => panic!("usage: soak [--ops N] [--seed N] [--quiet]"),
         }
     }
-    let r = soak_model::run(&cfg, &|| LIVE.load(Ordering::Relaxed));
+    let r = soak_model::run(&cfg, &soak_model::counting::live_bytes);
     let (rss_warm, rss_max, rss_end) = r.memory(|s| s.rss_kib);
     let (heap_warm, heap_max, heap_end) = r.memory(|s| s.heap_bytes);
     let (q2, q4) = r.quarters(|s| s.heap_bytes);

@@ -117,6 +117,13 @@ impl SplitMix64 {
         (self.next_u64() >> 40) as f32 / (1u32 << 24) as f32
     }
 
+    /// A float in `[0, 1)`: the top 53 bits over `2^53`, so every value is exact in `f64`. Not
+    /// used by the scenes; for callers (tests, oracles) that want double-precision inputs.
+    #[inline]
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     /// `U(lo, hi)`: `lo + (hi - lo) * next_f32()`, in `[lo, hi]` (the upper end only by
     /// rounding).
     #[inline]
@@ -630,6 +637,11 @@ mod tests {
             let (x, y) = (a.next_f32(), b.next_f32());
             assert_eq!(x, y);
             assert!((0.0..1.0).contains(&x));
+        }
+        let mut d = SplitMix64::new(0);
+        assert_eq!(d.next_f64(), (0xE220_A839_7B1D_CDAF_u64 >> 11) as f64 / (1u64 << 53) as f64);
+        for _ in 0..100 {
+            assert!((0.0..1.0).contains(&d.next_f64()));
         }
         let mut c = SplitMix64::new(7);
         for n in [1usize, 2, 3, 10, 1000] {

@@ -5,63 +5,48 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use sapwood::broad::BroadPhaseKind;
+use sapwood::scenes::SplitMix64;
 use sapwood::{
     ColliderDesc, ColliderId, Contact, Filter, Polygon, Pose, Shape, SnapshotError, Vec2, World, WorldConfig,
 };
 
-/// SplitMix64: a tiny deterministic generator, so both worlds see the same "random" moves.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn f32(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, p: f32) -> bool {
-        self.f32(0.0, 1.0) < p
-    }
+/// `next_u64() % n`: the draw these seeded tests were written with (not [`SplitMix64::below`],
+/// which maps a float and so gives other sequences).
+fn below_mod(rng: &mut SplitMix64, n: usize) -> usize {
+    (rng.next_u64() % n as u64) as usize
 }
 
-fn random_shape(rng: &mut Rng) -> Shape {
-    let s = rng.f32(0.3, 1.5);
-    match rng.below(6) {
+fn random_shape(rng: &mut SplitMix64) -> Shape {
+    let s = rng.range(0.3, 1.5);
+    match below_mod(rng, 6) {
         0 => Shape::circle(s).unwrap(),
-        1 => Shape::capsule(Vec2::new(-s, 0.0), Vec2::new(s, rng.f32(-0.5, 0.5)), 0.3 * s).unwrap(),
-        2 => Shape::cuboid(Vec2::new(s, rng.f32(0.2, 1.2))).unwrap(),
+        1 => Shape::capsule(Vec2::new(-s, 0.0), Vec2::new(s, rng.range(-0.5, 0.5)), 0.3 * s).unwrap(),
+        2 => Shape::cuboid(Vec2::new(s, rng.range(0.2, 1.2))).unwrap(),
         3 => Shape::rounded_box(Vec2::new(s, 0.5 * s), 0.1).unwrap(),
-        4 => Shape::Polygon(Polygon::regular(3 + rng.below(6), s, 0.0).unwrap()),
+        4 => Shape::Polygon(Polygon::regular(3 + below_mod(rng, 6), s, 0.0).unwrap()),
         _ => {
-            let pts: Vec<Vec2> = (0..6).map(|_| Vec2::new(rng.f32(-s, s), rng.f32(-s, s))).collect();
+            let pts: Vec<Vec2> = (0..6).map(|_| Vec2::new(rng.range(-s, s), rng.range(-s, s))).collect();
             Shape::polygon(&pts, 0.0).unwrap_or_else(|_| Shape::circle(s).unwrap())
         }
     }
 }
 
-fn random_desc(rng: &mut Rng, extent: f32) -> ColliderDesc {
-    let pose = Pose::new(Vec2::new(rng.f32(-extent, extent), rng.f32(-extent, extent)), rng.f32(-3.0, 3.0));
+fn random_desc(rng: &mut SplitMix64, extent: f32) -> ColliderDesc {
+    let pose = Pose::new(Vec2::new(rng.range(-extent, extent), rng.range(-extent, extent)), rng.range(-3.0, 3.0));
     let mut d = ColliderDesc::new(random_shape(rng), pose);
-    d.is_static = rng.chance(0.1);
-    d.sensor = rng.chance(0.08);
-    if rng.chance(0.1) {
+    d.is_static = rng.next_f32() < 0.1;
+    d.sensor = rng.next_f32() < 0.08;
+    if rng.next_f32() < 0.1 {
         // Never pair with each other.
         d.filter = Filter { group: -1, ..Filter::default() };
     }
-    d.user_data = rng.next();
+    d.user_data = rng.next_u64();
     d
 }
 
 /// A world of `n` colliders of every kind (static, sensors, filtered, two larger than the
 /// config's `large_extent`), already stepped a few times with moves, removals and inserts.
-fn scene(config: WorldConfig, n: usize, extent: f32, rng: &mut Rng) -> (World, Vec<ColliderId>) {
+fn scene(config: WorldConfig, n: usize, extent: f32, rng: &mut SplitMix64) -> (World, Vec<ColliderId>) {
     let mut world = World::with_config(config).unwrap();
     let mut ids = Vec::new();
     for _ in 0..n {
@@ -79,7 +64,7 @@ fn scene(config: WorldConfig, n: usize, extent: f32, rng: &mut Rng) -> (World, V
     // A mass removal leaves long free lists of slots and pair slots, whose order decides the
     // ids and pair slots that later inserts get.
     for _ in 0..n / 10 {
-        let id = ids.swap_remove(rng.below(ids.len()));
+        let id = ids.swap_remove(below_mod(rng, ids.len()));
         world.remove(id).unwrap();
     }
     world.step();
@@ -88,30 +73,30 @@ fn scene(config: WorldConfig, n: usize, extent: f32, rng: &mut Rng) -> (World, V
 
 /// One step's worth of changes: moves, shape changes, removals, inserts. Returns the ids the
 /// inserts produced, so that the two worlds can be compared on them.
-fn perturb(world: &mut World, ids: &mut Vec<ColliderId>, extent: f32, rng: &mut Rng) -> Vec<ColliderId> {
+fn perturb(world: &mut World, ids: &mut Vec<ColliderId>, extent: f32, rng: &mut SplitMix64) -> Vec<ColliderId> {
     for &id in ids.iter() {
-        if rng.chance(0.3) {
+        if rng.next_f32() < 0.3 {
             let mut pose = world.pose(id).unwrap();
-            pose = if rng.chance(0.02) {
-                Pose::new(Vec2::new(rng.f32(-extent, extent), rng.f32(-extent, extent)), 0.0)
+            pose = if rng.next_f32() < 0.02 {
+                Pose::new(Vec2::new(rng.range(-extent, extent), rng.range(-extent, extent)), 0.0)
             } else {
-                let p = (pose.p + Vec2::new(rng.f32(-0.3, 0.3), rng.f32(-0.3, 0.3))).clamp_length_max(1.5 * extent);
-                Pose::new(p, pose.q.angle() + rng.f32(-0.2, 0.2))
+                let p = (pose.p + Vec2::new(rng.range(-0.3, 0.3), rng.range(-0.3, 0.3))).clamp_length_max(1.5 * extent);
+                Pose::new(p, pose.q.angle() + rng.range(-0.2, 0.2))
             };
             world.set_pose(id, pose).unwrap();
         }
-        if rng.chance(0.01) {
+        if rng.next_f32() < 0.01 {
             world.set_shape(id, random_shape(rng)).unwrap();
         }
     }
-    for _ in 0..rng.below(4) {
+    for _ in 0..below_mod(rng, 4) {
         if !ids.is_empty() {
-            let id = ids.swap_remove(rng.below(ids.len()));
+            let id = ids.swap_remove(below_mod(rng, ids.len()));
             world.remove(id).unwrap();
         }
     }
     let mut new = Vec::new();
-    for _ in 0..rng.below(4) {
+    for _ in 0..below_mod(rng, 4) {
         let id = world.insert(random_desc(rng, extent)).unwrap();
         ids.push(id);
         new.push(id);
@@ -127,7 +112,7 @@ fn contact_bytes(world: &World) -> &[u8] {
 /// but not stepped) and steps both worlds with the same changes for `steps` steps.
 fn run_twins(config: WorldConfig, seed: u64, pending_changes: bool, steps: usize) {
     let extent = 30.0;
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let (mut a, mut ids) = scene(config, 400, extent, &mut rng);
     assert!(a.contacts().len() > 20, "the scene should have many contacts, has {}", a.contacts().len());
     if pending_changes {
@@ -140,7 +125,7 @@ fn run_twins(config: WorldConfig, seed: u64, pending_changes: bool, steps: usize
     assert_eq!(b.events(), a.events());
     assert_eq!(contact_bytes(&b), contact_bytes(&a));
 
-    let (mut rng_a, mut rng_b) = (Rng(seed ^ 0xABCD), Rng(seed ^ 0xABCD));
+    let (mut rng_a, mut rng_b) = (SplitMix64::new(seed ^ 0xABCD), SplitMix64::new(seed ^ 0xABCD));
     let mut ids_b = ids.clone();
     let (mut began, mut ended) = (0, 0);
     for step in 0..steps {
@@ -181,7 +166,7 @@ fn restored_world_steps_identically_with_other_broad_phases() {
 
 #[test]
 fn ids_stay_stale_or_valid_exactly_as_before() {
-    let mut rng = Rng(7);
+    let mut rng = SplitMix64::new(7);
     let (mut world, ids) = scene(WorldConfig::default(), 60, 10.0, &mut rng);
     let gone = ids[5];
     world.remove(gone).unwrap();
@@ -203,7 +188,7 @@ fn ids_stay_stale_or_valid_exactly_as_before() {
 /// A small stepped world with pairs, contacts, sensor overlaps, pending events, pending inserts
 /// and released slots: every section non-empty.
 fn small_snapshot() -> Vec<u8> {
-    let mut rng = Rng(11);
+    let mut rng = SplitMix64::new(11);
     let (mut world, mut ids) = scene(WorldConfig::default(), 24, 3.0, &mut rng);
     assert!(!world.contacts().is_empty());
     perturb(&mut world, &mut ids, 3.0, &mut rng);
@@ -235,12 +220,12 @@ fn every_truncation_is_an_error() {
 #[test]
 fn single_byte_corruptions_never_panic() {
     let bytes = small_snapshot();
-    let mut rng = Rng(99);
+    let mut rng = SplitMix64::new(99);
     let (mut accepted, mut rejected) = (0, 0);
     for i in 0..6000 {
         let mut v = bytes.clone();
-        let at = rng.below(v.len());
-        let flip = 1 + rng.below(255) as u8;
+        let at = below_mod(&mut rng, v.len());
+        let flip = 1 + below_mod(&mut rng, 255) as u8;
         v[at] ^= flip;
         match catch_unwind(AssertUnwindSafe(|| decode_and_use(&v))) {
             Ok(Ok(())) => accepted += 1,
@@ -258,10 +243,10 @@ fn single_byte_corruptions_never_panic() {
 #[test]
 fn random_garbage_never_panics() {
     let valid = small_snapshot();
-    let mut rng = Rng(5);
+    let mut rng = SplitMix64::new(5);
     for i in 0..3000 {
-        let len = rng.below(2 * valid.len());
-        let mut v: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let len = below_mod(&mut rng, 2 * valid.len());
+        let mut v: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         if i % 2 == 0 && v.len() >= 12 {
             // A valid header, so the garbage reaches the section parser.
             v[..12].copy_from_slice(&valid[..12]);

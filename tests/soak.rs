@@ -5,48 +5,15 @@
 
 mod soak_model;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 /// Counts live heap bytes, to show that churn does not grow the heap.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call forwards to the system allocator unchanged; the wrapper only counts bytes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: same contract as the caller's.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: same contract as the caller's.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            LIVE.fetch_add(new_size, Ordering::Relaxed);
-        }
-        p
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: soak_model::counting::Counting = soak_model::counting::Counting;
 
 #[test]
 fn soak_matches_naive_model_and_heap_stays_flat() {
     let ops = if cfg!(debug_assertions) { 100_000 } else { 1_000_000 };
     let cfg = soak_model::SoakConfig::new(ops);
-    let r = soak_model::run(&cfg, &|| LIVE.load(Ordering::Relaxed));
+    let r = soak_model::run(&cfg, &soak_model::counting::live_bytes);
     eprintln!(
         "soak: {} ops, {} steps, {} full checks, {} queries checked, {} events, max {} contacts, {:.1} s",
         r.ops, r.steps, r.full_checks, r.queries_checked, r.events, r.max_contacts, r.seconds

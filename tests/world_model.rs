@@ -4,48 +4,34 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use sapwood::scenes::SplitMix64;
 use sapwood::{
     Aabb, BroadPhaseKind, ColliderDesc, ColliderId, EventKind, Filter, Pose, QueryFilter, Ray, Shape, Vec2, World,
     WorldConfig, WorldError, collide, query,
 };
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn f(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.f()
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+/// `next_u64() % n`: the draw these seeded tests were written with (not [`SplitMix64::below`],
+/// which maps a float and so gives other sequences).
+fn below_mod(rng: &mut SplitMix64, n: usize) -> usize {
+    (rng.next_u64() % n as u64) as usize
 }
 
-fn random_shape(rng: &mut Rng) -> Shape {
-    match rng.below(8) {
+fn random_shape(rng: &mut SplitMix64) -> Shape {
+    match below_mod(rng, 8) {
         6 => {
             // A concave star, decomposed.
-            let n = 5 + rng.below(10);
+            let n = 5 + below_mod(rng, 10);
             let pts: Vec<Vec2> = (0..n)
                 .map(|i| {
                     let r = if i % 2 == 0 { rng.range(0.8, 1.5) } else { rng.range(0.2, 0.7) };
                     r * Vec2::from_angle(i as f32 * std::f32::consts::TAU / n as f32)
                 })
                 .collect();
-            Shape::concave_polygon(&pts, if rng.below(2) == 0 { 0.0 } else { rng.range(0.0, 0.2) }).unwrap()
+            Shape::concave_polygon(&pts, if below_mod(rng, 2) == 0 { 0.0 } else { rng.range(0.0, 0.2) }).unwrap()
         }
         7 => {
             // Convex parts at random local poses (overlapping or not).
-            let parts = (0..1 + rng.below(4))
+            let parts = (0..1 + below_mod(rng, 4))
                 .map(|_| {
                     let local = Pose::new(Vec2::new(rng.range(-1.5, 1.5), rng.range(-1.5, 1.5)), rng.range(-3.0, 3.0));
                     let mut part = random_shape(rng);
@@ -82,13 +68,13 @@ fn parts_of(shape: &Shape) -> Vec<(Pose, Shape)> {
     }
 }
 
-fn random_pose(rng: &mut Rng, extent: f32) -> Pose {
-    let angle = if rng.below(3) == 0 { 0.0 } else { rng.range(-std::f32::consts::PI, std::f32::consts::PI) };
+fn random_pose(rng: &mut SplitMix64, extent: f32) -> Pose {
+    let angle = if below_mod(rng, 3) == 0 { 0.0 } else { rng.range(-std::f32::consts::PI, std::f32::consts::PI) };
     Pose::new(Vec2::new(rng.range(0.0, extent), rng.range(0.0, extent)), angle)
 }
 
-fn random_filter(rng: &mut Rng) -> Filter {
-    match rng.below(8) {
+fn random_filter(rng: &mut SplitMix64) -> Filter {
+    match below_mod(rng, 8) {
         0 => Filter { category: 2, mask: !2, group: 0 },
         1 => Filter { group: -1, ..Filter::default() },
         _ => Filter::default(),
@@ -184,7 +170,7 @@ fn check_step(world: &World, model: &mut Model, step: usize) {
 }
 
 /// Every scene query against a linear scan over the model.
-fn check_queries(world: &World, model: &Model, rng: &mut Rng, extent: f32) {
+fn check_queries(world: &World, model: &Model, rng: &mut SplitMix64, extent: f32) {
     let filters = [
         QueryFilter::default(),
         QueryFilter { mask: 2, ..QueryFilter::default() },
@@ -192,7 +178,7 @@ fn check_queries(world: &World, model: &Model, rng: &mut Rng, extent: f32) {
         QueryFilter { exclude: model.live.values().next().map(|c| c.id), ..QueryFilter::default() },
     ];
     for _ in 0..4 {
-        let filter = filters[rng.below(filters.len())];
+        let filter = filters[below_mod(rng, filters.len())];
         let pass = |c: &ModelCollider| {
             c.desc.filter.category & filter.mask != 0
                 && (filter.include_sensors || !c.desc.sensor)
@@ -290,26 +276,26 @@ fn check_queries(world: &World, model: &Model, rng: &mut Rng, extent: f32) {
 }
 
 fn run(seed: u64, steps: usize, config: WorldConfig) {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut world = World::with_config(config).unwrap();
     let mut model = Model::default();
     let extent = 30.0;
     for step in 0..steps {
-        let ops = rng.below(12);
+        let ops = below_mod(&mut rng, 12);
         for _ in 0..ops {
             let live: Vec<ColliderId> = model.live.values().map(|c| c.id).collect();
-            match rng.below(10) {
+            match below_mod(&mut rng, 10) {
                 0..=2 => {
                     // One in four inserts is a batch, whose ids come back in Z-order slots: the
                     // per-id checks after the step prove each id got its own description.
-                    let count = if rng.below(4) == 0 { 2 + rng.below(6) } else { 1 };
+                    let count = if below_mod(&mut rng, 4) == 0 { 2 + below_mod(&mut rng, 6) } else { 1 };
                     let descs: Vec<ColliderDesc> = (0..count)
                         .map(|_| {
                             let mut desc = ColliderDesc::new(random_shape(&mut rng), random_pose(&mut rng, extent));
-                            desc.is_static = rng.below(5) == 0;
-                            desc.sensor = rng.below(10) == 0;
+                            desc.is_static = below_mod(&mut rng, 5) == 0;
+                            desc.sensor = below_mod(&mut rng, 10) == 0;
                             desc.filter = random_filter(&mut rng);
-                            desc.user_data = rng.next();
+                            desc.user_data = rng.next_u64();
                             desc
                         })
                         .collect();
@@ -326,16 +312,16 @@ fn run(seed: u64, steps: usize, config: WorldConfig) {
                     }
                 }
                 3 if !live.is_empty() => {
-                    let id = live[rng.below(live.len())];
+                    let id = live[below_mod(&mut rng, live.len())];
                     world.remove(id).unwrap();
                     model.remove(id);
                     assert_eq!(world.remove(id), Err(WorldError::StaleId), "double removal");
                     assert_eq!(world.pose(id), Err(WorldError::StaleId));
                 }
                 4..=7 if !live.is_empty() => {
-                    let id = live[rng.below(live.len())];
+                    let id = live[below_mod(&mut rng, live.len())];
                     let c = model.live.get_mut(&id.index()).unwrap();
-                    let pose = if rng.below(4) == 0 {
+                    let pose = if below_mod(&mut rng, 4) == 0 {
                         random_pose(&mut rng, extent)
                     } else {
                         let d = Vec2::new(rng.range(-0.3, 0.3), rng.range(-0.3, 0.3));
@@ -345,14 +331,14 @@ fn run(seed: u64, steps: usize, config: WorldConfig) {
                     c.desc.pose = pose;
                 }
                 8 if !live.is_empty() => {
-                    let id = live[rng.below(live.len())];
+                    let id = live[below_mod(&mut rng, live.len())];
                     let shape = random_shape(&mut rng);
                     world.set_shape(id, shape.clone()).unwrap();
                     model.live.get_mut(&id.index()).unwrap().desc.shape = shape;
                 }
                 _ if !live.is_empty() => {
                     // Bad input is refused and changes nothing.
-                    let id = live[rng.below(live.len())];
+                    let id = live[below_mod(&mut rng, live.len())];
                     let before = world.pose(id).unwrap();
                     let bad = [
                         Pose::from_translation(Vec2::new(f32::NAN, 0.0)),

@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use hecs::Entity;
 use sapwood::ecs::{ColliderOptions, HecsSync};
+use sapwood::scenes::SplitMix64;
 use sapwood::{BroadPhaseKind, ColliderId, Polygon, Pose, Shape, Vec2, World, WorldConfig, WorldError, collide};
 
 use crate::components::{Enemy, EnemyKind, Health, Player, Spin, Velocity, Wall, category, filter_for};
@@ -78,29 +79,6 @@ pub struct Stats {
     pub step_ms: f64,
 }
 
-/// A small deterministic generator (SplitMix64), enough for spawn points and sizes.
-#[derive(Clone, Debug)]
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.f32()
-    }
-}
-
 /// Per-frame scratch shared by the systems, indexed by collider slot where it says so; kept
 /// here so that a steady-state frame allocates nothing.
 #[derive(Default)]
@@ -129,7 +107,7 @@ pub struct Game {
     pub ecs: hecs::World,
     pub world: World,
     pub sync: HecsSync,
-    pub rng: Rng,
+    pub rng: SplitMix64,
     pub config: Config,
     pub stats: Stats,
     pub player: Entity,
@@ -170,7 +148,7 @@ impl Game {
                 ..WorldConfig::default()
             })?,
             sync: HecsSync::new(),
-            rng: Rng(config.seed),
+            rng: SplitMix64::new(config.seed),
             config,
             stats: Stats::default(),
             player,
@@ -189,7 +167,7 @@ impl Game {
 
     /// An enemy of a random kind somewhere on the floor, clear of walls and of the player.
     fn spawn_enemy(&mut self) -> Result<Entity, Box<dyn std::error::Error>> {
-        let roll = self.rng.f32();
+        let roll = self.rng.next_f32();
         let (kind, shape, hp, speed) = if roll < 0.8 {
             (EnemyKind::Circle, Shape::circle(self.rng.range(0.8, 1.1))?, 1, self.rng.range(10.0, 15.0))
         } else if roll < 0.9 {
@@ -234,7 +212,7 @@ impl Game {
     /// A respawn point on the arena's edge band.
     pub fn edge_spawn_point(&mut self) -> Vec2 {
         loop {
-            let p = level::edge_point(self.rng.f32(), self.rng.f32(), SPAWN_CLEARANCE + 1.0);
+            let p = level::edge_point(self.rng.next_f32(), self.rng.next_f32(), SPAWN_CLEARANCE + 1.0);
             if self.clear_of_walls(p) {
                 return p;
             }

@@ -833,25 +833,14 @@ impl BroadPhase for IncrementalSap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenes::SplitMix64;
     use glam::Vec2;
     use std::collections::BTreeMap;
 
-    /// SplitMix64, as in SCENES.md.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        fn f(&mut self) -> f32 {
-            (self.next() >> 40) as f32 / (1u64 << 24) as f32
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
+    /// `next_u64() % n`: the draw these seeded tests were written with (not [`SplitMix64::below`],
+    /// which maps a float and so gives other sequences).
+    fn below_mod(rng: &mut SplitMix64, n: usize) -> usize {
+        (rng.next_u64() % n as u64) as usize
     }
 
     /// The oracle: every pair of the model's boxes, brute force.
@@ -934,56 +923,56 @@ mod tests {
 
     /// A random box in a `world`-sized square; with `snap`, corners on a coarse integer grid so
     /// that equal coordinates and exactly touching edges are common.
-    fn random_box(rng: &mut Rng, world: f32, snap: bool) -> Aabb {
-        let c = Vec2::new(rng.f() * world, rng.f() * world);
-        let h = Vec2::new(0.2 + rng.f() * 3.0, 0.2 + rng.f() * 3.0);
+    fn random_box(rng: &mut SplitMix64, world: f32, snap: bool) -> Aabb {
+        let c = Vec2::new(rng.next_f32() * world, rng.next_f32() * world);
+        let h = Vec2::new(0.2 + rng.next_f32() * 3.0, 0.2 + rng.next_f32() * 3.0);
         let b = Aabb::from_center_half_extents(c, h);
         if snap { Aabb::new(b.min.floor(), b.max.floor().max(b.min.floor())) } else { b }
     }
 
-    fn moved(rng: &mut Rng, b: Aabb, step: f32, snap: bool) -> Aabb {
-        let d = Vec2::new((rng.f() - 0.5) * step, (rng.f() - 0.5) * step);
+    fn moved(rng: &mut SplitMix64, b: Aabb, step: f32, snap: bool) -> Aabb {
+        let d = Vec2::new((rng.next_f32() - 0.5) * step, (rng.next_f32() - 0.5) * step);
         let m = Aabb::new(b.min + d, b.max + d);
         if snap { Aabb::new(m.min.round(), m.min.round() + (b.max - b.min)) } else { m }
     }
 
     fn churn(seed: u64, snap: bool, steps: usize) {
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix64::new(seed);
         let mut h = Harness::new();
         let world = 60.0;
         let max_ids = 400u32;
         let mut free: Vec<u32> = (0..max_ids).rev().collect();
         let mut events = 0usize;
         for step in 0..steps {
-            let ops = 1 + rng.below(4);
+            let ops = 1 + below_mod(&mut rng, 4);
             for _ in 0..ops {
                 let live: Vec<u32> = h.model.keys().copied().collect();
-                match rng.below(12) {
+                match below_mod(&mut rng, 12) {
                     0 | 1 if !free.is_empty() => {
                         let id = free.pop().unwrap();
                         let b = random_box(&mut rng, world, snap);
                         h.insert(id, b);
                     }
                     2 if !free.is_empty() => {
-                        let n = 1 + rng.below(40.min(free.len()));
+                        let n = 1 + below_mod(&mut rng, 40.min(free.len()));
                         let items: Vec<(u32, Aabb)> =
                             (0..n).map(|_| (free.pop().unwrap(), random_box(&mut rng, world, snap))).collect();
                         h.insert_batch(&items);
                     }
                     3 if !live.is_empty() => {
-                        let id = live[rng.below(live.len())];
+                        let id = live[below_mod(&mut rng, live.len())];
                         h.remove(id);
-                        free.insert(rng.below(free.len() + 1), id);
+                        free.insert(below_mod(&mut rng, free.len() + 1), id);
                     }
                     4 if !live.is_empty() => {
-                        let mut ids: Vec<u32> = live.iter().copied().filter(|_| rng.below(6) == 0).collect();
+                        let mut ids: Vec<u32> = live.iter().copied().filter(|_| below_mod(&mut rng, 6) == 0).collect();
                         ids.truncate(30);
                         h.remove_batch(&ids);
                         free.extend(ids);
                     }
                     5 if !live.is_empty() => {
                         // Remove and re-insert the same id before the next flush.
-                        let id = live[rng.below(live.len())];
+                        let id = live[below_mod(&mut rng, live.len())];
                         h.remove(id);
                         let b = random_box(&mut rng, world, snap);
                         h.insert(id, b);
@@ -995,15 +984,15 @@ mod tests {
                         h.insert(id, b);
                         let b2 = moved(&mut rng, b, 4.0, snap);
                         h.update(id, b2);
-                        if rng.below(2) == 0 {
+                        if below_mod(&mut rng, 2) == 0 {
                             h.remove(id);
                             free.push(id);
                         }
                     }
                     7 => {
                         // Big jumps of a few boxes.
-                        for _ in 0..(1 + rng.below(5)).min(live.len()) {
-                            let id = live[rng.below(live.len())];
+                        for _ in 0..(1 + below_mod(&mut rng, 5)).min(live.len()) {
+                            let id = live[below_mod(&mut rng, live.len())];
                             let b = random_box(&mut rng, world, snap);
                             h.update(id, b);
                         }
@@ -1025,7 +1014,7 @@ mod tests {
                     _ => {
                         // Some boxes move a little, some twice.
                         for &id in &live {
-                            if rng.below(3) == 0 {
+                            if below_mod(&mut rng, 3) == 0 {
                                 let b = moved(&mut rng, h.model[&id], 3.0, snap);
                                 h.update(id, b);
                             }
@@ -1074,7 +1063,7 @@ mod tests {
         }
         let (began, _) = h.step();
         assert_eq!(began.len(), brute(&h.model).len());
-        let mut rng = Rng(99);
+        let mut rng = SplitMix64::new(99);
         for round in 0..4 {
             for i in 0..boxes.len() as u32 {
                 if (i + round) % 2 == 0 {
@@ -1083,7 +1072,7 @@ mod tests {
                     let d = if round == 3 {
                         boxes[i as usize].min - b.min
                     } else {
-                        Vec2::new(0.5, -0.5) * (rng.below(3) as f32 - 1.0)
+                        Vec2::new(0.5, -0.5) * (below_mod(&mut rng, 3) as f32 - 1.0)
                     };
                     h.update(i, Aabb::new(b.min + d, b.max + d));
                 }
@@ -1098,7 +1087,7 @@ mod tests {
     #[test]
     fn sap_adversarial_layouts() {
         let n = 120;
-        let mut rng = Rng(5);
+        let mut rng = SplitMix64::new(5);
         let unit = |x: f32, y: f32| Aabb::new(Vec2::new(x, y), Vec2::new(x + 1.0, y + 1.0));
         let layouts: Vec<(&str, Vec<Aabb>)> = vec![
             ("all at one point", (0..n).map(|_| Aabb::new(Vec2::splat(3.0), Vec2::splat(3.0))).collect()),
@@ -1129,10 +1118,16 @@ mod tests {
                 "near 1e6",
                 (0..n)
                     .map(|_| {
-                        let c = Vec2::new(1e6 + rng.below(40) as f32 * 0.0625, -1e6 + rng.below(40) as f32 * 0.0625);
+                        let c = Vec2::new(
+                            1e6 + below_mod(&mut rng, 40) as f32 * 0.0625,
+                            -1e6 + below_mod(&mut rng, 40) as f32 * 0.0625,
+                        );
                         Aabb::new(
                             c,
-                            c + Vec2::new(0.125 * (1 + rng.below(4)) as f32, 0.0625 * (1 + rng.below(4)) as f32),
+                            c + Vec2::new(
+                                0.125 * (1 + below_mod(&mut rng, 4)) as f32,
+                                0.0625 * (1 + below_mod(&mut rng, 4)) as f32,
+                            ),
                         )
                     })
                     .collect(),
@@ -1198,7 +1193,7 @@ mod tests {
 
     /// Runs a fixed random workload and returns every observable output in order.
     fn workload() -> Trace {
-        let mut rng = Rng(77);
+        let mut rng = SplitMix64::new(77);
         let mut sap = IncrementalSap::new();
         let mut boxes: Vec<Aabb> = (0..3000).map(|_| random_box(&mut rng, 120.0, false)).collect();
         let items: Vec<(u32, Aabb)> = boxes.iter().enumerate().map(|(i, &b)| (i as u32, b)).collect();
@@ -1248,7 +1243,7 @@ mod tests {
     fn sap_big_batch_insert_matches_sweep_oracle() {
         // 20k boxes at once: merge into empty axes, then a second batch merged into full ones;
         // validate() recomputes the pairs by an independent sort-and-sweep.
-        let mut rng = Rng(8);
+        let mut rng = SplitMix64::new(8);
         let mut sap = IncrementalSap::new();
         let items: Vec<(u32, Aabb)> = (0..20_000).map(|i| (i, random_box(&mut rng, 200.0, false))).collect();
         sap.insert_batch(&items[..15_000]);

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+use sapwood::scenes::SplitMix64;
 use sapwood::{ColliderDesc, ColliderId, Pose, Shape, Vec2, World};
 
 pub const PERIOD: usize = 64;
@@ -15,26 +16,18 @@ pub struct Scene {
     pub moving: Vec<bool>,
 }
 
-pub fn splitmix(state: &mut u64) -> f32 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
-}
-
 pub fn build(n: usize, seed: u64) -> Scene {
-    let mut s = seed;
+    let mut rng = SplitMix64::new(seed);
     let side = (n as f32 / 0.5).sqrt();
     let mut world = World::new();
     let (mut ids, mut home, mut moving) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..n {
-        let k = splitmix(&mut s);
-        let size = 0.2 + 0.4 * splitmix(&mut s);
+        let k = rng.next_f32();
+        let size = 0.2 + 0.4 * rng.next_f32();
         let shape = if k < 0.3 {
             Shape::circle(size).unwrap()
         } else if k < 0.6 {
-            Shape::cuboid(Vec2::new(size, 0.2 + 0.4 * splitmix(&mut s))).unwrap()
+            Shape::cuboid(Vec2::new(size, 0.2 + 0.4 * rng.next_f32())).unwrap()
         } else if k < 0.75 {
             Shape::capsule(Vec2::new(-size, 0.0), Vec2::new(size, 0.0), 0.2).unwrap()
         } else if k < 0.9 {
@@ -42,10 +35,8 @@ pub fn build(n: usize, seed: u64) -> Scene {
         } else {
             Shape::rounded_box(Vec2::splat(size * 0.7), 0.1).unwrap()
         };
-        let pose = Pose::new(
-            Vec2::new(side * splitmix(&mut s), side * splitmix(&mut s)),
-            std::f32::consts::TAU * splitmix(&mut s),
-        );
+        let pose =
+            Pose::new(Vec2::new(side * rng.next_f32(), side * rng.next_f32()), std::f32::consts::TAU * rng.next_f32());
         let mut desc = ColliderDesc::new(shape, pose).with_user_data(i as u64);
         desc.is_static = i % 10 == 3;
         desc.sensor = i % 17 == 5;

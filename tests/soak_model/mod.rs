@@ -14,10 +14,12 @@
 //!   linear scan; queries between mutations only for sanity (ids live, sorted);
 //! - every `snapshot_every` steps: a snapshot round trip, continuing with the restored world.
 //!
-//! Memory: the resident set size from `/proc/self/status` and, when the driver has a counting
-//! allocator, its live bytes, sampled `samples` times over the run.
+//! Memory: the resident set size from `/proc/self/status` and, when the driver installs a counting
+//! allocator (such as [`counting::Counting`]), its live bytes, sampled `samples` times over the run.
 
 #![allow(dead_code)]
+
+pub mod counting;
 
 use std::collections::BTreeSet;
 use std::time::Instant;

@@ -4,28 +4,13 @@
 use super::*;
 use crate::broad::BroadPhaseKind;
 use crate::math::Ray;
+use crate::scenes::SplitMix64;
 use glam::Vec2;
 
-/// SplitMix64: a tiny deterministic generator, so tests need no extra dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.f32()
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
+/// `next_u64() % n`: the draw these seeded tests were written with (not [`SplitMix64::below`],
+/// which maps a float and so gives other sequences).
+fn below_mod(rng: &mut SplitMix64, n: usize) -> usize {
+    (rng.next_u64() % n as u64) as usize
 }
 
 /// The oracle: id → tight box, answered by brute force.
@@ -91,19 +76,19 @@ fn tree_pairs(t: &DynamicTree) -> Vec<Pair> {
     v
 }
 
-fn random_box(rng: &mut Rng, world: f32, max_half: f32) -> Aabb {
+fn random_box(rng: &mut SplitMix64, world: f32, max_half: f32) -> Aabb {
     let c = Vec2::new(rng.range(0.0, world), rng.range(0.0, world));
     let h = Vec2::new(rng.range(0.0, max_half), rng.range(0.0, max_half));
     Aabb::from_center_half_extents(c, h)
 }
 
 /// Checks every query kind of `t` against the oracle.
-fn check_queries(t: &DynamicTree, o: &Oracle, rng: &mut Rng, lo: Vec2, hi: Vec2, n_queries: usize) {
+fn check_queries(t: &DynamicTree, o: &Oracle, rng: &mut SplitMix64, lo: Vec2, hi: Vec2, n_queries: usize) {
     assert_eq!(tree_pairs(t), o.pairs(), "pair set");
     let span = hi - lo;
     for _ in 0..n_queries {
-        let p = lo + Vec2::new(rng.f32() * span.x, rng.f32() * span.y);
-        let h = Vec2::new(rng.f32(), rng.f32()) * span * 0.1;
+        let p = lo + Vec2::new(rng.next_f32() * span.x, rng.next_f32() * span.y);
+        let h = Vec2::new(rng.next_f32(), rng.next_f32()) * span * 0.1;
         let q = Aabb::from_center_half_extents(p, h);
         let mut got = Vec::new();
         t.query(&q, |id| {
@@ -115,9 +100,9 @@ fn check_queries(t: &DynamicTree, o: &Oracle, rng: &mut Rng, lo: Vec2, hi: Vec2,
         t.query_point(p, &mut got);
         assert_eq!(sorted(got), o.query(&Aabb::new(p, p)), "point query");
         let angle = rng.range(0.0, std::f32::consts::TAU);
-        let dir = if rng.below(8) == 0 { Vec2::X } else { Vec2::new(angle.cos(), angle.sin()) };
-        let ray = Ray::new(lo - span * 0.1 + Vec2::new(rng.f32(), rng.f32()) * span * 1.2, dir);
-        let max_t = span.length() * rng.f32();
+        let dir = if below_mod(rng, 8) == 0 { Vec2::X } else { Vec2::new(angle.cos(), angle.sin()) };
+        let ray = Ray::new(lo - span * 0.1 + Vec2::new(rng.next_f32(), rng.next_f32()) * span * 1.2, dir);
+        let max_t = span.length() * rng.next_f32();
         let got = t.ray_cast(&ray, max_t);
         let want = o.ray(&ray, max_t);
         assert_eq!(got.map(|h| h.t), want.map(|h| h.t), "closest ray t");
@@ -164,14 +149,14 @@ fn churn_matches_brute_force() {
         (3, InsertStrategy::Greedy, 0.0),
         (4, InsertStrategy::Greedy, 0.3),
     ] {
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix64::new(seed);
         let mut t = DynamicTree::new(margin).with_strategy(strategy);
         let mut o = Oracle::default();
         let world = 30.0;
         let mut tracked: Vec<Pair> = Vec::new();
         for step in 0..3000 {
-            let id = rng.below(250) as u32;
-            match rng.below(10) {
+            let id = below_mod(&mut rng, 250) as u32;
+            match below_mod(&mut rng, 10) {
                 0..=3 => {
                     let b = random_box(&mut rng, world, 1.5);
                     t.insert(id, b);
@@ -184,7 +169,7 @@ fn churn_matches_brute_force() {
                 }
                 _ => {
                     let old = o.boxes.get(id as usize).copied().flatten();
-                    let b = match (old, rng.below(3)) {
+                    let b = match (old, below_mod(&mut rng, 3)) {
                         (Some(b), 0) => Aabb::new(b.min + Vec2::splat(0.05), b.max + Vec2::splat(0.05)),
                         (Some(b), 1) => Aabb::new(b.min + Vec2::splat(0.01), b.max - Vec2::splat(0.0)),
                         _ => random_box(&mut rng, world, 1.5),
@@ -221,7 +206,7 @@ fn churn_matches_brute_force() {
 /// re-query path and the full self-descent path of `update_pairs`).
 #[test]
 fn broad_phase_update_pairs_exact() {
-    let mut rng = Rng(77);
+    let mut rng = SplitMix64::new(77);
     let mut bp = BroadPhaseKind::DynamicTree.build();
     let mut o = Oracle::default();
     let n = 400u32;
@@ -233,9 +218,9 @@ fn broad_phase_update_pairs_exact() {
     let mut prev = Vec::new();
     for step in 0..60 {
         // Few movers on most steps (partial path), all of them every 10th (full path).
-        let movers = if step % 10 == 9 { n as usize } else { 1 + rng.below(40) };
+        let movers = if step % 10 == 9 { n as usize } else { 1 + below_mod(&mut rng, 40) };
         for _ in 0..movers {
-            let id = rng.below(n as usize) as u32;
+            let id = below_mod(&mut rng, n as usize) as u32;
             let Some(b) = o.boxes[id as usize] else { continue };
             let d = Vec2::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5));
             let nb = Aabb::new(b.min + d, b.max + d);
@@ -243,12 +228,12 @@ fn broad_phase_update_pairs_exact() {
             o.set(id, Some(nb));
         }
         if step % 7 == 3 {
-            let id = rng.below(n as usize) as u32;
+            let id = below_mod(&mut rng, n as usize) as u32;
             bp.remove(id);
             o.set(id, None);
         }
         if step % 7 == 5 {
-            let id = rng.below(n as usize) as u32;
+            let id = below_mod(&mut rng, n as usize) as u32;
             let b = random_box(&mut rng, 40.0, 1.0);
             if o.boxes[id as usize].is_some() {
                 bp.update(id, b);
@@ -279,7 +264,7 @@ fn broad_phase_update_pairs_exact() {
 /// bulk, then half removed: structure valid, every query exact.
 #[test]
 fn adversarial_scenes_are_exact() {
-    let mut rng = Rng(5);
+    let mut rng = SplitMix64::new(5);
     let n = 600usize;
     type Scene = (&'static str, Vec<Aabb>);
     let mut scenes: Vec<Scene> = Vec::new();
@@ -364,7 +349,7 @@ fn adversarial_scenes_are_exact() {
 #[test]
 fn batch_build_and_incremental_give_the_same_pairs() {
     for seed in 0..5 {
-        let mut rng = Rng(100 + seed);
+        let mut rng = SplitMix64::new(100 + seed);
         let items: Vec<(u32, Aabb)> = (0..1500).map(|i| (i * 3, random_box(&mut rng, 60.0, 0.8))).collect();
         let mut inc = DynamicTree::new(0.0);
         for &(i, b) in &items {
@@ -405,7 +390,7 @@ fn batch_build_and_incremental_give_the_same_pairs() {
 fn branch_and_bound_beats_greedy_on_quality() {
     let (mut bnb_sum, mut greedy_sum) = (0.0f64, 0.0f64);
     for seed in 0..30 {
-        let mut rng = Rng(1000 + seed);
+        let mut rng = SplitMix64::new(1000 + seed);
         let boxes: Vec<Aabb> = (0..1000).map(|_| random_box(&mut rng, 45.0, 0.6)).collect();
         let mut bnb = DynamicTree::new(0.0);
         let mut greedy = DynamicTree::new(0.0).with_strategy(InsertStrategy::Greedy);
@@ -423,7 +408,7 @@ fn branch_and_bound_beats_greedy_on_quality() {
 /// every node's cost on small random trees.
 #[test]
 fn branch_and_bound_finds_the_exhaustive_optimum() {
-    let mut rng = Rng(9);
+    let mut rng = SplitMix64::new(9);
     for _ in 0..50 {
         let mut t = DynamicTree::new(0.0);
         for i in 0..60 {
@@ -490,7 +475,7 @@ fn ray_cast_all_contract_stop_and_clip() {
 
 #[test]
 fn tree_vs_tree_pairs_match_brute_force() {
-    let mut rng = Rng(31);
+    let mut rng = SplitMix64::new(31);
     let mut a = DynamicTree::new(0.0);
     let mut b = DynamicTree::new(0.4);
     let mut ai = Vec::new();
@@ -544,7 +529,7 @@ fn margin_does_not_leak_into_results() {
 /// The peer scene's box mix (SCENES.md §2): density 0.5 per unit², circles r ∈ U(0.2, 0.6),
 /// boxes with half-extents U(0.2, 0.6) rotated, regular 5–8-gons with circumradius U(0.25, 0.6)
 /// rotated; returns the AABBs and the side of the square.
-fn peer_scene(n: usize, rng: &mut Rng) -> (Vec<Aabb>, f32) {
+fn peer_scene(n: usize, rng: &mut SplitMix64) -> (Vec<Aabb>, f32) {
     let side = (n as f32 / 0.5).sqrt();
     let boxes = (0..n)
         .map(|_| {
@@ -555,8 +540,8 @@ fn peer_scene(n: usize, rng: &mut Rng) -> (Vec<Aabb>, f32) {
     (boxes, side)
 }
 
-fn peer_box(rng: &mut Rng, c: Vec2) -> Aabb {
-    let k = rng.f32();
+fn peer_box(rng: &mut SplitMix64, c: Vec2) -> Aabb {
+    let k = rng.next_f32();
     let half = if k < 0.45 {
         Vec2::splat(rng.range(0.2, 0.6))
     } else if k < 0.9 {
@@ -565,7 +550,7 @@ fn peer_box(rng: &mut Rng, c: Vec2) -> Aabb {
         let (s, co) = a.sin_cos();
         Vec2::new(co.abs() * h.x + s.abs() * h.y, s.abs() * h.x + co.abs() * h.y)
     } else {
-        let m = 5 + rng.below(4);
+        let m = 5 + below_mod(rng, 4);
         let r = rng.range(0.25, 0.6);
         let a0 = rng.range(-std::f32::consts::PI, std::f32::consts::PI);
         let mut h = Vec2::ZERO;
@@ -589,7 +574,7 @@ struct Measured {
 
 fn measure(t: &DynamicTree, side: f32, seed: u64) -> Measured {
     let s = t.stats();
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let queries: Vec<Aabb> = (0..50_000)
         .map(|_| {
             Aabb::from_center_half_extents(
@@ -655,11 +640,11 @@ fn tree_quality_report() {
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     for &n in &sizes {
-        let mut rng = Rng(42);
+        let mut rng = SplitMix64::new(42);
         let (boxes, side) = peer_scene(n, &mut rng);
         let mut order: Vec<usize> = (0..n).collect();
         for i in (1..n).rev() {
-            order.swap(i, rng.below(i + 1));
+            order.swap(i, below_mod(&mut rng, i + 1));
         }
         // Velocities of the even half, as in the peer scene (speed U(0.02, 0.10) per step); each
         // churn round moves them 10 steps' worth and re-inserts them (margin 0: every move is a

@@ -38,9 +38,16 @@ static GLOBAL: Counting = Counting;
 
 #[test]
 fn steady_state_step_allocates_nothing() {
+    for config in common::configs() {
+        steady_state_step_allocates_nothing_with(config);
+    }
+}
+
+fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
-        let mut scene = common::build(4000, 3);
+        ALLOCS.store(0, Ordering::SeqCst);
+        let mut scene = common::build_with(4000, 3, config);
         for t in 0..2 * common::PERIOD {
             common::animate(&mut scene, t);
             scene.world.step();
@@ -68,7 +75,7 @@ fn steady_state_step_allocates_nothing() {
             any_hit |= query(&scene.world, &mut hits);
         }
         COUNTING.store(false, Ordering::SeqCst);
-        assert_eq!(ALLOCS.load(Ordering::SeqCst), 0, "allocations during steady-state steps");
+        assert_eq!(ALLOCS.load(Ordering::SeqCst), 0, "allocations during steady-state steps, {:?}", config.broad_phase);
         assert!(any_hit && !hits.is_empty(), "the queries must find something to mean anything");
     });
 }

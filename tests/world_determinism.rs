@@ -4,10 +4,10 @@ mod common;
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-fn run_hashes(threads: usize) -> Vec<u64> {
+fn run_hashes(threads: usize, config: sapwood::WorldConfig) -> Vec<u64> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     pool.install(|| {
-        let mut scene = common::build(3000, 9);
+        let mut scene = common::build_with(3000, 9, config);
         let mut hashes = Vec::new();
         for t in 0..80 {
             common::animate(&mut scene, t);
@@ -31,8 +31,10 @@ fn run_hashes(threads: usize) -> Vec<u64> {
 
 #[test]
 fn contacts_and_events_identical_for_any_thread_count() {
-    let one = run_hashes(1);
-    assert_eq!(one, run_hashes(2), "1 vs 2 threads");
-    assert_eq!(one, run_hashes(8), "1 vs 8 threads");
-    assert_eq!(one, run_hashes(1), "two runs with 1 thread");
+    for config in common::configs() {
+        let one = run_hashes(1, config);
+        assert_eq!(one, run_hashes(2, config), "1 vs 2 threads, {:?}", config.broad_phase);
+        assert_eq!(one, run_hashes(8, config), "1 vs 8 threads, {:?}", config.broad_phase);
+        assert_eq!(one, run_hashes(1, config), "two runs with 1 thread, {:?}", config.broad_phase);
+    }
 }

@@ -106,6 +106,14 @@ pub trait BroadPhase: Send + Sync {
     /// Appends the ids whose boxes overlap `aabb`, in unspecified order.
     fn query_aabb(&mut self, aabb: &Aabb, out: &mut Vec<u32>);
 
+    /// [`BroadPhase::query_aabb`] through a shared reference, so that many queries can run in
+    /// parallel. Only structures that apply every mutation at once can answer; the others (whose
+    /// [`BroadPhaseKind::finds_pairs_by_query`] is `false`) return `false` and append nothing.
+    fn query_aabb_shared(&self, aabb: &Aabb, out: &mut Vec<u32>) -> bool {
+        let _ = (aabb, out);
+        false
+    }
+
     /// Checks every internal invariant; `Err` names the first one broken.
     ///
     /// # Errors

@@ -96,6 +96,9 @@ struct Rec {
 }
 
 /// One occupied cell.
+/// Initial room in a new cell's id list.
+const CELL_CAPACITY: usize = 16;
+
 #[derive(Clone, Debug, Default)]
 struct Cell {
     key: u64,
@@ -189,7 +192,9 @@ impl SpatialHash {
                 let s = match self.free_cells.pop() {
                     Some(s) => s,
                     None => {
-                        self.cells.push(Cell::default());
+                        // Room for a typical cell from the start: cell slots are recycled among
+                        // cells, and a slot whose list must grow allocates in a steady step.
+                        self.cells.push(Cell { key: 0, ids: Vec::with_capacity(CELL_CAPACITY) });
                         (self.cells.len() - 1) as u32
                     }
                 };
@@ -397,6 +402,10 @@ impl BroadPhase for SpatialHash {
 
     /// The seed's `GetElementsMeetingRect`.
     fn query_aabb(&mut self, aabb: &Aabb, out: &mut Vec<u32>) {
+        self.query_aabb_shared(aabb, out);
+    }
+
+    fn query_aabb_shared(&self, aabb: &Aabb, out: &mut Vec<u32>) -> bool {
         let (qx0, qy0, qx1, qy1) = self.range(aabb);
         if Self::cell_count(qx0, qy0, qx1, qy1) > self.dense.len() as i64 {
             // More cells than boxes: a scan is cheaper than the lookups.
@@ -405,7 +414,7 @@ impl BroadPhase for SpatialHash {
                     out.push(id);
                 }
             }
-            return;
+            return true;
         }
         for cy in qy0..=qy1 {
             for cx in qx0..=qx1 {
@@ -424,6 +433,7 @@ impl BroadPhase for SpatialHash {
                 out.push(id);
             }
         }
+        true
     }
 
     fn validate(&self) -> Result<(), String> {

@@ -242,6 +242,15 @@ struct PairSlot {
     sensor: bool,
 }
 
+/// One chunk's share of the parallel pair search (`World::search_escaped_pairs`), kept between
+/// steps so that a steady step does not allocate.
+#[derive(Default)]
+struct SearchChunk {
+    hits: Vec<u32>,
+    began: Vec<Pair>,
+    ended: Vec<Pair>,
+}
+
 /// The collision world: insert colliders, move them, `step`, read contacts and events, query.
 ///
 /// `step` updates tight AABBs of moved colliders in parallel, moves escaped fat boxes through the
@@ -304,6 +313,8 @@ pub struct World {
     began: Vec<Pair>,
     ended: Vec<Pair>,
     query_hits: Vec<u32>,
+    /// Per-chunk outputs of the parallel pair search of escaped colliders.
+    search: Vec<SearchChunk>,
     /// Pair slots to evaluate this step.
     queue: Vec<u32>,
     /// One bit per slot, set for `moved` while the queue is built by a scan of the pair slots.
@@ -375,6 +386,7 @@ impl World {
             began: Vec::new(),
             ended: Vec::new(),
             query_hits: Vec::new(),
+            search: Vec::new(),
             queue: Vec::new(),
             moved_bits: Vec::new(),
             results: Vec::new(),
@@ -763,56 +775,12 @@ impl World {
         }
         self.began.clear();
         self.ended.clear();
-        if self.config.broad_phase.finds_pairs_by_query() {
-            // O(escaped): each escaped mover asks the structure for its neighbours; pairs end
-            // by the fat-box test on the escaped colliders' pair lists below (Box2D's scheme).
-            for &(slot, fat) in self.escaped_inserts.iter().chain(&self.escaped_updates) {
-                self.query_hits.clear();
-                self.movers.query_aabb(&fat, &mut self.query_hits);
-                self.began.extend(self.query_hits.iter().filter(|&&o| o != slot).map(|&o| crate::broad::pair(slot, o)));
-            }
-        } else {
+        if !self.config.broad_phase.finds_pairs_by_query() {
             self.movers.update_pairs(&mut self.began, &mut self.ended);
         }
         // The broad phase has now seen every removal: their slots may be reused.
         self.cols.free.append(&mut self.released);
-
-        // Pairs with a tree resident are not seen by the movers' broad phase: find them by
-        // querying the trees with every escaped collider's fat box.
-        for &slot in &self.escaped {
-            let s = slot as usize;
-            let fat = self.cols.fat[s];
-            let is_static = self.cols.flags[s] & flags::STATIC != 0;
-            self.query_hits.clear();
-            self.tree.query_aabb(&fat, &mut self.query_hits);
-            if self.cols.flags[s] & flags::IN_TREE != 0 {
-                let hits = &mut self.query_hits;
-                self.mover_tree.get_mut(&self.cols).query(&fat, |id| {
-                    hits.push(id);
-                    true
-                });
-            }
-            for &other in &self.query_hits {
-                let o = other as usize;
-                if other != slot && !(is_static && self.cols.flags[o] & flags::STATIC != 0) {
-                    self.began.push(crate::broad::pair(slot, other));
-                }
-            }
-        }
-        // Any pair of an escaped collider ends when the fat boxes part. The movers' broad phase
-        // reports that too for its own pairs, but pairs with a tree resident, and pairs of a
-        // collider that just changed structure, are only caught here.
-        for &slot in &self.escaped {
-            let mut p = self.cols.pair_head[slot as usize];
-            while p != NONE {
-                let pair = self.pairs[p as usize];
-                let [a, b] = pair.ids;
-                if !self.cols.fat[a as usize].overlaps(&self.cols.fat[b as usize]) {
-                    self.ended.push(pair.ids);
-                }
-                p = pair.next[Self::end_of(&pair, slot)];
-            }
-        }
+        self.search_escaped_pairs();
 
         // Apply: ended first (so a pair that ended and began again is a fresh pair), each list
         // sorted so that slot allocation and events do not depend on discovery order.
@@ -832,15 +800,95 @@ impl World {
         self.began.dedup();
         for i in 0..self.began.len() {
             let [a, b] = self.began[i];
-            let (fa, fb) = (self.cols.flags[a as usize], self.cols.flags[b as usize]);
-            if fa & fb & flags::STATIC != 0
-                || !self.cols.filter[a as usize].pairs_with(&self.cols.filter[b as usize])
-                || self.pair_table.contains(self.began[i])
-            {
+            if !Self::may_pair(&self.cols, a, b) || self.pair_table.contains(self.began[i]) {
                 continue;
             }
-            self.create_pair(a, b, (fa | fb) & flags::SENSOR != 0);
+            let sensor = (self.cols.flags[a as usize] | self.cols.flags[b as usize]) & flags::SENSOR != 0;
+            self.create_pair(a, b, sensor);
         }
+    }
+
+    /// Candidate pairs of the escaped colliders, into `began` and `ended`.
+    ///
+    /// Each escaped mover asks the static tree, and in query mode the movers' structure
+    /// (O(escaped), Box2D's scheme), for the fat boxes it now overlaps, keeping only pairs that
+    /// are new and allowed; and it checks its own pairs for fat boxes that parted, which the
+    /// movers' structure does not report for pairs with a tree resident. These searches only
+    /// read, so they run in parallel over fixed chunks of `escaped` (the split depends on the
+    /// count alone, and the lists are sorted before use, so the outcome does not depend on the
+    /// thread count). Escaped tree residents search the movers' tree too, which is flushed on
+    /// first use, so they go serially after.
+    fn search_escaped_pairs(&mut self) {
+        const CHUNK: usize = 256;
+        let chunks = self.escaped.len().div_ceil(CHUNK);
+        if self.search.len() < chunks {
+            self.search.resize_with(chunks, SearchChunk::default);
+        }
+        let query_movers = self.config.broad_phase.finds_pairs_by_query();
+        let (cols, pairs, table, tree, movers) = (&self.cols, &self.pairs, &self.pair_table, &self.tree, &*self.movers);
+        self.search[..chunks].par_iter_mut().zip(self.escaped.par_chunks(CHUNK)).for_each(|(out, slots)| {
+            out.began.clear();
+            out.ended.clear();
+            for &slot in slots {
+                let s = slot as usize;
+                let fat = cols.fat[s];
+                if cols.flags[s] & flags::IN_TREE == 0 {
+                    out.hits.clear();
+                    if query_movers {
+                        let answered = movers.query_aabb_shared(&fat, &mut out.hits);
+                        debug_assert!(answered, "finds_pairs_by_query kinds answer shared queries");
+                    }
+                    tree.query(&fat, |id| {
+                        out.hits.push(id);
+                        true
+                    });
+                    for &other in &out.hits {
+                        let p = crate::broad::pair(slot, other);
+                        if other != slot && Self::may_pair(cols, slot, other) && !table.contains(p) {
+                            out.began.push(p);
+                        }
+                    }
+                }
+                let mut p = cols.pair_head[s];
+                while p != NONE {
+                    let pair = &pairs[p as usize];
+                    let [a, b] = pair.ids;
+                    if !cols.fat[a as usize].overlaps(&cols.fat[b as usize]) {
+                        out.ended.push(pair.ids);
+                    }
+                    p = pair.next[Self::end_of(pair, slot)];
+                }
+            }
+        });
+        for out in &self.search[..chunks] {
+            self.began.extend_from_slice(&out.began);
+            self.ended.extend_from_slice(&out.ended);
+        }
+        for &slot in &self.escaped {
+            let s = slot as usize;
+            if self.cols.flags[s] & flags::IN_TREE == 0 {
+                continue;
+            }
+            let fat = self.cols.fat[s];
+            self.query_hits.clear();
+            self.tree.query_aabb(&fat, &mut self.query_hits);
+            let hits = &mut self.query_hits;
+            self.mover_tree.get_mut(&self.cols).query(&fat, |id| {
+                hits.push(id);
+                true
+            });
+            for &other in &self.query_hits {
+                if other != slot && Self::may_pair(&self.cols, slot, other) {
+                    self.began.push(crate::broad::pair(slot, other));
+                }
+            }
+        }
+    }
+
+    /// Whether two colliders may form a pair: not both static, and their filters agree.
+    fn may_pair(cols: &Columns, a: u32, b: u32) -> bool {
+        let (a, b) = (a as usize, b as usize);
+        cols.flags[a] & cols.flags[b] & flags::STATIC == 0 && cols.filter[a].pairs_with(&cols.filter[b])
     }
 
     /// (c) The narrow phase over the pairs of moved colliders, in parallel, then (d) the serial

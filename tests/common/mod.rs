@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use sapwood::scenes::SplitMix64;
-use sapwood::{ColliderDesc, ColliderId, Pose, Shape, Vec2, World};
+use sapwood::{BroadPhaseKind, ColliderDesc, ColliderId, Pose, Shape, Vec2, World, WorldConfig};
 
 pub const PERIOD: usize = 64;
 
@@ -16,10 +16,23 @@ pub struct Scene {
     pub moving: Vec<bool>,
 }
 
+/// The movers' broad phases whose step differs in structure: the default SAP (pairs from its
+/// swaps) and the spatial hash (pairs from parallel queries of the escaped colliders).
+pub fn configs() -> [WorldConfig; 2] {
+    [
+        WorldConfig::default(),
+        WorldConfig { broad_phase: BroadPhaseKind::SpatialHash { cell_size: 2.0 }, ..WorldConfig::default() },
+    ]
+}
+
 pub fn build(n: usize, seed: u64) -> Scene {
+    build_with(n, seed, WorldConfig::default())
+}
+
+pub fn build_with(n: usize, seed: u64, config: WorldConfig) -> Scene {
     let mut rng = SplitMix64::new(seed);
     let side = (n as f32 / 0.5).sqrt();
-    let mut world = World::new();
+    let mut world = World::with_config(config).unwrap();
     let (mut ids, mut home, mut moving) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..n {
         let k = rng.next_f32();

@@ -881,10 +881,15 @@ impl BroadPhase for DynamicTree {
     }
 
     fn query_aabb(&mut self, aabb: &Aabb, out: &mut Vec<u32>) {
+        self.query_aabb_shared(aabb, out);
+    }
+
+    fn query_aabb_shared(&self, aabb: &Aabb, out: &mut Vec<u32>) -> bool {
         self.query(aabb, |id| {
             out.push(id);
             true
         });
+        true
     }
 
     fn validate(&self) -> Result<(), String> {

@@ -878,25 +878,32 @@ impl World {
             self.began.extend_from_slice(&out.began);
             self.ended.extend_from_slice(&out.ended);
         }
-        for &slot in &self.escaped {
+        for i in 0..self.escaped.len() {
+            let slot = self.escaped[i];
             let s = slot as usize;
             if self.cols.flags[s] & flags::IN_TREE == 0 {
                 continue;
             }
             let fat = self.cols.fat[s];
-            self.query_hits.clear();
-            self.tree.query_aabb(&fat, &mut self.query_hits);
-            let hits = &mut self.query_hits;
-            self.mover_tree.get_mut(&self.cols).query(&fat, |id| {
-                hits.push(id);
-                true
-            });
+            self.query_both_trees(&fat);
             for &other in &self.query_hits {
                 if other != slot && Self::may_pair(&self.cols, slot, other) {
                     self.began.push(crate::broad::pair(slot, other));
                 }
             }
         }
+    }
+
+    /// Fills `query_hits` with every collider whose fat box overlaps `fat`: the tree residents,
+    /// and the movers through their (lazily flushed) tree.
+    fn query_both_trees(&mut self, fat: &Aabb) {
+        self.query_hits.clear();
+        self.tree.query_aabb(fat, &mut self.query_hits);
+        let hits = &mut self.query_hits;
+        self.mover_tree.get_mut(&self.cols).query(fat, |id| {
+            hits.push(id);
+            true
+        });
     }
 
     /// Whether two colliders may form a pair: not both static, and their filters agree.

@@ -35,7 +35,7 @@ use std::num::NonZeroU32;
 use glam::Vec2;
 
 use super::{Contact, Event, EventKind, NONE, PairSlot, World, WorldConfig, WorldError};
-use crate::broad::{BroadPhase, BroadPhaseKind, Pair};
+use crate::broad::{BroadPhaseKind, Pair};
 use crate::collide::{Manifold, ManifoldPoint};
 use crate::math::{Aabb, Pose, Rot};
 use crate::shape::{Capsule, Circle, Compound, Cuboid, MAX_COMPOUND_PARTS, Polygon, Shape, ShapeError};
@@ -830,13 +830,7 @@ impl World {
         }
         // Pairs with a tree resident, found the way the step finds them.
         for &(slot, fat) in &in_tree {
-            self.query_hits.clear();
-            self.tree.query_aabb(&fat, &mut self.query_hits);
-            let hits = &mut self.query_hits;
-            self.mover_tree.get_mut(&self.cols).query(&fat, |id| {
-                hits.push(id);
-                true
-            });
+            self.query_both_trees(&fat);
             found.extend(self.query_hits.iter().filter(|&&o| o != slot).map(|&o| crate::broad::pair(slot, o)));
         }
         let cols = &self.cols;

@@ -80,10 +80,17 @@ impl Moved {
 fn max_separation(n1: &[Vec2], v1: &[Vec2], v2: &[Vec2], limit: f32) -> (usize, f32) {
     let mut best = (0, f32::NEG_INFINITY);
     for (i, (n, v)) in n1.iter().zip(v1).enumerate() {
+        // The least n·w, then minus n·v: one subtraction per face rather than two per vertex
+        // pair, and a plain compare rather than `f32::min`'s NaN handling (inputs are finite).
+        // This loop is most of a polygon pair's instructions (rounded–rounded: ~1,600 a pair).
         let mut s = f32::INFINITY;
         for w in v2 {
-            s = s.min(n.dot(*w - *v));
+            let d = n.dot(*w);
+            if d < s {
+                s = d;
+            }
         }
+        let s = s - n.dot(*v);
         if s > best.1 {
             best = (i, s);
             if s > limit {

@@ -474,8 +474,8 @@ impl World {
     /// The batch takes its slots in Z-order (Morton order) of the colliders' positions, so that
     /// colliders near in space are near in memory: the step's per-pair loads (poses, shapes,
     /// boxes, pair lists) then mostly hit lines a neighbour already brought in. Peer scene,
-    /// 64k colliders inserted in random order: narrow phase 33.6 → 25.7 ms per step; 1M
-    /// colliders, 1% moving: 25.0 → 16.1 ms (BENCHMARKS.md). Ids stay opaque: nothing but
+    /// 64k colliders inserted in random order: narrow phase 33.6 → 24.7 ms per step; 1M
+    /// colliders, 1% moving: 25.0 → 15.2 ms (BENCHMARKS.md). Ids stay opaque: nothing but
     /// `out` says which id belongs to which description.
     ///
     /// # Errors

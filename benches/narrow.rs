@@ -21,10 +21,14 @@
 //!
 //! Run: `cargo bench --bench narrow -- --warm-up-time 1 --measurement-time 2`.
 
+#[path = "../tests/parry_shapes/mod.rs"]
+mod parry_shapes;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use parry_shapes::{parry_pose, to_parry};
 use parry2d::math as pm;
 use parry2d::query::{self as pq, ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher};
 use parry2d::shape as ps;
@@ -85,39 +89,14 @@ fn shape(rng: &mut SplitMix64, kind: Kind) -> Shape {
     }
 }
 
-fn to_parry(shape: &Shape) -> Box<dyn ps::Shape> {
-    let v = |v: Vec2| pm::Vector::new(v.x, v.y);
-    match shape {
-        Shape::Circle(c) => Box::new(ps::Ball::new(c.radius)),
-        Shape::Capsule(c) => Box::new(ps::Capsule::new(v(c.a), v(c.b), c.radius)),
-        Shape::Cuboid(b) => Box::new(ps::Cuboid::new(v(b.half_extents))),
-        Shape::Polygon(p) => {
-            let poly = ps::ConvexPolygon::from_convex_polyline_unmodified(p.vertices().iter().map(|x| v(*x)).collect())
-                .unwrap();
-            if p.radius() > 0.0 {
-                Box::new(ps::RoundShape { inner_shape: poly, border_radius: p.radius() })
-            } else {
-                Box::new(poly)
-            }
-        }
-        Shape::Compound(c) => Box::new(ps::Compound::new(
-            c.parts().iter().map(|(p, s)| (parry_pose(p), ps::SharedShape(to_parry(s).into()))).collect(),
-        )),
-    }
-}
-
-fn parry_pose(p: &Pose) -> pm::Pose {
-    pm::Pose::from_parts(pm::Vector::new(p.p.x, p.p.y), pm::Rotation::from_cos_sin_unchecked(p.q.c, p.q.s))
-}
-
 struct Pair {
     a: Shape,
     pa: Pose,
     b: Shape,
     pb: Pose,
-    qa: Box<dyn ps::Shape>,
+    qa: ps::SharedShape,
     qpa: pm::Pose,
-    qb: Box<dyn ps::Shape>,
+    qb: ps::SharedShape,
     qpb: pm::Pose,
 }
 
@@ -230,7 +209,7 @@ fn compound(c: &mut Criterion) {
             })
             .collect();
         let qa = to_parry(&a);
-        let qprobes: Vec<(Box<dyn ps::Shape>, pm::Pose)> =
+        let qprobes: Vec<(ps::SharedShape, pm::Pose)> =
             probes.iter().map(|(s, p)| (to_parry(s), parry_pose(p))).collect();
         for (label, parity) in [("box", 0), ("compound", 1)] {
             let mut g = c.benchmark_group(format!("narrow_compound/{n}_parts_vs_{label}"));

@@ -11,6 +11,10 @@
 //! `/proc/self/task/*/schedstat`, Linux only) for the same cases: on a shared, overloaded
 //! machine wall-clock medians mostly measure the scheduler, CPU time measures the work.
 
+#[path = "common/cpu.rs"]
+mod cpu;
+
+use cpu::cpu_ms;
 use criterion::{BatchSize, Criterion, criterion_group};
 use sapwood::broad::{BroadPhase, IncrementalSap, Pair};
 use sapwood::scenes::SplitMix64;
@@ -160,16 +164,6 @@ fn mass_insert(c: &mut Criterion) {
 }
 
 criterion_group!(benches, update_steps, churn, mass_insert);
-
-/// Milliseconds of CPU time used so far by every thread of this process.
-fn cpu_ms() -> f64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return f64::NAN };
-    tasks
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .sum::<f64>()
-        / 1e6
-}
 
 /// The CPU-time report (see the module documentation).
 fn cpu_report() {

@@ -6,21 +6,16 @@
 //! BP=hash STEPS=100 cargo run --release --example step_profile -- 65536
 //! ```
 //! `BP` picks the movers' broad phase (`sap` default, `hash`, `tree`); `STEPS` the timed steps.
-//! Prints CPU time per step (from /proc/self/stat, so other processes' load does not count) and
+//! Prints CPU time per step (from /proc/self/task/*/schedstat, so other processes' load does not count) and
 //! the wall-clock time of each phase from `World::last_step_timings`.
 
 use std::time::Instant;
 
+#[path = "../benches/common/cpu.rs"]
+mod cpu;
+
 use sapwood::scenes::Scene;
 use sapwood::{BroadPhaseKind, ColliderDesc, World, WorldConfig};
-
-/// User + system CPU seconds of this process (10 ms resolution; summed over many steps).
-fn cpu_secs() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-    let tick = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
-    (tick(11) + tick(12)) / 100.0
-}
 
 fn main() {
     let arg = |i: usize| std::env::args().nth(i).and_then(|s| s.parse::<usize>().ok());
@@ -55,13 +50,13 @@ fn main() {
     let (mut cpu, mut phases) = (0.0, [0.0f64; 4]);
     for _ in 0..steps {
         scene.step();
-        let c0 = cpu_secs();
+        let c0 = cpu::cpu_ms() / 1e3;
         for &i in &movers {
             let c = &scene.colliders()[i];
             world.set_pose(ids[c.id as usize], c.pose).expect("valid pose");
         }
         world.step();
-        cpu += cpu_secs() - c0;
+        cpu += cpu::cpu_ms() / 1e3 - c0;
         let tm = world.last_step_timings();
         for (acc, d) in phases.iter_mut().zip([tm.aabbs, tm.broad_phase, tm.narrow_phase, tm.events]) {
             *acc += d.as_secs_f64() * 1e3;

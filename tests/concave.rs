@@ -13,42 +13,21 @@
 //!   every part pair (no culling), the merged manifold is one of `contact_parts`', swapping the
 //!   arguments flips it bit for bit, and feature ids carry the part indices.
 
+mod f64_rng;
+mod parry_shapes;
+
+use f64_rng::Rng;
 use glam::DVec2;
-use parry2d::math as pm;
+use parry_shapes::{parry_pose, to_parry};
 use parry2d::query as pq;
-use parry2d::shape as ps;
 use sapwood::collide::{self, Manifold};
 use sapwood::query;
-use sapwood::scenes::SplitMix64;
 use sapwood::{
     ColliderDesc, Compound, DecompositionError, MAX_COMPOUND_PARTS, Pose, Ray, Shape, ShapeError, Vec2, World,
 };
 
 // ---------------------------------------------------------------------------------------------
 // Random numbers and polygon generators
-
-/// [`SplitMix64`] with the double-precision helpers these seeded tests were written with (its own
-/// `range` and `below` are single precision and float-mapped, and would give other inputs).
-struct Rng(SplitMix64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Self(SplitMix64::new(seed))
-    }
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        self.0.next_f64()
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.0.next_u64() % n
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-}
 
 fn v(x: f64, y: f64) -> Vec2 {
     Vec2::new(x as f32, y as f32)
@@ -435,36 +414,6 @@ fn random_compound(rng: &mut Rng) -> Shape {
             })
             .collect();
         Shape::compound(parts).unwrap()
-    }
-}
-
-fn pv(p: Vec2) -> pm::Vector {
-    pm::Vector::new(p.x, p.y)
-}
-
-fn parry_pose(p: &Pose) -> pm::Pose {
-    pm::Pose::from_parts(pv(p.p), pm::Rotation::from_cos_sin_unchecked(p.q.c, p.q.s))
-}
-
-fn to_parry(shape: &Shape) -> ps::SharedShape {
-    match shape {
-        Shape::Circle(c) => ps::SharedShape::ball(c.radius),
-        Shape::Capsule(c) => ps::SharedShape::capsule(pv(c.a), pv(c.b), c.radius),
-        Shape::Cuboid(b) => ps::SharedShape::cuboid(b.half_extents.x, b.half_extents.y),
-        Shape::Polygon(p) => {
-            let vs: Vec<pm::Vector> = p.vertices().iter().map(|x| pv(*x)).collect();
-            if p.radius() > 0.0 {
-                ps::SharedShape::new(ps::RoundShape {
-                    inner_shape: ps::ConvexPolygon::from_convex_polyline_unmodified(vs).unwrap(),
-                    border_radius: p.radius(),
-                })
-            } else {
-                ps::SharedShape::convex_polyline_unmodified(vs).unwrap()
-            }
-        }
-        Shape::Compound(c) => ps::SharedShape::new(ps::Compound::new(
-            c.parts().iter().map(|(p, s)| (parry_pose(p), to_parry(s))).collect(),
-        )),
     }
 }
 

@@ -35,47 +35,20 @@
 //! rotations (0, ±π/2, π) and axis directions, to reach the face-to-face manifolds and the
 //! cuboid fast paths.
 
+mod f64_rng;
+mod parry_shapes;
+
+use f64_rng::Rng;
 use glam::DVec2;
+use parry_shapes::{parry_pose, to_parry};
 use parry2d::math as pm;
 use parry2d::query as pq;
 use parry2d::shape as ps;
 use sapwood::collide::{self, EDGE};
-use sapwood::scenes::SplitMix64;
 use sapwood::{Pose, Rot, Shape, Vec2};
 
 // ---------------------------------------------------------------------------------------------
 // Random numbers
-
-/// [`SplitMix64`] with the double-precision helpers these seeded tests were written with (its own
-/// `range` and `below` are single precision and float-mapped, and would give other inputs).
-struct Rng(SplitMix64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Self(SplitMix64::new(seed))
-    }
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        self.0.next_f64()
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-    /// Log-uniform in `[lo, hi]`.
-    fn log_range(&mut self, lo: f64, hi: f64) -> f64 {
-        (lo.ln() + (hi.ln() - lo.ln()) * self.unit()).exp()
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.0.next_u64() % n
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-    fn dir(&mut self) -> DVec2 {
-        let a = self.range(-std::f64::consts::PI, std::f64::consts::PI);
-        DVec2::new(a.cos(), a.sin())
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Shape generation
@@ -289,29 +262,6 @@ fn sd_point(shape: &Shape, pose: &Pose, p: DVec2) -> f64 {
 
 // ---------------------------------------------------------------------------------------------
 // parry2d conversion
-
-fn to_parry(shape: &Shape) -> Box<dyn ps::Shape> {
-    let v = |v: Vec2| pm::Vector::new(v.x, v.y);
-    match shape {
-        Shape::Circle(c) => Box::new(ps::Ball::new(c.radius)),
-        Shape::Capsule(c) => Box::new(ps::Capsule::new(v(c.a), v(c.b), c.radius)),
-        Shape::Cuboid(b) => Box::new(ps::Cuboid::new(v(b.half_extents))),
-        Shape::Polygon(p) => {
-            let poly = ps::ConvexPolygon::from_convex_polyline_unmodified(p.vertices().iter().map(|x| v(*x)).collect())
-                .expect("sapwood polygons are valid parry polygons");
-            if p.radius() > 0.0 {
-                Box::new(ps::RoundShape { inner_shape: poly, border_radius: p.radius() })
-            } else {
-                Box::new(poly)
-            }
-        }
-        Shape::Compound(_) => unreachable!("convex shapes only; compounds are tested in tests/concave.rs"),
-    }
-}
-
-fn parry_pose(p: &Pose) -> pm::Pose {
-    pm::Pose::from_parts(pm::Vector::new(p.p.x, p.p.y), pm::Rotation::from_cos_sin_unchecked(p.q.c, p.q.s))
-}
 
 /// parry's signed distance and normal (from A to B; zero when separated).
 fn parry_signed(pa: &pm::Pose, a: &dyn ps::Shape, pb: &pm::Pose, b: &dyn ps::Shape) -> (f64, DVec2) {

@@ -22,12 +22,15 @@
 
 mod big;
 mod chart;
+#[path = "../../benches/common/cpu.rs"]
+mod cpu;
 
 use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use cpu::cpu_ms;
 use indicatif::{ProgressBar, ProgressStyle};
 use sapwood::advisor;
 use sapwood::scenes::{DEFAULT_SEED, Scene, SeedScenario, seed_world};
@@ -375,17 +378,6 @@ fn overlapping_boxes(scene: &Scene) -> u64 {
         }
     }
     count
-}
-
-/// CPU time used so far by every thread of this process, ms (`/proc/self/task/*/schedstat`,
-/// nanosecond resolution).
-fn cpu_ms() -> f64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return f64::NAN };
-    tasks
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .sum::<f64>()
-        / 1e6
 }
 
 /// The CPU time that reading [`cpu_ms`] twice costs by itself (median of 21), subtracted from

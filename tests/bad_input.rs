@@ -578,7 +578,7 @@ fn build() -> Matrix {
     };
     corrupt("empty", "Err(BadMagic)", &|b| b.clear());
     corrupt("wrong magic", "Err(BadMagic)", &|b| b[0] = b'X');
-    corrupt("version 2", "Err(UnsupportedVersion(2))", &|b| b[8] = 2);
+    corrupt("version 3", "Err(UnsupportedVersion(3))", &|b| b[8] = 3);
     corrupt("truncated by one byte", "Err(Truncated)", &|b| {
         b.pop();
     });

@@ -5,7 +5,7 @@
 //!  moved list ──(a) tight AABBs, parallel──▶ escaped lists (tight box left the fat box)
 //!             ──(b) broad phase in place───▶ pairs began / ended (SAP for movers, trees for
 //!                                              static and very large colliders)
-//!             ──(c) narrow phase, parallel─▶ one manifold per queued pair, written to its slot
+//!             ──(c) narrow phase, parallel─▶ one manifold per pair with a moved end
 //!             ──(d) events, serial─────────▶ contacts array and events, ascending id order
 //! ```
 //! Only pairs in which a collider moved or changed are re-evaluated: a pair of two unmoved
@@ -235,11 +235,22 @@ struct PairSlot {
     prev: [u32; 2],
     /// Index into `contacts` while touching (non-sensor pairs only), else `NONE`.
     contact: u32,
-    /// Step stamp of the last time the pair was queued for the narrow phase.
-    queued: u32,
     /// Whether the shapes touch (for sensor pairs: overlap).
     touching: bool,
     sensor: bool,
+}
+
+/// One chunk's share of the parallel narrow phase (`World::narrow_phase`), kept between steps so
+/// that a steady step does not allocate. The workers only read the pairs; the serial apply
+/// writes these back in chunk order, so the outcome does not depend on the thread count.
+#[derive(Default)]
+struct NarrowChunk {
+    /// New manifolds of touching non-sensor pairs that still touch: `(contact index, manifold)`.
+    updates: Vec<(u32, Manifold)>,
+    /// Pairs whose touching state flips: `(pair slot, manifold)`.
+    changes: Vec<(u32, Manifold)>,
+    /// Touching pairs, updated in place, that stopped touching.
+    ended: Vec<u32>,
 }
 
 /// One chunk's share of the parallel pair search (`World::search_escaped_pairs`), kept between
@@ -293,7 +304,6 @@ pub struct World {
     events: Vec<Event>,
     /// Events raised by removals since the last step, reported with the next step's.
     pending_events: Vec<Event>,
-    stamp: u32,
     timings: StepTimings,
     /// Slots removed since the last step, made reusable once the broad phase has seen the
     /// removal (see `Columns::release`).
@@ -315,13 +325,11 @@ pub struct World {
     query_hits: Vec<u32>,
     /// Per-chunk outputs of the parallel pair search of escaped colliders.
     search: Vec<SearchChunk>,
-    /// Pair slots to evaluate this step.
-    queue: Vec<u32>,
+    /// Per-chunk outputs of the parallel narrow phase.
+    narrow: Vec<NarrowChunk>,
     /// One bit per slot, set for the slots in `moved` from the AABB pass to the end of the
     /// narrow phase.
     moved_bits: Vec<u64>,
-    /// Manifolds of `queue`, written by the parallel narrow phase.
-    results: Vec<Manifold>,
 }
 
 impl Default for World {
@@ -376,7 +384,6 @@ impl World {
             contact_pair: Vec::new(),
             events: Vec::new(),
             pending_events: Vec::new(),
-            stamp: 0,
             timings: StepTimings::default(),
             released: Vec::new(),
             moved: Vec::new(),
@@ -388,9 +395,8 @@ impl World {
             ended: Vec::new(),
             query_hits: Vec::new(),
             search: Vec::new(),
-            queue: Vec::new(),
+            narrow: Vec::new(),
             moved_bits: Vec::new(),
-            results: Vec::new(),
         })
     }
 
@@ -675,7 +681,6 @@ impl World {
     /// Advances the world: update AABBs → update the broad phase → narrow phase → events.
     pub fn step(&mut self) {
         let t0 = Instant::now();
-        self.stamp = self.stamp.wrapping_add(1);
         self.events.clear();
         self.events.append(&mut self.pending_events);
         self.update_aabbs();
@@ -913,50 +918,113 @@ impl World {
     }
 
     /// (c) The narrow phase over the pairs of moved colliders, in parallel, then (d) the serial
-    /// application of results: contacts array and events in ascending pair order.
+    /// application of results: contacts array and events.
+    ///
+    /// Every pair with a moved end is evaluated once. The workers only read `pairs`; each writes
+    /// its chunk's new manifolds of still-touching pairs (`updates`, by contact index) and its
+    /// pairs whose touching state flips (`changes`). The serial apply then writes the updates
+    /// first (contact indices are stable until a contact ends) and the changes after, chunk by
+    /// chunk. Chunks are fixed by the counts alone, so the contacts array and the events come
+    /// out the same for any thread count.
+    ///
+    /// Which pairs a chunk covers depends on how much moved. When the movers own a good share
+    /// of all pairs (the peer scene moves half of them), one pass over the pair slots testing a
+    /// bit per end beats chasing each mover's pair list through memory, and the touching pairs
+    /// are updated where they live in `contacts` (Box2D v3's scheme) by a second parallel pass.
+    /// When few colliders moved (a big still world), chunks of the moved list walk their
+    /// colliders' lists: O(their pairs), with each pair taken by its lower moved end.
     fn narrow_phase(&mut self) {
-        if self.queue_moved_pairs() {
+        let live_pairs = self.pairs.len() - self.free_pairs.len();
+        let scan = self.moved.len() * 16 >= live_pairs;
+        if scan {
             self.update_contacts_in_place();
         }
-        let (pairs, cols) = (&self.pairs, &self.cols);
-        self.queue
-            .par_iter()
-            .map(|&p| {
-                let pair = &pairs[p as usize];
-                Self::evaluate(cols, pair.ids, pair.sensor)
-            })
-            .collect_into_vec(&mut self.results);
-
-        for i in 0..self.queue.len() {
-            let p = self.queue[i];
-            let m = self.results[i];
-            let touching = m.count > 0;
-            let pair = self.pairs[p as usize];
-            match (pair.touching, touching) {
-                (false, true) => {
-                    self.pairs[p as usize].touching = true;
-                    if !pair.sensor {
-                        self.pairs[p as usize].contact = self.contacts.len() as u32;
-                        self.contacts.push(Contact {
-                            a: self.cols.id(pair.ids[0]).to_raw(),
-                            b: self.cols.id(pair.ids[1]).to_raw(),
-                            manifold: m,
-                        });
-                        self.contact_pair.push(p);
+        // Pair slots per chunk when scanning, moved colliders per chunk when walking lists.
+        const CHUNK: usize = 1024;
+        const MOVERS: usize = 256;
+        let chunks = if scan { self.pairs.len().div_ceil(CHUNK) } else { self.moved.len().div_ceil(MOVERS) };
+        if self.narrow.len() < chunks {
+            self.narrow.resize_with(chunks, NarrowChunk::default);
+        }
+        let (pairs, cols, bits) = (&self.pairs, &self.cols, &self.moved_bits);
+        let outs = &mut self.narrow[..chunks];
+        if scan {
+            outs.par_iter_mut().zip(pairs.par_chunks(CHUNK)).enumerate().for_each(|(k, (out, chunk))| {
+                out.updates.clear();
+                out.changes.clear();
+                for (i, pair) in chunk.iter().enumerate() {
+                    // Free slots hold `[NONE, NONE]`, which is never a moved slot; touching
+                    // non-sensor pairs were updated in place.
+                    if pair.contact == NONE && (is_set(bits, pair.ids[0]) || is_set(bits, pair.ids[1])) {
+                        Self::evaluate_into(cols, pair, (k * CHUNK + i) as u32, out);
                     }
-                    self.push_event(&pair, true);
                 }
-                (true, false) => {
-                    self.end_touch(p);
-                    self.push_event(&pair, false);
+            });
+        } else {
+            outs.par_iter_mut().zip(self.moved.par_chunks(MOVERS)).for_each(|(out, movers)| {
+                out.updates.clear();
+                out.changes.clear();
+                for &slot in movers {
+                    let mut p = cols.pair_head[slot as usize];
+                    while p != NONE {
+                        let pair = &pairs[p as usize];
+                        let end = Self::end_of(pair, slot);
+                        let other = pair.ids[1 - end];
+                        if other > slot || !is_set(bits, other) {
+                            Self::evaluate_into(cols, pair, p, out);
+                        }
+                        p = pair.next[end];
+                    }
                 }
-                (true, true) if !pair.sensor => self.contacts[pair.contact as usize].manifold = m,
-                _ => {}
+            });
+        }
+        for k in 0..chunks {
+            for &(c, m) in &self.narrow[k].updates {
+                self.contacts[c as usize].manifold = m;
+            }
+        }
+        for k in 0..chunks {
+            for i in 0..self.narrow[k].changes.len() {
+                let (p, m) = self.narrow[k].changes[i];
+                self.flip_touching(p, m);
             }
         }
         for &s in &self.moved {
             self.moved_bits[s as usize >> 6] = 0;
         }
+    }
+
+    /// Evaluates `pair` (slot `p`) and records what the serial apply must do with the result.
+    #[inline]
+    fn evaluate_into(cols: &Columns, pair: &PairSlot, p: u32, out: &mut NarrowChunk) {
+        let m = Self::evaluate(cols, pair.ids, pair.sensor);
+        let touching = m.count > 0;
+        if touching != pair.touching {
+            out.changes.push((p, m));
+        } else if touching && pair.contact != NONE {
+            out.updates.push((pair.contact, m));
+        }
+    }
+
+    /// A pair started or stopped touching: add or drop its contact, raise its event.
+    fn flip_touching(&mut self, p: u32, m: Manifold) {
+        let pair = self.pairs[p as usize];
+        if pair.touching {
+            self.end_touch(p);
+            self.push_event(&pair, false);
+            return;
+        }
+        self.pairs[p as usize].touching = true;
+        if !pair.sensor {
+            self.pairs[p as usize].contact = self.contacts.len() as u32;
+            self.contacts.push(Contact {
+                a: self.cols.id(pair.ids[0]).to_raw(),
+                b: self.cols.id(pair.ids[1]).to_raw(),
+                manifold: m,
+            });
+            self.contact_pair.push(p);
+        }
+        self.push_event(&pair, true);
     }
 
     /// The manifold of the colliders in slots `ids` (for a sensor pair, one point when they
@@ -980,22 +1048,21 @@ impl World {
     /// Recomputes, in parallel and in place, the manifold of every contact with a moved collider
     /// (`moved_bits`), then ends, serially, the contacts that stopped touching.
     ///
-    /// Box2D v3's scheme: touching pairs own their slot in `contacts`, so their new manifolds need
-    /// no serial copy. Chunks of the contacts array are fixed by its length, and the ended pairs
-    /// are taken chunk by chunk in array order, so the array comes out the same for any thread
-    /// count.
+    /// Touching pairs own their slot in `contacts`, so their new manifolds need no serial copy.
+    /// Chunks of the contacts array are fixed by its length, and the ended pairs are taken
+    /// chunk by chunk in array order, so the array comes out the same for any thread count.
     fn update_contacts_in_place(&mut self) {
         const CHUNK: usize = 1024;
         let chunks = self.contacts.len().div_ceil(CHUNK);
-        if self.search.len() < chunks {
-            self.search.resize_with(chunks, SearchChunk::default);
+        if self.narrow.len() < chunks {
+            self.narrow.resize_with(chunks, NarrowChunk::default);
         }
         let (cols, bits) = (&self.cols, &self.moved_bits);
-        self.search[..chunks]
+        self.narrow[..chunks]
             .par_iter_mut()
             .zip(self.contacts.par_chunks_mut(CHUNK).zip(self.contact_pair.par_chunks(CHUNK)))
             .for_each(|(out, (contacts, owners))| {
-                out.hits.clear();
+                out.ended.clear();
                 for (c, &p) in contacts.iter_mut().zip(owners) {
                     let ids = [c.a.index, c.b.index];
                     if !ids.iter().any(|&s| is_set(bits, s)) {
@@ -1003,57 +1070,18 @@ impl World {
                     }
                     c.manifold = Self::evaluate(cols, ids, false);
                     if c.manifold.count == 0 {
-                        out.hits.push(p);
+                        out.ended.push(p);
                     }
                 }
             });
         for k in 0..chunks {
-            for i in 0..self.search[k].hits.len() {
-                let p = self.search[k].hits[i];
+            for i in 0..self.narrow[k].ended.len() {
+                let p = self.narrow[k].ended[i];
                 let pair = self.pairs[p as usize];
                 self.end_touch(p);
                 self.push_event(&pair, false);
             }
         }
-    }
-
-    /// Fills `queue` with the pairs to evaluate: those with a moved collider, each once.
-    ///
-    /// When the moved colliders own a good share of all pairs (the peer scene moves half of
-    /// them), one sequential pass over the pair slots testing a bit per end beats chasing each
-    /// moved collider's pair list through memory, and it leaves the queue in slot order, so the
-    /// manifold pass and the apply loop read `pairs` front to back too. That pass leaves out
-    /// the touching non-sensor pairs, which [`World::update_contacts_in_place`] updates where
-    /// they live, and returns `true`. When few colliders moved (a
-    /// big still world), walking their lists is O(their pairs) and queues every pair. Both
-    /// orders are functions of the world's state alone (the pair slots survive a snapshot), so
-    /// the contacts array comes out the same for any thread count and after a snapshot round
-    /// trip; events are sorted at the end of the step.
-    fn queue_moved_pairs(&mut self) -> bool {
-        self.queue.clear();
-        let live_pairs = self.pairs.len() - self.free_pairs.len();
-        if self.moved.len() * 16 < live_pairs {
-            for &slot in &self.moved {
-                let mut p = self.cols.pair_head[slot as usize];
-                while p != NONE {
-                    let pair = &mut self.pairs[p as usize];
-                    if pair.queued != self.stamp {
-                        pair.queued = self.stamp;
-                        self.queue.push(p);
-                    }
-                    p = pair.next[Self::end_of(pair, slot)];
-                }
-            }
-            return false;
-        }
-        let bits = &self.moved_bits;
-        for (p, pair) in self.pairs.iter().enumerate() {
-            // Free slots hold `[NONE, NONE]`, which is never a moved slot.
-            if (is_set(bits, pair.ids[0]) || is_set(bits, pair.ids[1])) && pair.contact == NONE {
-                self.queue.push(p as u32);
-            }
-        }
-        true
     }
 
     // ---------------------------------------------------------------------------------------
@@ -1072,7 +1100,6 @@ impl World {
             next: [self.cols.pair_head[a as usize], self.cols.pair_head[b as usize]],
             prev: [NONE, NONE],
             contact: NONE,
-            queued: 0,
             touching: false,
             sensor,
         };

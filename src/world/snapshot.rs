@@ -8,19 +8,19 @@
 //! and cross-reference is checked, so that corrupted input gives a [`SnapshotError`], never a
 //! panic, and no length read from the bytes allocates more than the bytes could fill.
 //!
-//! # Format (version 1, little-endian throughout)
+//! # Format (version 2, little-endian throughout)
 //! ```text
 //!  magic    8 bytes  "SAPWOOD\0"
-//!  version  u32      1
+//!  version  u32      2
 //!  then seven sections, always in this order, each  tag [u8; 4] | byte length u64 | payload
 //!   CONF  broad-phase kind (u8 tag + fields), aabb_margin, aabb_margin_ratio, large_extent
-//!         (f32 bits), stamp u32
+//!         (f32 bits)
 //!   SLOT  n u32, then per slot: generation u32, alive u8, flags u8, pose 4×f32, tight box
 //!         4×f32, fat box 4×f32, filter 3×u32, user_data u64, shape (kind u8 + fields; a
 //!         polygon is its 144 `Pod` bytes as 36 little-endian words; a compound, kind 4, is
 //!         a part count u32 (1..=128) then per part a pose 4×f32 and a convex shape)
 //!   LIST  free, released, moved: each n u32 + n×u32 slots (order kept: it decides reuse)
-//!   PAIR  n u32, per pair slot: ids 2×u32 (both u32::MAX when free), contact u32, queued u32,
+//!   PAIR  n u32, per pair slot: ids 2×u32 (both u32::MAX when free), contact u32,
 //!         touching u8, sensor u8; then the pair free list, n u32 + n×u32
 //!   LINK  per collider slot: n u32 + its pair slots in list order (the order decides the order
 //!         in which a removal ends touching pairs, hence the contacts array's order)
@@ -43,7 +43,7 @@ use crate::storage::{ColliderId, Filter, flags};
 
 const MAGIC: [u8; 8] = *b"SAPWOOD\0";
 /// The format version this build writes and reads.
-pub const SNAPSHOT_VERSION: u32 = 1;
+pub const SNAPSHOT_VERSION: u32 = 2;
 
 const CONF: [u8; 4] = *b"CONF";
 const SLOT: [u8; 4] = *b"SLOT";
@@ -56,7 +56,7 @@ const EVNT: [u8; 4] = *b"EVNT";
 /// Smallest encoded sizes of repeated records, used to cap counts read from the bytes before
 /// anything is allocated: a count can never claim more records than the remaining bytes hold.
 const MIN_SLOT_BYTES: usize = 4 + 1 + 1 + 16 + 16 + 16 + 12 + 8 + 1 + 4;
-const PAIR_BYTES: usize = 4 * 4 + 2;
+const PAIR_BYTES: usize = 3 * 4 + 2;
 const CONTACT_BYTES: usize = 4 + 4 * (2 + 2 * 4 + 1);
 const EVENT_BYTES: usize = 4 * 4 + 1;
 
@@ -274,7 +274,6 @@ impl World {
             w.f32(c.aabb_margin);
             w.f32(c.aabb_margin_ratio);
             w.f32(c.large_extent);
-            w.u32(self.stamp);
         });
         let cols = &self.cols;
         w.section(SLOT, |w| {
@@ -308,7 +307,6 @@ impl World {
                 w.u32(p.ids[0]);
                 w.u32(p.ids[1]);
                 w.u32(p.contact);
-                w.u32(p.queued);
                 w.u8(u8::from(p.touching));
                 w.u8(u8::from(p.sensor));
             }
@@ -544,10 +542,8 @@ impl World {
         };
         let config =
             WorldConfig { broad_phase, aabb_margin: s.f32()?, aabb_margin_ratio: s.f32()?, large_extent: s.f32()? };
-        let stamp = s.u32()?;
         s.finish(CONF)?;
         let mut world = World::with_config(config).map_err(|_| SnapshotError::InvalidConfig)?;
-        world.stamp = stamp;
         let fat_bound = fat_bound(&config);
 
         // SLOT
@@ -656,9 +652,9 @@ impl World {
         world.pairs.reserve_exact(np);
         for _ in 0..np {
             let ids = [s.u32()?, s.u32()?];
-            let (contact, queued) = (s.u32()?, s.u32()?);
+            let contact = s.u32()?;
             let (touching, sensor) = (s.bool()?, s.bool()?);
-            let pair = PairSlot { ids, next: [NONE; 2], prev: [NONE; 2], contact, queued, touching, sensor };
+            let pair = PairSlot { ids, next: [NONE; 2], prev: [NONE; 2], contact, touching, sensor };
             if ids != [NONE, NONE] {
                 let [a, b] = ids.map(|x| x as usize);
                 if a >= b || b >= n {
@@ -882,7 +878,6 @@ mod tests {
     fn assert_same(a: &World, b: &World) {
         let (ca, cb) = (&a.cols, &b.cols);
         assert_eq!(a.config, b.config);
-        assert_eq!(a.stamp, b.stamp);
         assert_eq!(ca.generation, cb.generation);
         assert_eq!(ca.alive, cb.alive);
         assert_eq!(ca.flags, cb.flags);
@@ -952,8 +947,8 @@ mod tests {
         let w = sample();
         let bytes = w.to_bytes();
         let mut v = bytes.clone();
-        v[8] = 2;
-        assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion(2)));
+        v[8] = 1; // version 1 stored a per-pair queue stamp, which version 2 dropped
+        assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion(1)));
         // A count far beyond the bytes: refused before allocating.
         let slot_count_at = bytes.windows(4).position(|t| t == SLOT).unwrap() + 12;
         let mut v = bytes.clone();

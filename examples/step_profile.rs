@@ -5,7 +5,8 @@
 //! cargo run --release --example step_profile -- 1000000 1     # big world, 1% moving
 //! BP=hash STEPS=100 cargo run --release --example step_profile -- 65536
 //! ```
-//! `BP` picks the movers' broad phase (`sap` default, `hash`, `tree`); `STEPS` the timed steps.
+//! `BP` picks the movers' broad phase (`sap` default, `hash`, `tree`); `STEPS` the timed steps;
+//! `MARGIN_RATIO` overrides `WorldConfig::aabb_margin_ratio`.
 //! Prints CPU time per step (from /proc/self/task/*/schedstat, so other processes' load does not count) and
 //! the wall-clock time of each phase from `World::last_step_timings`.
 
@@ -31,7 +32,11 @@ fn main() {
         Some(p) => Scene::big_world(p, 42),
         None => Scene::peer(n, 42),
     };
-    let mut world = World::with_config(WorldConfig { broad_phase, ..WorldConfig::default() }).expect("valid config");
+    let mut config = WorldConfig { broad_phase, ..WorldConfig::default() };
+    if let Some(r) = std::env::var("MARGIN_RATIO").ok().and_then(|s| s.parse().ok()) {
+        config.aabb_margin_ratio = r;
+    }
+    let mut world = World::with_config(config).expect("valid config");
     let t = Instant::now();
     let descs: Vec<ColliderDesc> =
         scene.colliders().iter().map(|c| ColliderDesc::new(c.shape.clone(), c.pose)).collect();

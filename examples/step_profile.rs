@@ -6,7 +6,8 @@
 //! BP=hash STEPS=100 cargo run --release --example step_profile -- 65536
 //! ```
 //! `BP` picks the movers' broad phase (`sap` default, `hash`, `tree`); `STEPS` the timed steps;
-//! `MARGIN_RATIO` overrides `WorldConfig::aabb_margin_ratio`.
+//! `MARGIN_RATIO` overrides `WorldConfig::aabb_margin_ratio`; `SEED_SCENE=random-half` (any
+//! scenario without insertions or removals) runs a seed-table scene instead of the peer scene.
 //! Prints CPU time per step (from /proc/self/task/*/schedstat, so other processes' load does not count) and
 //! the wall-clock time of each phase from `World::last_step_timings`.
 
@@ -15,7 +16,7 @@ use std::time::Instant;
 #[path = "../benches/common/cpu.rs"]
 mod cpu;
 
-use sapwood::scenes::Scene;
+use sapwood::scenes::{Scene, SeedScenario};
 use sapwood::{BroadPhaseKind, ColliderDesc, World, WorldConfig};
 
 fn main() {
@@ -26,11 +27,14 @@ fn main() {
     let broad_phase = match std::env::var("BP").as_deref() {
         Ok("hash") => BroadPhaseKind::SpatialHash { cell_size: 2.0 },
         Ok("tree") => BroadPhaseKind::DynamicTree,
+        Ok("brute") => BroadPhaseKind::BruteForce,
         _ => BroadPhaseKind::IncrementalSap,
     };
-    let mut scene = match percent {
-        Some(p) => Scene::big_world(p, 42),
-        None => Scene::peer(n, 42),
+    let seed_scenario = std::env::var("SEED_SCENE").ok().and_then(|s| SeedScenario::from_name(&s));
+    let mut scene = match (seed_scenario, percent) {
+        (Some(sc), _) => Scene::seed(sc, n, 42),
+        (None, Some(p)) => Scene::big_world(p, 42),
+        (None, None) => Scene::peer(n, 42),
     };
     let mut config = WorldConfig { broad_phase, ..WorldConfig::default() };
     if let Some(r) = std::env::var("MARGIN_RATIO").ok().and_then(|s| s.parse().ok()) {

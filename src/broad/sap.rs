@@ -100,6 +100,18 @@ fn ep_slot(e: u64) -> usize {
     (e as u32).rotate_left(1) as usize
 }
 
+/// A box's interval on `axis`, covering both its stored and its reflected box (see `Axis::span`).
+#[inline]
+fn hull_on(b: &Boxes, axis: usize) -> [f32; 2] {
+    [b.cur.min[axis].min(b.prev.min[axis]), b.cur.max[axis].max(b.prev.max[axis])]
+}
+
+/// Whether two closed intervals meet (touching counts, as in [`Aabb::overlaps`]).
+#[inline]
+fn meet(a: [f32; 2], b: [f32; 2]) -> bool {
+    a[0] <= b[1] && b[0] <= a[1]
+}
+
 #[inline]
 fn pack_pair(p: Pair) -> u64 {
     (u64::from(p[0]) << 32) | u64::from(p[1])
@@ -153,6 +165,12 @@ struct Axis {
     axis: usize,
     /// Every live box's min and max endpoint, ascending (see the module's layout).
     ends: Vec<u64>,
+    /// Beside each endpoint in `ends`, its box's interval on the *other* axis, widened to cover
+    /// both the stored and the reflected box (`cur` ∪ `prev`). A swap tests the two boxes only
+    /// when these intervals meet: in a 2D scene, the endpoints an endpoint passes on x mostly
+    /// belong to boxes far away in y, and the test would fetch each one's box from a random
+    /// place in memory.
+    span: Vec<[f32; 2]>,
     /// `pos[id << 1 | is_max]`: index of that endpoint in `ends`; stale for non-live ids.
     pos: Vec<u32>,
     /// Candidate pairs (packed) found by this axis' sort. A field so that the steady state does
@@ -173,11 +191,13 @@ impl Axis {
             }
             if w != r {
                 self.ends[w] = e;
+                self.span[w] = self.span[r];
                 self.pos[ep_slot(e)] = w as u32;
             }
             w += 1;
         }
         self.ends.truncate(w);
+        self.span.truncate(w);
     }
 
     /// Writes the moved boxes' new coordinates into their endpoints, then restores the order by
@@ -199,6 +219,9 @@ impl Axis {
                 let s = (id as usize) << 1;
                 let new_min = endpoint(key_of(b.min[a]), false, id);
                 let new_max = endpoint(key_of(b.max[a]), true, id);
+                let hull = hull_on(&boxes[id as usize], 1 - a);
+                self.span[self.pos[s] as usize] = hull;
+                self.span[self.pos[s + 1] as usize] = hull;
                 // When the min moves right, the max goes first (and vice versa) so that a box's
                 // own two endpoints never pass each other.
                 if new_min > self.ends[self.pos[s] as usize] {
@@ -217,10 +240,15 @@ impl Axis {
             }
             let b = &boxes[id as usize].cur;
             let s = (id as usize) << 1;
-            self.ends[self.pos[s] as usize] = endpoint(key_of(b.min[a]), false, id);
-            self.ends[self.pos[s + 1] as usize] = endpoint(key_of(b.max[a]), true, id);
+            let hull = hull_on(&boxes[id as usize], 1 - a);
+            for (k, e) in [(s, endpoint(key_of(b.min[a]), false, id)), (s + 1, endpoint(key_of(b.max[a]), true, id))] {
+                let i = self.pos[k] as usize;
+                self.ends[i] = e;
+                self.span[i] = hull;
+            }
         }
         let ends = &mut self.ends;
+        let span = &mut self.span;
         let pos = &mut self.pos;
         // Each shifted endpoint's position is written at once until the swaps outnumber half the
         // endpoints; past that budget (many boxes moving) the touched range is rewritten once at
@@ -237,17 +265,20 @@ impl Axis {
             let e_max = ep_is_max(e);
             let e_id = ep_id(e);
             let eb = &boxes[e_id as usize];
+            let es = span[i];
             let mut j = i;
             while j > 0 {
                 let p = ends[j - 1];
                 if p < e {
                     break;
                 }
+                let ps = span[j - 1];
                 ends[j] = p;
+                span[j] = ps;
                 if !bulk {
                     pos[ep_slot(p)] = j as u32;
                 }
-                if ep_is_max(p) != e_max {
+                if ep_is_max(p) != e_max && meet(es, ps) {
                     let pb = &boxes[ep_id(p) as usize];
                     // The pair table holds the overlaps of the `prev` boxes, so these tests are
                     // exact membership tests without probing it. The filters only drop
@@ -266,6 +297,7 @@ impl Axis {
                 j -= 1;
             }
             ends[j] = e;
+            span[j] = es;
             pos[ep_slot(e)] = j as u32;
             swaps += i - j;
             bulk = swaps > budget;
@@ -286,6 +318,7 @@ impl Axis {
         let e_max = ep_is_max(e);
         let e_id = ep_id(e);
         let eb = &boxes[e_id as usize];
+        let es = self.span[i];
         // A swap that leaves a min before a max may begin a pair, one that leaves a max before a
         // min may end it; the filters are the full pass's.
         let record = |p: u64, min_now_first: bool, events: &mut Vec<u64>| {
@@ -301,9 +334,11 @@ impl Axis {
         };
         while i > 0 && self.ends[i - 1] > e {
             let p = self.ends[i - 1];
+            let ps = self.span[i - 1];
             self.ends[i] = p;
+            self.span[i] = ps;
             self.pos[ep_slot(p)] = i as u32;
-            if ep_is_max(p) != e_max {
+            if ep_is_max(p) != e_max && meet(es, ps) {
                 // `e` is now left of `p`.
                 record(p, !e_max, &mut self.events);
             }
@@ -311,15 +346,18 @@ impl Axis {
         }
         while i + 1 < self.ends.len() && self.ends[i + 1] < e {
             let p = self.ends[i + 1];
+            let ps = self.span[i + 1];
             self.ends[i] = p;
+            self.span[i] = ps;
             self.pos[ep_slot(p)] = i as u32;
-            if ep_is_max(p) != e_max {
+            if ep_is_max(p) != e_max && meet(es, ps) {
                 // `e` is now right of `p`.
                 record(p, e_max, &mut self.events);
             }
             i += 1;
         }
         self.ends[i] = e;
+        self.span[i] = es;
         self.pos[slot] = i as u32;
     }
 
@@ -336,16 +374,19 @@ impl Axis {
         self.fresh.sort_unstable();
         let (mut i, mut j) = (self.ends.len(), self.fresh.len());
         self.ends.resize(i + j, 0);
+        self.span.resize(i + j, [0.0; 2]);
         while j > 0 {
-            let e = if i > 0 && self.ends[i - 1] > self.fresh[j - 1] {
+            let (e, sp) = if i > 0 && self.ends[i - 1] > self.fresh[j - 1] {
                 i -= 1;
-                self.ends[i]
+                (self.ends[i], self.span[i])
             } else {
                 j -= 1;
-                self.fresh[j]
+                let e = self.fresh[j];
+                (e, hull_on(&boxes[ep_id(e) as usize], 1 - a))
             };
             let k = i + j;
             self.ends[k] = e;
+            self.span[k] = sp;
             self.pos[ep_slot(e)] = k as u32;
         }
     }
@@ -802,6 +843,10 @@ impl BroadPhase for IncrementalSap {
                 let v = if ep_is_max(e) { b.max[a] } else { b.min[a] };
                 if (e >> 32) as u32 != key_of(v) {
                     return Err(format!("axis {a}: endpoint {i} (id {id}) does not hold its box's coordinate"));
+                }
+                let o = 1 - a;
+                if !ax.span.get(i).is_some_and(|sp| sp[0] <= b.min[o] && b.max[o] <= sp[1]) {
+                    return Err(format!("axis {a}: endpoint {i} (id {id}): its span misses the box"));
                 }
                 let bs = &self.boxes[id];
                 if self.flags[id] & FLAG_MOVED == 0 && bytemuck::bytes_of(&bs.cur) != bytemuck::bytes_of(&bs.prev) {

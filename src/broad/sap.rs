@@ -7,6 +7,7 @@
 //! ```text
 //!   endpoint (u64):  | key: u32 (order-preserving f32 bits) | is_max: 1 bit | id: 31 bits |
 //!   ends[axis]:      [ min 3 | min 0 | max 3 | min 7 | max 0 | max 7 | ... ]   ascending u64
+//!   span[axis]:      beside each endpoint, its box's interval on the other axis
 //!   pos[axis]:       pos[id << 1 | is_max] = index of that endpoint in ends[axis]
 //! ```
 //! Sorting the packed `u64` orders endpoints by coordinate, then **min before max** at equal

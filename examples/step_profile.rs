@@ -8,8 +8,9 @@
 //! `BP` picks the movers' broad phase (`sap` default, `hash`, `tree`); `STEPS` the timed steps;
 //! `MARGIN_RATIO` overrides `WorldConfig::aabb_margin_ratio`; `SEED_SCENE=random-half` (any
 //! scenario without insertions or removals) runs a seed-table scene instead of the peer scene.
-//! Prints CPU time per step (from /proc/self/task/*/schedstat, so other processes' load does not count) and
-//! the wall-clock time of each phase from `World::last_step_timings`.
+//! Prints CPU time per step (from /proc/self/task/*/schedstat, so other processes' load does not
+//! count), the median wall-clock time of `World::step`, and the wall-clock time of each phase
+//! from `World::last_step_timings`.
 
 use std::time::Instant;
 
@@ -57,6 +58,9 @@ fn main() {
     // does not walk a million still ones.
     let movers: Vec<usize> = (0..scene.len()).filter(|&i| scene.colliders()[i].moving).collect();
     let (mut cpu, mut phases) = (0.0, [0.0f64; 4]);
+    // The whole call as well as its phases: handing work to rayon's pool and back happens
+    // between and around the phase timers.
+    let mut walls = Vec::with_capacity(steps);
     for _ in 0..steps {
         scene.step();
         let c0 = cpu::cpu_ms() / 1e3;
@@ -64,7 +68,9 @@ fn main() {
             let c = &scene.colliders()[i];
             world.set_pose(ids[c.id as usize], c.pose).expect("valid pose");
         }
+        let w = Instant::now();
         world.step();
+        walls.push(w.elapsed().as_secs_f64() * 1e3);
         cpu += cpu::cpu_ms() / 1e3 - c0;
         let tm = world.last_step_timings();
         for (acc, d) in phases.iter_mut().zip([tm.aabbs, tm.broad_phase, tm.narrow_phase, tm.events]) {
@@ -73,6 +79,8 @@ fn main() {
     }
     let k = steps.max(1) as f64;
     println!("CPU per step (set_pose + step): {:.3} ms", cpu / k * 1e3);
+    walls.sort_by(f64::total_cmp);
+    println!("wall of World::step: median {:.3} ms", walls.get(walls.len() / 2).copied().unwrap_or(0.0));
     println!(
         "wall per phase: aabbs {:.3} ms, broad {:.3} ms, narrow {:.3} ms, events {:.3} ms; {} contacts",
         phases[0] / k,

@@ -238,7 +238,7 @@ impl UniformGrid {
             for (i, a) in cell.iter().enumerate() {
                 for b in &cell[i + 1..] {
                     // Emit only from the cell of the intersection's lower-left corner.
-                    if a.cx0.max(b.cx0) == cx && a.cy0.max(b.cy0) == cy && a.aabb.overlaps(&b.aabb) {
+                    if (a.cx0.max(b.cx0) == cx) & (a.cy0.max(b.cy0) == cy) & a.aabb.overlaps(&b.aabb) {
                         out.push(pair(a.id, b.id));
                     }
                 }
@@ -322,7 +322,7 @@ impl BroadPhase for UniformGrid {
                 let lo = if c == 0 { 0 } else { self.cell_end[c - 1] as usize };
                 for it in &self.items[lo..self.cell_end[c] as usize] {
                     // Same duplicate rule as pairs: report from the intersection's first cell.
-                    if it.cx0.max(q.x0) == cx && it.cy0.max(q.y0) == cy && it.aabb.overlaps(aabb) {
+                    if (it.cx0.max(q.x0) == cx) & (it.cy0.max(q.y0) == cy) & it.aabb.overlaps(aabb) {
                         out.push(it.id);
                     }
                 }

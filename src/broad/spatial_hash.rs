@@ -284,7 +284,7 @@ impl SpatialHash {
                 let ra = &self.recs[a as usize];
                 for &b in &ids[i + 1..] {
                     let rb = &self.recs[b as usize];
-                    if ra.x0.max(rb.x0) == cx && ra.y0.max(rb.y0) == cy && ra.aabb.overlaps(&rb.aabb) {
+                    if (ra.x0.max(rb.x0) == cx) & (ra.y0.max(rb.y0) == cy) & ra.aabb.overlaps(&rb.aabb) {
                         out.push(pair(a, b));
                     }
                 }
@@ -428,8 +428,9 @@ impl BroadPhase for SpatialHash {
                 let Some(&slot) = self.map.get(&key(cx, cy)) else { continue };
                 for &id in &self.cells[slot as usize].ids {
                     let r = &self.recs[id as usize];
-                    // Report from the intersection's first cell only, as for pairs.
-                    if r.x0.max(qx0) == cx && r.y0.max(qy0) == cy && r.aabb.overlaps(aabb) {
+                    // Report from the intersection's first cell only, as for pairs. `&`: one
+                    // branch, not three coin tosses.
+                    if (r.x0.max(qx0) == cx) & (r.y0.max(qy0) == cy) & r.aabb.overlaps(aabb) {
                         out.push(id);
                     }
                 }

@@ -648,7 +648,7 @@ impl IncrementalSap {
                 if o.max_x < b.min.x {
                     return false;
                 }
-                if o.min_y <= b.max.y && b.min.y <= o.max_y {
+                if (o.min_y <= b.max.y) & (b.min.y <= o.max_y) {
                     found.push(pair(o.id, id));
                 }
                 true
@@ -752,7 +752,8 @@ impl IncrementalSap {
                 let stop = i + 1 + out.min_x[i + 1..end].partition_point(|&m| m <= a_max_x);
                 let ys = out.min_y[i + 1..stop].iter().zip(&out.max_y[i + 1..stop]);
                 for (((&lo, &hi), &b_id), &b_first) in ys.zip(&out.id_new[i + 1..stop]).zip(&out.first[i + 1..stop]) {
-                    if lo <= a_max_y && a_min_y <= hi && (a_id | b_id) >> 31 != 0 && a_first.max(b_first) == strip {
+                    if (lo <= a_max_y) & (a_min_y <= hi) & ((a_id | b_id) >> 31 != 0) & (a_first.max(b_first) == strip)
+                    {
                         self.found.push(pair(a_id & MAX_ID, b_id & MAX_ID));
                     }
                 }

@@ -121,7 +121,7 @@ impl SortSweep {
                 }
                 active[k] = a;
                 k += 1;
-                if a.min_y <= b.max.y && b.min.y <= a.max_y {
+                if (a.min_y <= b.max.y) & (b.min.y <= a.max_y) {
                     out.push(pair(a.id, e.id));
                 }
             }

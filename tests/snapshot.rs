@@ -120,6 +120,7 @@ fn run_twins(config: WorldConfig, seed: u64, pending_changes: bool, steps: usize
     }
     let bytes = a.to_bytes();
     let mut b = World::from_bytes(&bytes).unwrap();
+    b.validate().unwrap();
     assert_eq!(b.to_bytes(), bytes, "a restored world writes the same bytes");
     assert_eq!(b.ids().collect::<Vec<_>>(), a.ids().collect::<Vec<_>>());
     assert_eq!(b.events(), a.events());

@@ -375,6 +375,7 @@ fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
             }
         }
         world.step();
+        world.validate().unwrap_or_else(|e| panic!("step {step}: {e}"));
         check_step(&world, &mut model, step);
         check_queries(&world, &model, &mut rng, extent);
         assert_eq!(world.len(), model.live.len());

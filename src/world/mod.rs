@@ -22,6 +22,7 @@ mod debug;
 mod mover_tree;
 mod query;
 mod rebuild;
+mod validate;
 
 pub use query::{QueryFilter, RayCastHit};
 
@@ -320,6 +321,10 @@ pub struct World {
     escaped_inserts: Vec<(u32, Aabb)>,
     /// Colliders that escaped or are new this step, for tree pair searches and list checks.
     escaped: Vec<u32>,
+    /// Beside each of `escaped`, the fat box it had before (`EMPTY` for a new one) when its
+    /// parted pairs with tree residents can be found by querying the tree with that box, or
+    /// `None` when its whole pair list must be checked (see `search_escaped_pairs`).
+    escaped_old: Vec<Option<Aabb>>,
     began: Vec<Pair>,
     ended: Vec<Pair>,
     query_hits: Vec<u32>,
@@ -391,6 +396,7 @@ impl World {
             escaped_updates: Vec::new(),
             escaped_inserts: Vec::new(),
             escaped: Vec::new(),
+            escaped_old: Vec::new(),
             began: Vec::new(),
             ended: Vec::new(),
             query_hits: Vec::new(),
@@ -739,6 +745,7 @@ impl World {
             .collect_into_vec(&mut self.moved_aabbs);
 
         self.escaped.clear();
+        self.escaped_old.clear();
         self.escaped_updates.clear();
         self.escaped_inserts.clear();
         for (&slot, &tight) in self.moved.iter().zip(&self.moved_aabbs) {
@@ -761,9 +768,15 @@ impl World {
             };
             let new_fat = tight.fattened(margin);
             cols.fat[s] = new_fat;
-            self.escaped.push(slot);
             let wants_tree = cols.flags[s] & flags::STATIC != 0 || size.max_element() > self.config.large_extent;
             let in_tree = cols.flags[s] & flags::IN_TREE != 0;
+            // A collider that stays in the movers' structure, when that structure reports its own
+            // parted pairs, needs only its pairs with tree residents checked (see
+            // `search_escaped_pairs`).
+            let stays_mover = !is_new && !in_tree && !wants_tree;
+            let by_tree = is_new || (stays_mover && !self.config.broad_phase.finds_pairs_by_query());
+            self.escaped.push(slot);
+            self.escaped_old.push(by_tree.then_some(fat));
             if !is_new && wants_tree != in_tree {
                 // Grew past (or shrank below) the large-collider limit: change structures.
                 if in_tree {
@@ -852,10 +865,11 @@ impl World {
         }
         let query_movers = self.config.broad_phase.finds_pairs_by_query();
         let (cols, pairs, table, tree, movers) = (&self.cols, &self.pairs, &self.pair_table, &self.tree, &*self.movers);
-        self.search[..chunks].par_iter_mut().zip(self.escaped.par_chunks(CHUNK)).for_each(|(out, slots)| {
+        let escaped = self.escaped.par_chunks(CHUNK).zip(self.escaped_old.par_chunks(CHUNK));
+        self.search[..chunks].par_iter_mut().zip(escaped).for_each(|(out, (slots, olds))| {
             out.began.clear();
             out.ended.clear();
-            for &slot in slots {
+            for (&slot, old) in slots.iter().zip(olds) {
                 let s = slot as usize;
                 let fat = cols.fat[s];
                 if cols.flags[s] & flags::IN_TREE == 0 {
@@ -874,6 +888,20 @@ impl World {
                             out.began.push(p);
                         }
                     }
+                }
+                if let Some(old) = old {
+                    // Its parted pairs with other movers come from the movers' structure. A tree
+                    // resident it was paired with overlapped its old fat box (the resident did
+                    // not escape, or its own list check covers the pair): ask the tree, instead
+                    // of walking the pair list through memory. Non-pairs among the hits are
+                    // dropped by the apply's pair-table lookup.
+                    tree.query(old, |other| {
+                        if !cols.fat[other as usize].overlaps(&fat) {
+                            out.ended.push(crate::broad::pair(slot, other));
+                        }
+                        true
+                    });
+                    continue;
                 }
                 let mut p = cols.pair_head[s];
                 while p != NONE {

@@ -446,6 +446,9 @@ fn step(
 
 fn full_check(world: &World, model: &mut Model, r: &mut SoakReport, diverge: &mut Diverge) {
     r.full_checks += 1;
+    if let Err(e) = world.validate() {
+        diverge(r, format!("step {}: {e}", r.steps));
+    }
     let now = model.touching_now();
     if now != model.touching {
         let extra: Vec<_> = model.touching.difference(&now).take(3).collect();

@@ -1,0 +1,144 @@
+//! `World::validate`: the world's pair bookkeeping checked against a recomputation, for tests.
+
+use super::{NONE, World};
+use crate::broad::{Pair, pair};
+use crate::math::Aabb;
+
+impl World {
+    /// Checks the world's internal bookkeeping against an independent recomputation; tests that
+    /// mutate worlds at random call it after every step.
+    ///
+    /// - The candidate pairs are exactly the allowed pairs of colliders whose fat boxes overlap,
+    ///   recomputed by a sort-and-sweep over the fat boxes (a pair the broad-phase update failed
+    ///   to end changes no contact, so only this check sees it).
+    /// - Every pair slot is in the pair table under its ids and in both colliders' pair lists,
+    ///   which are well linked; free slots are in the free list.
+    /// - The contacts array holds exactly the touching non-sensor pairs, each under its ids.
+    /// - The movers' broad phase and the static tree pass their own `validate`.
+    ///
+    /// O(n log n + pairs). Holds between calls of the public API, steps included.
+    ///
+    /// # Errors
+    /// A description of the first broken invariant.
+    pub fn validate(&self) -> Result<(), String> {
+        let cols = &self.cols;
+        let mut live = Vec::new();
+        let mut free = 0;
+        for (p, slot) in self.pairs.iter().enumerate() {
+            let p = p as u32;
+            let [a, b] = slot.ids;
+            if [a, b] == [NONE, NONE] {
+                free += 1;
+                continue;
+            }
+            let alive = |s: u32| cols.alive.get(s as usize).copied().unwrap_or(false);
+            if a >= b || !alive(a) || !alive(b) {
+                return Err(format!("pair slot {p}: ids {a}, {b} not two live slots in order"));
+            }
+            if self.pair_table.get([a, b]) != Some(p) {
+                return Err(format!("pair slot {p} ({a}, {b}) is not in the pair table under its slot"));
+            }
+            let owns_contact = slot.touching && !slot.sensor;
+            if owns_contact != (slot.contact != NONE) {
+                return Err(format!(
+                    "pair slot {p}: touching {} sensor {} but contact {}",
+                    slot.touching, slot.sensor, slot.contact
+                ));
+            }
+            if slot.contact != NONE {
+                let c = slot.contact as usize;
+                let ids_match = self.contacts.get(c).is_some_and(|k| {
+                    k.a == cols.id(a).to_raw() && k.b == cols.id(b).to_raw() && self.contact_pair[c] == p
+                });
+                if !ids_match {
+                    return Err(format!("pair slot {p}: contact {c} belongs to another pair"));
+                }
+            }
+            live.push([a, b]);
+        }
+        if free != self.free_pairs.len() || self.pair_table.len() != live.len() {
+            return Err(format!(
+                "{free} free pair slots, {} in the free list; {} live pairs, {} in the table",
+                self.free_pairs.len(),
+                live.len(),
+                self.pair_table.len()
+            ));
+        }
+        if self.contacts.len() != self.contact_pair.len()
+            || self
+                .contact_pair
+                .iter()
+                .enumerate()
+                .any(|(c, &p)| self.pairs.get(p as usize).is_none_or(|slot| slot.contact != c as u32))
+        {
+            return Err("contacts and their owning pairs disagree".into());
+        }
+        self.validate_lists(live.len())?;
+
+        live.sort_unstable();
+        let expected = self.fat_box_pairs();
+        if live != expected {
+            let missing = expected.iter().find(|p| live.binary_search(p).is_err());
+            let extra = live.iter().find(|p| expected.binary_search(p).is_err());
+            return Err(format!(
+                "{} candidate pairs, {} allowed fat-box overlaps; first missing {missing:?}, first extra {extra:?}",
+                live.len(),
+                expected.len()
+            ));
+        }
+        self.movers.validate().map_err(|e| format!("movers' broad phase: {e}"))?;
+        self.tree.validate().map_err(|e| format!("static tree: {e}"))
+    }
+
+    /// Every collider's pair list holds only its own pairs, with `prev` links mirroring `next`,
+    /// and the lists together hold every live pair twice.
+    fn validate_lists(&self, live_pairs: usize) -> Result<(), String> {
+        let cols = &self.cols;
+        let mut entries = 0;
+        for s in 0..cols.alive.len() as u32 {
+            if !cols.alive[s as usize] {
+                continue;
+            }
+            let (mut p, mut prev) = (cols.pair_head[s as usize], NONE);
+            while p != NONE {
+                let Some(slot) = self.pairs.get(p as usize).filter(|slot| slot.ids.contains(&s)) else {
+                    return Err(format!("collider {s}'s pair list reaches slot {p}, not one of its pairs"));
+                };
+                let end = Self::end_of(slot, s);
+                if slot.prev[end] != prev {
+                    return Err(format!("collider {s}'s pair list: slot {p} links back to {}", slot.prev[end]));
+                }
+                entries += 1;
+                if entries > 2 * live_pairs {
+                    return Err(format!("collider {s}'s pair list is longer than all pairs"));
+                }
+                (prev, p) = (p, slot.next[end]);
+            }
+        }
+        if entries != 2 * live_pairs {
+            return Err(format!("the pair lists hold {entries} entries for {live_pairs} pairs"));
+        }
+        Ok(())
+    }
+
+    /// The allowed pairs of colliders in the structures (stepped at least once) whose fat boxes
+    /// overlap, ascending, by a sort-and-sweep on x.
+    fn fat_box_pairs(&self) -> Vec<Pair> {
+        let cols = &self.cols;
+        let mut boxes: Vec<(Aabb, u32)> = (0..cols.alive.len() as u32)
+            .filter(|&s| cols.alive[s as usize] && cols.fat[s as usize] != Aabb::EMPTY)
+            .map(|s| (cols.fat[s as usize], s))
+            .collect();
+        boxes.sort_unstable_by(|a, b| a.0.min.x.total_cmp(&b.0.min.x));
+        let mut out = Vec::new();
+        for (i, (a, sa)) in boxes.iter().enumerate() {
+            for (b, sb) in boxes[i + 1..].iter().take_while(|(b, _)| b.min.x <= a.max.x) {
+                if a.overlaps(b) && Self::may_pair(cols, *sa, *sb) {
+                    out.push(pair(*sa, *sb));
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+}

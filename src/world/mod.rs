@@ -834,17 +834,24 @@ impl World {
             let [a, b] = self.ended[i];
             // A collider moving between the SAP and the tree makes the SAP report its pairs as
             // ended although the fat boxes still overlap: those pairs live on.
-            if let Some(p) = self.pair_table.get(self.ended[i])
-                && !self.cols.fat[a as usize].overlaps(&self.cols.fat[b as usize])
+            if !self.cols.fat[a as usize].overlaps(&self.cols.fat[b as usize])
+                && let Some(p) = self.pair_table.remove(self.ended[i])
             {
-                self.destroy_pair(p, false);
+                self.free_pair(p, false);
             }
         }
         self.began.sort_unstable();
         self.began.dedup();
         for i in 0..self.began.len() {
             let [a, b] = self.began[i];
-            if !Self::may_pair(&self.cols, a, b) || self.pair_table.contains(self.began[i]) {
+            if !Self::may_pair(&self.cols, a, b) {
+                continue;
+            }
+            // One probe that claims the key for the slot `create_pair` will take, instead of a
+            // lookup and then an insert; a pair already present (rare) gets its slot back.
+            let p = self.free_pairs.last().copied().unwrap_or(self.pairs.len() as u32);
+            if let Some(old) = self.pair_table.insert(self.began[i], p) {
+                self.pair_table.insert(self.began[i], old);
                 continue;
             }
             let sensor = (self.cols.flags[a as usize] | self.cols.flags[b as usize]) & flags::SENSOR != 0;
@@ -1138,6 +1145,8 @@ impl World {
         usize::from(pair.ids[1] == slot)
     }
 
+    /// Takes a pair slot (the free list's last first, else a new one) and links it into both
+    /// colliders' lists. The caller has put the pair into `pair_table` under that slot.
     fn create_pair(&mut self, a: u32, b: u32, sensor: bool) {
         let slot = PairSlot {
             ids: [a, b],
@@ -1167,12 +1176,18 @@ impl World {
             self.cols.pair_head[c as usize] = p;
             debug_assert_eq!(self.pairs[p as usize].next[k], head);
         }
-        self.pair_table.insert([a, b], p);
+        debug_assert_eq!(self.pair_table.get([a, b]), Some(p));
     }
 
     /// Unlinks and frees a pair slot; a touching pair ends with an event (into the pending list
     /// when called from `remove`, so that it is reported with the next step).
     fn destroy_pair(&mut self, p: u32, pending: bool) {
+        self.pair_table.remove(self.pairs[p as usize].ids);
+        self.free_pair(p, pending);
+    }
+
+    /// `destroy_pair` for a pair already taken out of `pair_table`.
+    fn free_pair(&mut self, p: u32, pending: bool) {
         let pair = self.pairs[p as usize];
         if pair.touching {
             self.end_touch(p);
@@ -1194,7 +1209,6 @@ impl World {
                 np.prev[end] = prev;
             }
         }
-        self.pair_table.remove(pair.ids);
         self.pairs[p as usize].ids = [NONE, NONE];
         self.free_pairs.push(p);
     }

@@ -43,6 +43,13 @@
 //! table always holds exactly the overlaps of the `prev` boxes, which lets the sort test a
 //! candidate's old membership from two boxes instead of a hash probe.
 //!
+//! # Without a pair set
+//! A caller that keeps its own pair set (the world) builds [`IncrementalSap::without_pair_set`]:
+//! no table at all. Each kept candidate is a change by construction (its old membership is the
+//! reflected boxes' overlap), so it goes into a plain log; the report sorts the log and nets out
+//! pairs that changed more than once since the last report. Removed boxes' pairs are the
+//! caller's to drop.
+//!
 //! # Known weaknesses
 //! A box spanning most of an axis overlaps everything on it and is swapped with every endpoint
 //! it crosses: keep such colliders (ground planes) in a tree. Region queries are a linear scan
@@ -449,8 +456,16 @@ pub struct IncrementalSap {
     flags: Vec<u8>,
     /// x and y.
     axes: [Axis; 2],
-    /// The current overlapping pairs (value unused, 0).
+    /// The current overlapping pairs (value unused, 0); empty without a pair set (see
+    /// [`IncrementalSap::without_pair_set`]).
     table: PairTable,
+    /// Set by [`IncrementalSap::without_pair_set`]: `table` is not kept, and pair changes are
+    /// decided from the boxes alone and logged in `changes`.
+    caller_keeps_pairs: bool,
+    /// Without a pair set: the pair changes since the last report, in order, as (packed pair,
+    /// sequence number << 1 | began). A pair may appear several times (both axes report it,
+    /// or several flushes changed it); the report nets them out.
+    changes: Vec<(u64, u32)>,
     /// Number of ids the caller sees as present.
     count: usize,
     /// Ids updated since the last flush (each once, thanks to `FLAG_MOVED`).
@@ -490,6 +505,23 @@ impl IncrementalSap {
         let mut s = Self::default();
         s.axes[1].axis = 1;
         s
+    }
+
+    /// An empty structure that keeps no set of the current pairs, for a caller that keeps its
+    /// own (the world): it saves a hash table of every overlapping pair and two probes per pair
+    /// change. [`BroadPhase::update_pairs`] still reports every pair that began or ended through
+    /// inserts and moves, decided from the boxes (the swap filters know each candidate's old
+    /// state from the reflected boxes); it does **not** report the pairs of removed boxes,
+    /// which the caller drops itself. [`BroadPhase::pairs`] recomputes the pairs by a sweep.
+    #[must_use]
+    pub fn without_pair_set() -> Self {
+        Self { caller_keeps_pairs: true, ..Self::new() }
+    }
+
+    /// Without a pair set: logs that `p` began (or ended).
+    fn log_change(changes: &mut Vec<(u64, u32)>, p: Pair, began: bool) {
+        let seq = changes.len() as u32;
+        changes.push((pack_pair(p), seq << 1 | u32::from(began)));
     }
 
     /// Makes the id-indexed arrays long enough for `id`.
@@ -550,6 +582,13 @@ impl IncrementalSap {
         let state = &self.state;
         let [ax, ay] = &mut self.axes;
         rayon::join(|| ax.compact(state), || ay.compact(state));
+        let gone = |k: u64| {
+            let p = unpack_pair(k);
+            state[p[0] as usize] == REMOVING || state[p[1] as usize] == REMOVING
+        };
+        // Without a pair set, the caller drops the removed boxes' pairs; changes logged for
+        // them since the last report are forgotten (a re-inserted id starts afresh).
+        self.changes.retain(|&(k, _)| !gone(k));
         let (delta, log) = (&mut self.delta, &mut self.delta_log);
         self.table.retain(|p, _| {
             let gone = state[p[0] as usize] == REMOVING || state[p[1] as usize] == REMOVING;
@@ -570,16 +609,19 @@ impl IncrementalSap {
         let (boxes, state, moved) = (&self.boxes, &self.state, &self.moved);
         let [ax, ay] = &mut self.axes;
         rayon::join(|| ax.resort(boxes, state, moved), || ay.resort(boxes, state, moved));
-        for &id in &self.moved {
-            let i = id as usize;
-            self.flags[i] &= !FLAG_MOVED;
-            self.boxes[i].prev = self.boxes[i].cur;
-        }
-        self.moved.clear();
         for ax in &self.axes {
             for &k in &ax.events {
                 let p = unpack_pair(k);
-                if self.boxes[p[0] as usize].cur.overlaps(&self.boxes[p[1] as usize].cur) {
+                let [a, b] = [&self.boxes[p[0] as usize], &self.boxes[p[1] as usize]];
+                let now = a.cur.overlaps(&b.cur);
+                if self.caller_keeps_pairs {
+                    // Every kept candidate changes membership: a min that passed a max kept
+                    // only if the boxes overlap now and their reflected (`prev`) boxes did not;
+                    // a max that passed a min is left disjoint on that axis and was kept only
+                    // if the reflected boxes overlapped.
+                    debug_assert_ne!(now, a.prev.overlaps(&b.prev), "candidate {p:?} changes nothing");
+                    Self::log_change(&mut self.changes, p, now);
+                } else if now {
                     if self.table.insert(p, 0).is_none() {
                         Self::note_added(&mut self.delta, &mut self.delta_log, p);
                     }
@@ -588,6 +630,12 @@ impl IncrementalSap {
                 }
             }
         }
+        for &id in &self.moved {
+            let i = id as usize;
+            self.flags[i] &= !FLAG_MOVED;
+            self.boxes[i].prev = self.boxes[i].cur;
+        }
+        self.moved.clear();
     }
 
     fn flush_inserts(&mut self) {
@@ -614,6 +662,12 @@ impl IncrementalSap {
         self.sweep_new();
         for &id in &self.batch {
             self.flags[id as usize] &= !FLAG_NEW;
+        }
+        if self.caller_keeps_pairs {
+            for &p in &self.found {
+                Self::log_change(&mut self.changes, p, true);
+            }
+            return;
         }
         self.table.reserve(self.found.len());
         for &p in &self.found {
@@ -829,6 +883,15 @@ impl BroadPhase for IncrementalSap {
                 self.to_insert.push(id);
                 self.count += 1;
             }
+            PENDING_REMOVE if self.caller_keeps_pairs => {
+                // The caller has dropped the removed box's pairs, so the new box must report all
+                // of its pairs as begun, which only an insertion does: finish the removal now.
+                // (The world never re-inserts an id before the flush.)
+                self.flush_removals();
+                self.state[i] = PENDING_INSERT;
+                self.to_insert.push(id);
+                self.count += 1;
+            }
             PENDING_REMOVE => {
                 // Removed and re-inserted before a flush: for the pair set this is a move.
                 self.state[i] = LIVE;
@@ -895,6 +958,21 @@ impl BroadPhase for IncrementalSap {
     fn update_pairs(&mut self, began: &mut Vec<Pair>, ended: &mut Vec<Pair>) {
         self.flush();
         let (b0, e0) = (began.len(), ended.len());
+        if self.caller_keeps_pairs {
+            // Per pair, in log order: the first change tells the state at the last report (a
+            // pair that began was absent), the last one the state now.
+            self.changes.sort_unstable();
+            let mut rest = &self.changes[..];
+            while let Some(&(k, first)) = rest.first() {
+                let n = rest.iter().take_while(|c| c.0 == k).count();
+                let (was, is) = (first & 1 == 0, rest[n - 1].1 & 1 == 1);
+                if was != is {
+                    if is { began.push(unpack_pair(k)) } else { ended.push(unpack_pair(k)) }
+                }
+                rest = &rest[n..];
+            }
+            self.changes.clear();
+        }
         for &p in &self.delta_log {
             match self.delta.remove(p) {
                 Some(0) => began.push(p),
@@ -911,7 +989,11 @@ impl BroadPhase for IncrementalSap {
 
     fn pairs(&mut self, out: &mut Vec<Pair>) {
         self.flush();
-        out.extend(self.table.iter().map(|(p, _)| p));
+        if self.caller_keeps_pairs {
+            out.extend(self.recompute_pairs());
+        } else {
+            out.extend(self.table.iter().map(|(p, _)| p));
+        }
     }
 
     /// A binary search on the x axis and a linear scan of the shorter side: O(n) in the worst
@@ -981,6 +1063,9 @@ impl BroadPhase for IncrementalSap {
         if self.flags.iter().any(|&f| f & FLAG_NEW != 0) {
             return Err("an id is still flagged new outside a flush".into());
         }
+        if self.caller_keeps_pairs {
+            return if self.table.is_empty() { Ok(()) } else { Err("a pair set kept without one".into()) };
+        }
         let expect = self.recompute_pairs();
         let mut got: Vec<Pair> = self.table.iter().map(|(p, _)| p).collect();
         got.sort_unstable();
@@ -1026,7 +1111,8 @@ mod tests {
     }
 
     /// Steps the SAP and checks `update_pairs` against the diff of brute-force sets, `pairs`
-    /// against the brute-force set, and `validate`.
+    /// against the brute-force set, and `validate`. Without a pair set in the SAP, the harness
+    /// plays the caller that drops a removed box's pairs itself.
     struct Harness {
         sap: IncrementalSap,
         model: BTreeMap<u32, Aabb>,
@@ -1036,6 +1122,14 @@ mod tests {
     impl Harness {
         fn new() -> Self {
             Self { sap: IncrementalSap::new(), model: BTreeMap::new(), prev: Vec::new() }
+        }
+        fn without_pair_set() -> Self {
+            Self { sap: IncrementalSap::without_pair_set(), ..Self::new() }
+        }
+        fn forget_pairs_of(&mut self, id: u32) {
+            if self.sap.caller_keeps_pairs {
+                self.prev.retain(|p| !p.contains(&id));
+            }
         }
         fn insert(&mut self, id: u32, b: Aabb) {
             self.sap.insert(id, b);
@@ -1050,11 +1144,13 @@ mod tests {
         fn remove(&mut self, id: u32) {
             self.sap.remove(id);
             assert!(self.model.remove(&id).is_some());
+            self.forget_pairs_of(id);
         }
         fn remove_batch(&mut self, ids: &[u32]) {
             self.sap.remove_batch(ids);
-            for id in ids {
-                assert!(self.model.remove(id).is_some());
+            for &id in ids {
+                assert!(self.model.remove(&id).is_some());
+                self.forget_pairs_of(id);
             }
         }
         fn update(&mut self, id: u32, b: Aabb) {
@@ -1104,8 +1200,11 @@ mod tests {
     }
 
     fn churn(seed: u64, snap: bool, steps: usize) {
+        churn_with(Harness::new(), seed, snap, steps);
+    }
+
+    fn churn_with(mut h: Harness, seed: u64, snap: bool, steps: usize) {
         let mut rng = SplitMix64::new(seed);
-        let mut h = Harness::new();
         let world = 60.0;
         let max_ids = 400u32;
         let mut free: Vec<u32> = (0..max_ids).rev().collect();
@@ -1204,6 +1303,15 @@ mod tests {
     fn sap_random_churn_matches_brute_force() {
         for seed in 0..4 {
             churn(seed, false, 300);
+        }
+    }
+
+    #[test]
+    fn sap_without_pair_set_reports_the_same_changes_under_churn() {
+        // The same churn (mid-interval flushes by `pairs` and queries included), with the
+        // harness dropping removed boxes' pairs as the world does.
+        for (seed, snap) in [(20, false), (21, false), (22, true), (23, true)] {
+            churn_with(Harness::without_pair_set(), seed, snap, 300);
         }
     }
 

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::broad::{BroadPhase, BroadPhaseKind, DynamicTree, Pair, PairTable};
+use crate::broad::{BroadPhase, BroadPhaseKind, DynamicTree, IncrementalSap, Pair, PairTable};
 use crate::collide::{self, Manifold};
 use crate::math::{Aabb, Pose};
 use crate::shape::{Shape, ShapeError};
@@ -379,7 +379,12 @@ impl World {
         Ok(Self {
             config,
             cols: Columns::default(),
-            movers: config.broad_phase.build(),
+            movers: match config.broad_phase {
+                // The world keeps the pair set itself (`pair_table`); a second one in the SAP
+                // cost a hash table of every pair and two probes per pair change.
+                BroadPhaseKind::IncrementalSap => Box::new(IncrementalSap::without_pair_set()),
+                kind => kind.build(),
+            },
             mover_tree: mover_tree::MoverTree::default(),
             tree: DynamicTree::new(0.0),
             pairs: Vec::new(),

@@ -38,6 +38,21 @@ use crate::math::Aabb;
 /// An overlapping pair of ids, always stored with `pair[0] < pair[1]`.
 pub type Pair = [u32; 2];
 
+/// For `validate` methods: `Ok` when two ascending pair lists are equal, else a description of
+/// how `got` differs from `expected`.
+pub(crate) fn same_pairs(got: &[Pair], expected: &[Pair], what: &str) -> Result<(), String> {
+    if got == expected {
+        return Ok(());
+    }
+    let extra = got.iter().find(|p| expected.binary_search(p).is_err());
+    let missing = expected.iter().find(|p| got.binary_search(p).is_err());
+    Err(format!(
+        "{what}: {} pairs, {} expected; first extra {extra:?}, first missing {missing:?}",
+        got.len(),
+        expected.len()
+    ))
+}
+
 /// The pair `{a, b}` in canonical order.
 #[inline]
 #[must_use]

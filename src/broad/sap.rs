@@ -1069,16 +1069,7 @@ impl BroadPhase for IncrementalSap {
         let expect = self.recompute_pairs();
         let mut got: Vec<Pair> = self.table.iter().map(|(p, _)| p).collect();
         got.sort_unstable();
-        if got != expect {
-            let extra = got.iter().find(|p| expect.binary_search(p).is_err());
-            let missing = expect.iter().find(|p| got.binary_search(p).is_err());
-            return Err(format!(
-                "pair set differs from brute force: {} stored, {} expected; extra {extra:?}, missing {missing:?}",
-                got.len(),
-                expect.len()
-            ));
-        }
-        Ok(())
+        crate::broad::same_pairs(&got, &expect, "pair table against brute force")
     }
 }
 

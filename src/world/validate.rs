@@ -1,7 +1,7 @@
 //! `World::validate`: the world's pair bookkeeping checked against a recomputation, for tests.
 
 use super::{NONE, World};
-use crate::broad::{Pair, pair};
+use crate::broad::{Pair, pair, same_pairs};
 use crate::math::Aabb;
 
 impl World {
@@ -76,16 +76,7 @@ impl World {
         self.validate_lists(live.len())?;
 
         live.sort_unstable();
-        let expected = self.fat_box_pairs();
-        if live != expected {
-            let missing = expected.iter().find(|p| live.binary_search(p).is_err());
-            let extra = live.iter().find(|p| expected.binary_search(p).is_err());
-            return Err(format!(
-                "{} candidate pairs, {} allowed fat-box overlaps; first missing {missing:?}, first extra {extra:?}",
-                live.len(),
-                expected.len()
-            ));
-        }
+        same_pairs(&live, &self.fat_box_pairs(), "candidate pairs against the allowed fat-box overlaps")?;
         self.movers.validate().map_err(|e| format!("movers' broad phase: {e}"))?;
         self.tree.validate().map_err(|e| format!("static tree: {e}"))
     }

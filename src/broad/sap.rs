@@ -465,7 +465,7 @@ pub struct IncrementalSap {
     /// Without a pair set: the pair changes since the last report, in order, as (packed pair,
     /// sequence number << 1 | began). A pair may appear several times (both axes report it,
     /// or several flushes changed it); the report nets them out.
-    changes: Vec<(u64, u32)>,
+    changes: Vec<(u64, u64)>,
     /// Number of ids the caller sees as present.
     count: usize,
     /// Ids updated since the last flush (each once, thanks to `FLAG_MOVED`).
@@ -519,9 +519,10 @@ impl IncrementalSap {
     }
 
     /// Without a pair set: logs that `p` began (or ended).
-    fn log_change(changes: &mut Vec<(u64, u32)>, p: Pair, began: bool) {
-        let seq = changes.len() as u32;
-        changes.push((pack_pair(p), seq << 1 | u32::from(began)));
+    fn log_change(changes: &mut Vec<(u64, u64)>, p: Pair, began: bool) {
+        // A u64 sequence number costs nothing (the entry is 16 bytes either way) and never wraps.
+        let seq = changes.len() as u64;
+        changes.push((pack_pair(p), seq << 1 | u64::from(began)));
     }
 
     /// Makes the id-indexed arrays long enough for `id`.

@@ -6,7 +6,8 @@
 //! BP=hash STEPS=100 cargo run --release --example step_profile -- 65536
 //! ```
 //! `BP` picks the movers' broad phase (`sap` default, `hash`, `tree`); `STEPS` the timed steps;
-//! `MARGIN_RATIO` overrides `WorldConfig::aabb_margin_ratio`; `SEED_SCENE=random-half` (any
+//! `MARGIN_RATIO` and `MOTION_FACTOR` override `WorldConfig::aabb_margin_ratio` and
+//! `aabb_motion_factor`; `SEED_SCENE=random-half` (any
 //! scenario without insertions or removals) runs a seed-table scene instead of the peer scene.
 //! Prints CPU time per step (from /proc/self/task/*/schedstat, so other processes' load does not
 //! count), the median wall-clock time of `World::step`, and the wall-clock time of each phase
@@ -40,6 +41,9 @@ fn main() {
     let mut config = WorldConfig { broad_phase, ..WorldConfig::default() };
     if let Some(r) = std::env::var("MARGIN_RATIO").ok().and_then(|s| s.parse().ok()) {
         config.aabb_margin_ratio = r;
+    }
+    if let Some(k) = std::env::var("MOTION_FACTOR").ok().and_then(|s| s.parse().ok()) {
+        config.aabb_motion_factor = k;
     }
     let mut world = World::with_config(config).expect("valid config");
     let t = Instant::now();

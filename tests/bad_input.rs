@@ -330,6 +330,9 @@ fn build() -> Matrix {
         ("aabb_margin_ratio NaN", WorldConfig { aabb_margin_ratio: NAN, ..d }),
         ("aabb_margin_ratio -1", WorldConfig { aabb_margin_ratio: -1.0, ..d }),
         ("aabb_margin_ratio 1e30", WorldConfig { aabb_margin_ratio: 1e30, ..d }),
+        ("aabb_motion_factor NaN", WorldConfig { aabb_motion_factor: NAN, ..d }),
+        ("aabb_motion_factor -1", WorldConfig { aabb_motion_factor: -1.0, ..d }),
+        ("aabb_motion_factor 1e30", WorldConfig { aabb_motion_factor: 1e30, ..d }),
         ("large_extent 0", WorldConfig { large_extent: 0.0, ..d }),
         ("large_extent NaN", WorldConfig { large_extent: NAN, ..d }),
         ("large_extent -1", WorldConfig { large_extent: -1.0, ..d }),
@@ -578,7 +581,7 @@ fn build() -> Matrix {
     };
     corrupt("empty", "Err(BadMagic)", &|b| b.clear());
     corrupt("wrong magic", "Err(BadMagic)", &|b| b[0] = b'X');
-    corrupt("version 3", "Err(UnsupportedVersion(3))", &|b| b[8] = 3);
+    corrupt("version 4", "Err(UnsupportedVersion(4))", &|b| b[8] = 4);
     corrupt("truncated by one byte", "Err(Truncated)", &|b| {
         b.pop();
     });

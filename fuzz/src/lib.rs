@@ -166,6 +166,7 @@ impl<'a> Bytes<'a> {
             c.aabb_margin = self.f32();
             c.aabb_margin_ratio = self.f32();
             c.large_extent = self.f32();
+            c.aabb_motion_factor = self.f32();
         }
         c
     }

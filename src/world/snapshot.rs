@@ -8,13 +8,13 @@
 //! and cross-reference is checked, so that corrupted input gives a [`SnapshotError`], never a
 //! panic, and no length read from the bytes allocates more than the bytes could fill.
 //!
-//! # Format (version 2, little-endian throughout)
+//! # Format (version 3, little-endian throughout)
 //! ```text
 //!  magic    8 bytes  "SAPWOOD\0"
-//!  version  u32      2
+//!  version  u32      3
 //!  then seven sections, always in this order, each  tag [u8; 4] | byte length u64 | payload
-//!   CONF  broad-phase kind (u8 tag + fields), aabb_margin, aabb_margin_ratio, large_extent
-//!         (f32 bits)
+//!   CONF  broad-phase kind (u8 tag + fields), aabb_margin, aabb_margin_ratio, large_extent,
+//!         aabb_motion_factor (f32 bits; the motion factor is new in version 3)
 //!   SLOT  n u32, then per slot: generation u32, alive u8, flags u8, pose 4×f32, tight box
 //!         4×f32, fat box 4×f32, filter 3×u32, user_data u64, shape (kind u8 + fields; a
 //!         polygon is its 144 `Pod` bytes as 36 little-endian words; a compound, kind 4, is
@@ -43,7 +43,7 @@ use crate::storage::{ColliderId, Filter, flags};
 
 const MAGIC: [u8; 8] = *b"SAPWOOD\0";
 /// The format version this build writes and reads.
-pub const SNAPSHOT_VERSION: u32 = 2;
+pub const SNAPSHOT_VERSION: u32 = 3;
 
 const CONF: [u8; 4] = *b"CONF";
 const SLOT: [u8; 4] = *b"SLOT";
@@ -274,6 +274,7 @@ impl World {
             w.f32(c.aabb_margin);
             w.f32(c.aabb_margin_ratio);
             w.f32(c.large_extent);
+            w.f32(c.aabb_motion_factor);
         });
         let cols = &self.cols;
         w.section(SLOT, |w| {
@@ -496,12 +497,14 @@ fn box_ok(a: &Aabb, bound: f64) -> bool {
 /// Bounds on the boxes a world with `config` can hold, so that a corrupted but finite box
 /// (1e38, say) never reaches a broad phase. A tight box lies within `TIGHT_BOUND`: a pose is
 /// within `MAX_COORDINATE` and a shape point within `sqrt(2) * MAX_SHAPE_SIZE` of it. A fat box
-/// is a tight box grown by at most `margin + ratio * size`, with `size <= 2 * TIGHT_BOUND`.
+/// is a tight box grown by at most `margin + ratio * size`, and on one side by the motion reach,
+/// at most `size`, with `size <= 2 * TIGHT_BOUND`.
 /// Computed in f64 with a factor of two to spare; an extreme config makes it infinite, which
 /// then accepts whatever such a world can really hold.
 const TIGHT_BOUND: f64 = 1.0e7 + 1.5e6;
 fn fat_bound(config: &WorldConfig) -> f64 {
-    2.0 * (TIGHT_BOUND + f64::from(config.aabb_margin) + f64::from(config.aabb_margin_ratio) * 2.0 * TIGHT_BOUND)
+    let size = 2.0 * TIGHT_BOUND;
+    2.0 * (TIGHT_BOUND + f64::from(config.aabb_margin) + f64::from(config.aabb_margin_ratio) * size + size)
 }
 
 impl World {
@@ -540,8 +543,9 @@ impl World {
             6 => BroadPhaseKind::IncrementalSap,
             _ => return Err(SnapshotError::InvalidConfig),
         };
+        let (aabb_margin, aabb_margin_ratio, large_extent) = (s.f32()?, s.f32()?, s.f32()?);
         let config =
-            WorldConfig { broad_phase, aabb_margin: s.f32()?, aabb_margin_ratio: s.f32()?, large_extent: s.f32()? };
+            WorldConfig { broad_phase, aabb_margin, aabb_margin_ratio, large_extent, aabb_motion_factor: s.f32()? };
         s.finish(CONF)?;
         let mut world = World::with_config(config).map_err(|_| SnapshotError::InvalidConfig)?;
         let fat_bound = fat_bound(&config);
@@ -925,7 +929,13 @@ mod tests {
             BroadPhaseKind::IncrementalSap,
         ];
         for broad_phase in kinds {
-            let config = WorldConfig { broad_phase, aabb_margin: 0.125, aabb_margin_ratio: 0.5, large_extent: 99.0 };
+            let config = WorldConfig {
+                broad_phase,
+                aabb_margin: 0.125,
+                aabb_margin_ratio: 0.5,
+                large_extent: 99.0,
+                aabb_motion_factor: 3.0,
+            };
             let w = World::with_config(config).unwrap();
             assert_eq!(World::from_bytes(&w.to_bytes()).unwrap().config, config);
         }

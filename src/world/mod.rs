@@ -780,7 +780,7 @@ impl World {
             let is_new = fat == Aabb::EMPTY;
             let size = tight.max - tight.min;
             // Static colliders do not move, so a fat margin would only widen their candidate
-            // pairs: a 416-unit arena wall with the default ratio got a 104-unit fat box, and
+            // pairs: a 416-unit arena wall with a ratio of 0.25 got a 104-unit fat box, and
             // every enemy in half the arena kept a live pair with it (arena example: 57 ms of
             // CPU per frame, 14 ms with a zero margin on statics).
             let new_fat = if cols.flags[s] & flags::STATIC != 0 {

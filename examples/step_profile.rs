@@ -5,7 +5,8 @@
 //! cargo run --release --example step_profile -- 1000000 1     # big world, 1% moving
 //! BP=hash STEPS=100 cargo run --release --example step_profile -- 65536
 //! ```
-//! `BP` picks the movers' broad phase (`sap` default, `hash`, `tree`); `STEPS` the timed steps;
+//! `BP` picks the movers' broad phase (`sap` default, `hash` with `HASH_CELL`-unit cells, 2 by
+//! default, `tree`); `STEPS` the timed steps;
 //! `MARGIN_RATIO` and `MOTION_FACTOR` override `WorldConfig::aabb_margin_ratio` and
 //! `aabb_motion_factor`; `SEED_SCENE=random-half` (any
 //! scenario without insertions or removals) runs a seed-table scene instead of the peer scene.
@@ -27,7 +28,9 @@ fn main() {
     let percent = arg(2);
     let steps = std::env::var("STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
     let broad_phase = match std::env::var("BP").as_deref() {
-        Ok("hash") => BroadPhaseKind::SpatialHash { cell_size: 2.0 },
+        Ok("hash") => BroadPhaseKind::SpatialHash {
+            cell_size: std::env::var("HASH_CELL").ok().and_then(|s| s.parse().ok()).unwrap_or(2.0),
+        },
         Ok("tree") => BroadPhaseKind::DynamicTree,
         Ok("brute") => BroadPhaseKind::BruteForce,
         _ => BroadPhaseKind::IncrementalSap,

@@ -53,6 +53,22 @@ pub(crate) fn same_pairs(got: &[Pair], expected: &[Pair], what: &str) -> Result<
     ))
 }
 
+/// For `validate` methods, an oracle independent of any structure: the pairs of `boxes` that
+/// overlap and that `keep` allows, ascending, by a plain sort-and-sweep on x (sorts `boxes`).
+pub(crate) fn sweep_pairs(boxes: &mut [(Aabb, u32)], keep: impl Fn(u32, u32) -> bool) -> Vec<Pair> {
+    boxes.sort_unstable_by(|a, b| a.0.min.x.total_cmp(&b.0.min.x));
+    let mut out = Vec::new();
+    for (i, (a, ia)) in boxes.iter().enumerate() {
+        for (b, ib) in boxes[i + 1..].iter().take_while(|(b, _)| b.min.x <= a.max.x) {
+            if a.overlaps(b) && keep(*ia, *ib) {
+                out.push(pair(*ia, *ib));
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
 /// The pair `{a, b}` in canonical order.
 #[inline]
 #[must_use]

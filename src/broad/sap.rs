@@ -184,6 +184,25 @@ impl ScanColumns {
         self.first.clear();
     }
 
+    /// `n` rows, to be overwritten.
+    fn resize(&mut self, n: usize) {
+        for col in [&mut self.min_x, &mut self.max_x, &mut self.min_y, &mut self.max_y] {
+            col.resize(n, 0.0);
+        }
+        self.id_new.resize(n, 0);
+        self.first.resize(n, 0);
+    }
+
+    /// Row `i` of `src` into row `w`.
+    fn copy_row(&mut self, w: usize, src: &ScanColumns, i: usize) {
+        self.min_x[w] = src.min_x[i];
+        self.max_x[w] = src.max_x[i];
+        self.min_y[w] = src.min_y[i];
+        self.max_y[w] = src.max_y[i];
+        self.id_new[w] = src.id_new[i];
+        self.first[w] = src.first[i];
+    }
+
     fn push(&mut self, b: &Aabb, id_new: u32, first: u32) {
         self.min_x.push(b.min.x);
         self.max_x.push(b.max.x);
@@ -583,16 +602,13 @@ impl IncrementalSap {
         let state = &self.state;
         let [ax, ay] = &mut self.axes;
         rayon::join(|| ax.compact(state), || ay.compact(state));
-        let gone = |k: u64| {
-            let p = unpack_pair(k);
-            state[p[0] as usize] == REMOVING || state[p[1] as usize] == REMOVING
-        };
+        let gone = |p: Pair| state[p[0] as usize] == REMOVING || state[p[1] as usize] == REMOVING;
         // Without a pair set, the caller drops the removed boxes' pairs; changes logged for
         // them since the last report are forgotten (a re-inserted id starts afresh).
-        self.changes.retain(|&(k, _)| !gone(k));
+        self.changes.retain(|&(k, _)| !gone(unpack_pair(k)));
         let (delta, log) = (&mut self.delta, &mut self.delta_log);
         self.table.retain(|p, _| {
-            let gone = state[p[0] as usize] == REMOVING || state[p[1] as usize] == REMOVING;
+            let gone = gone(p);
             if gone {
                 Self::note_removed(delta, log, p);
             }
@@ -771,28 +787,15 @@ impl IncrementalSap {
             starts[k + 1] += starts[k];
         }
         let out = &mut self.by_strip;
-        out.clear();
-        let copies = starts[strips.count] as usize;
-        out.min_x.resize(copies, 0.0);
-        out.max_x.resize(copies, 0.0);
-        out.min_y.resize(copies, 0.0);
-        out.max_y.resize(copies, 0.0);
-        out.id_new.resize(copies, 0);
-        out.first.resize(copies, 0);
+        out.resize(starts[strips.count] as usize);
         let cursor = &mut self.strip_cursor;
         cursor.clear();
         cursor.extend_from_slice(&starts[..strips.count]);
         for i in 0..c.min_x.len() {
             let last = strips.of(c.max_y[i]);
             for next in &mut cursor[c.first[i] as usize..=last] {
-                let w = *next as usize;
+                out.copy_row(*next as usize, c, i);
                 *next += 1;
-                out.min_x[w] = c.min_x[i];
-                out.max_x[w] = c.max_x[i];
-                out.min_y[w] = c.min_y[i];
-                out.max_y[w] = c.max_y[i];
-                out.id_new[w] = c.id_new[i];
-                out.first[w] = c.first[i];
             }
         }
         for k in 0..strips.count {
@@ -844,23 +847,11 @@ impl IncrementalSap {
     /// sort-and-sweep independent of the axes and the table: the oracle for `validate`.
     fn recompute_pairs(&self) -> Vec<Pair> {
         let in_axes = |s: u8| s == LIVE || s == PENDING_REMOVE;
-        let mut ids: Vec<u32> = (0..self.state.len() as u32).filter(|&i| in_axes(self.state[i as usize])).collect();
-        ids.sort_by(|&a, &b| self.boxes[a as usize].prev.min.x.total_cmp(&self.boxes[b as usize].prev.min.x));
-        let mut out = Vec::new();
-        for (i, &a) in ids.iter().enumerate() {
-            let ba = &self.boxes[a as usize].prev;
-            for &b in &ids[i + 1..] {
-                let bb = &self.boxes[b as usize].prev;
-                if bb.min.x > ba.max.x {
-                    break;
-                }
-                if ba.overlaps(bb) {
-                    out.push(pair(a, b));
-                }
-            }
-        }
-        out.sort_unstable();
-        out
+        let mut boxes: Vec<(Aabb, u32)> = (0..self.state.len() as u32)
+            .filter(|&i| in_axes(self.state[i as usize]))
+            .map(|i| (self.boxes[i as usize].prev, i))
+            .collect();
+        crate::broad::sweep_pairs(&mut boxes, |_, _| true)
     }
 }
 

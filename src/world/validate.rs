@@ -1,7 +1,7 @@
 //! `World::validate`: the world's pair bookkeeping checked against a recomputation, for tests.
 
 use super::{NONE, World};
-use crate::broad::{Pair, pair, same_pairs};
+use crate::broad::{Pair, same_pairs, sweep_pairs};
 use crate::math::Aabb;
 
 impl World {
@@ -120,16 +120,6 @@ impl World {
             .filter(|&s| cols.alive[s as usize] && cols.fat[s as usize] != Aabb::EMPTY)
             .map(|s| (cols.fat[s as usize], s))
             .collect();
-        boxes.sort_unstable_by(|a, b| a.0.min.x.total_cmp(&b.0.min.x));
-        let mut out = Vec::new();
-        for (i, (a, sa)) in boxes.iter().enumerate() {
-            for (b, sb) in boxes[i + 1..].iter().take_while(|(b, _)| b.min.x <= a.max.x) {
-                if a.overlaps(b) && Self::may_pair(cols, *sa, *sb) {
-                    out.push(pair(*sa, *sb));
-                }
-            }
-        }
-        out.sort_unstable();
-        out
+        sweep_pairs(&mut boxes, |a, b| Self::may_pair(cols, a, b))
     }
 }

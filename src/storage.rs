@@ -153,6 +153,13 @@ impl Columns {
         (i < self.generation.len() && self.alive[i] && self.generation[i] == id.generation.get()).then_some(i)
     }
 
+    /// Whether slot `s` holds a live collider that is in the broad-phase structures. A collider
+    /// inserted since the last step has an empty fat box until the step places it.
+    #[inline]
+    pub fn is_placed(&self, s: usize) -> bool {
+        self.alive[s] && self.fat[s] != Aabb::EMPTY
+    }
+
     /// The current id of a live slot.
     #[inline]
     pub fn id(&self, slot: u32) -> ColliderId {

@@ -13,9 +13,8 @@ impl World {
     /// are not in any structure yet and are skipped. Slot order.
     pub fn debug_fat_aabbs(&self, mut f: impl FnMut(ColliderId, Aabb, bool)) {
         for s in 0..self.cols.alive.len() {
-            let fat = self.cols.fat[s];
-            if self.cols.alive[s] && fat != Aabb::EMPTY {
-                f(self.cols.id(s as u32), fat, self.cols.flags[s] & flags::IN_TREE != 0);
+            if self.cols.is_placed(s) {
+                f(self.cols.id(s as u32), self.cols.fat[s], self.cols.flags[s] & flags::IN_TREE != 0);
             }
         }
     }

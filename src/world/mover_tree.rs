@@ -2,10 +2,10 @@
 //!
 //! Moving colliders find their pairs through the movers' broad phase (the SAP by default); a tree
 //! of them is needed only for scene queries and for the rare pair search of an escaped tree
-//! resident. Re-inserting every escaped mover into it each step cost 70% of the main thread's
-//! instructions of an 8k peer-scene step (callgrind, 12.8M instructions a step), so escapes are
-//! only recorded here and applied when the tree is next read. A world that is never queried
-//! never pays for it; one queried every step pays what it paid before.
+//! resident. Re-inserting every escaped mover into it each step would be most of the step's serial
+//! work (a tree update per escape, against a batched SAP update), so escapes are only recorded
+//! here and applied when the tree is next read. A world that is never queried never pays for it;
+//! one queried every step pays for one flush per step.
 //!
 //! Queries take `&World`, so the pending escapes are applied behind an `RwLock`: the first reader
 //! after a step takes the write lock once, later readers share the read lock.
@@ -57,8 +57,7 @@ impl Lazy {
 }
 
 fn is_mover(cols: &Columns, s: u32) -> bool {
-    let s = s as usize;
-    cols.alive[s] && cols.flags[s] & flags::IN_TREE == 0 && cols.fat[s] != Aabb::EMPTY
+    cols.is_placed(s as usize) && cols.flags[s as usize] & flags::IN_TREE == 0
 }
 
 /// The lazily flushed tree of movers by fat box.

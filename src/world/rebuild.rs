@@ -7,6 +7,7 @@
 //! and recomputes pairs and contacts from the current poses.
 
 use super::{Event, NONE, World, WorldConfig, WorldError};
+use crate::broad::{Pair, diff_sorted_pairs};
 use crate::math::Aabb;
 use crate::storage::flags;
 
@@ -65,44 +66,32 @@ impl World {
         // step (if any) with the next step, as the original would report them.
         w.events.clone_from(&self.events);
         w.pending_events.clone_from(&self.pending_events);
-        let before = touching(self);
-        let after = touching(&w);
-        let (mut i, mut j) = (0, 0);
-        while i < before.len() || j < after.len() {
-            let ord = match (before.get(i), after.get(j)) {
-                (Some(b), Some(a)) => b.cmp(a),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                _ => std::cmp::Ordering::Greater,
-            };
-            match ord {
-                std::cmp::Ordering::Less => {
-                    let ev = pair_event(self, before[i], false);
-                    w.pending_events.push(ev);
-                    i += 1;
-                }
-                std::cmp::Ordering::Greater => {
-                    let ev = pair_event(&w, after[j], true);
-                    w.pending_events.push(ev);
-                    j += 1;
-                }
-                std::cmp::Ordering::Equal => {
-                    i += 1;
-                    j += 1;
-                }
-            }
+        let (mut began, mut ended) = (Vec::new(), Vec::new());
+        diff_sorted_pairs(&touching(self), &touching(&w), &mut began, &mut ended);
+        let start = w.pending_events.len();
+        for ids in ended {
+            let ev = pair_event(self, ids, false);
+            w.pending_events.push(ev);
         }
+        for ids in began {
+            let ev = pair_event(&w, ids, true);
+            w.pending_events.push(ev);
+        }
+        // In pair order: the step sorts events anyway, but a snapshot of the copy stores this
+        // list as it is.
+        w.pending_events[start..].sort_unstable();
         Ok(w)
     }
 }
 
 /// The pair slots of `world` whose shapes touch, as sorted `(slot a, slot b)` pairs.
-fn touching(world: &World) -> Vec<[u32; 2]> {
-    let mut out: Vec<[u32; 2]> = world.pairs.iter().filter(|p| p.ids[0] != NONE && p.touching).map(|p| p.ids).collect();
+fn touching(world: &World) -> Vec<Pair> {
+    let mut out: Vec<Pair> = world.pairs.iter().filter(|p| p.ids[0] != NONE && p.touching).map(|p| p.ids).collect();
     out.sort_unstable();
     out
 }
 
-fn pair_event(world: &World, ids: [u32; 2], began: bool) -> Event {
+fn pair_event(world: &World, ids: Pair, began: bool) -> Event {
     let p = world.pair_table.get(ids).expect("a touching pair is in the table");
     world.make_event(&world.pairs[p as usize], began)
 }

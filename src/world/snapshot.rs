@@ -821,17 +821,17 @@ impl World {
         for &(slot, _) in &movers {
             self.mover_tree.touch(slot);
         }
-        let mut found = std::mem::take(&mut self.began);
+        let mut found = std::mem::take(&mut self.scratch.began);
         found.clear();
         if !movers.is_empty() {
             // An empty broad phase has no pairs to report.
-            self.movers.update_pairs(&mut found, &mut self.ended);
-            self.ended.clear();
+            self.movers.update_pairs(&mut found, &mut self.scratch.ended);
+            self.scratch.ended.clear();
         }
         // Pairs with a tree resident, found the way the step finds them.
         for &(slot, fat) in &in_tree {
             self.query_both_trees(&fat);
-            found.extend(self.query_hits.iter().filter(|&&o| o != slot).map(|&o| crate::broad::pair(slot, o)));
+            found.extend(self.scratch.query_hits.iter().filter(|&&o| o != slot).map(|&o| crate::broad::pair(slot, o)));
         }
         let cols = &self.cols;
         found.retain(|&[a, b]| {
@@ -842,8 +842,8 @@ impl World {
         found.dedup();
         let same = found == keys;
         found.clear();
-        self.began = found;
-        self.query_hits.clear();
+        self.scratch.began = found;
+        self.scratch.query_hits.clear();
         if same { Ok(()) } else { Err(bad("the pair slots are not the pairs whose fat boxes overlap")) }
     }
 }

@@ -117,7 +117,7 @@ impl World {
     fn fat_box_pairs(&self) -> Vec<Pair> {
         let cols = &self.cols;
         let mut boxes: Vec<(Aabb, u32)> = (0..cols.alive.len() as u32)
-            .filter(|&s| cols.alive[s as usize] && cols.fat[s as usize] != Aabb::EMPTY)
+            .filter(|&s| cols.is_placed(s as usize))
             .map(|s| (cols.fat[s as usize], s))
             .collect();
         sweep_pairs(&mut boxes, |a, b| Self::may_pair(cols, a, b))

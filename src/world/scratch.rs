@@ -1,0 +1,61 @@
+//! The step's scratch buffers: emptied and refilled every step, kept so a steady step allocates nothing.
+
+use crate::broad::Pair;
+use crate::collide::Manifold;
+use crate::math::Aabb;
+
+/// Buffers the step's phases hand to each other. None of them carries state from one step to
+/// the next (the snapshot stores none of them); each is kept only for its capacity.
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// Tight boxes of the moved colliders, computed in parallel, one beside each of `moved`.
+    pub moved_aabbs: Vec<Aabb>,
+    /// One bit per slot, set for the moved colliders from the box phase to the end of the
+    /// narrow phase: the narrow phase's test for "this pair has a moved end".
+    pub moved_bits: Vec<u64>,
+    /// Colliders whose tight box left their fat box (or that are new), each with the fat box it
+    /// had before (`EMPTY` for a new one): the box phase's output to the broad phase.
+    pub escaped: Vec<(u32, Aabb)>,
+    /// Beside each of `escaped`, its fat box before when its parted pairs with tree residents
+    /// can be found by querying the tree with that box, or `None` when its whole pair list must
+    /// be checked (see `search_escaped_pairs`).
+    pub escaped_old: Vec<Option<Aabb>>,
+    /// Escaped movers that stay in the movers' structure, with their new fat box: one batch
+    /// update.
+    pub escaped_updates: Vec<(u32, Aabb)>,
+    /// New movers and colliders joining the movers from the tree: one batch insert.
+    pub escaped_inserts: Vec<(u32, Aabb)>,
+    /// Candidate pairs that began this step (may hold duplicates until sorted).
+    pub began: Vec<Pair>,
+    /// Candidate pairs whose fat boxes may have parted this step (duplicates, and pairs that
+    /// still overlap, are dropped when applied).
+    pub ended: Vec<Pair>,
+    /// Hits of one serial query of both trees (`query_both_trees`).
+    pub query_hits: Vec<u32>,
+    /// Per-chunk outputs of the parallel pair search of escaped colliders.
+    pub search: Vec<SearchChunk>,
+    /// Per-chunk outputs of the parallel narrow phase and of the in-place contact update.
+    pub narrow: Vec<NarrowChunk>,
+}
+
+/// One chunk's share of the parallel pair search (`World::search_escaped_pairs`).
+#[derive(Default)]
+pub(super) struct SearchChunk {
+    /// The chunk's query hits for one collider at a time.
+    pub hits: Vec<u32>,
+    pub began: Vec<Pair>,
+    pub ended: Vec<Pair>,
+}
+
+/// One chunk's share of the parallel narrow phase (`World::narrow_phase`). The workers only
+/// read the pairs; the serial apply writes these back in chunk order, so the outcome does not
+/// depend on the thread count.
+#[derive(Default)]
+pub(super) struct NarrowChunk {
+    /// New manifolds of touching non-sensor pairs that still touch: `(contact index, manifold)`.
+    pub updates: Vec<(u32, Manifold)>,
+    /// Pairs whose touching state flips: `(pair slot, manifold)`.
+    pub changes: Vec<(u32, Manifold)>,
+    /// Touching pairs, updated in place, that stopped touching.
+    pub ended: Vec<u32>,
+}

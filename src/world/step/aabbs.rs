@@ -1,0 +1,75 @@
+//! Phase (a): tight boxes of the moved colliders, the escape test, and escaped colliders' new fat boxes.
+
+use glam::Vec2;
+use rayon::prelude::*;
+
+use crate::math::Aabb;
+use crate::storage::flags;
+use crate::world::World;
+
+impl World {
+    /// (a) Tight boxes of moved colliders in parallel, then the serial escape test: a collider
+    /// whose tight box left its fat box (or a new one) gets a new fat box and is listed in
+    /// `scratch.escaped` with the fat box it had, for the broad phase.
+    pub(super) fn update_aabbs(&mut self) {
+        let cols = &mut self.cols;
+        let scratch = &mut self.scratch;
+        // Drop dead slots and duplicates (a slot removed and reused between steps is listed
+        // twice) and sort, through one bit per slot: the MOVED flag is cleared as each live
+        // slot's bit is set, and the list is read back in slot order. One pass over the list and
+        // one over the bit words, cheaper than retain and sort; and the narrow phase reads the
+        // bits, and clears them at its end.
+        let bits = &mut scratch.moved_bits;
+        bits.resize(cols.alive.len().div_ceil(64), 0);
+        for &s in &self.moved {
+            let f = &mut cols.flags[s as usize];
+            if cols.alive[s as usize] && *f & flags::MOVED != 0 {
+                *f &= !flags::MOVED;
+                bits[s as usize >> 6] |= 1 << (s & 63);
+            }
+        }
+        self.moved.clear();
+        for (w, &word) in bits.iter().enumerate() {
+            let mut rest = word;
+            while rest != 0 {
+                self.moved.push((w << 6) as u32 | rest.trailing_zeros());
+                rest &= rest - 1;
+            }
+        }
+        let (shapes, poses) = (&cols.shape, &cols.pose);
+        self.moved
+            .par_iter()
+            .map(|&s| shapes[s as usize].aabb(&poses[s as usize]))
+            .collect_into_vec(&mut scratch.moved_aabbs);
+
+        scratch.escaped.clear();
+        for (&slot, &tight) in self.moved.iter().zip(&scratch.moved_aabbs) {
+            let s = slot as usize;
+            let last_tight = std::mem::replace(&mut cols.aabb[s], tight);
+            let fat = cols.fat[s];
+            if fat.contains(&tight) {
+                continue;
+            }
+            let is_new = !cols.is_placed(s);
+            let size = tight.max - tight.min;
+            // Static colliders do not move, so a fat margin would only widen their candidate
+            // pairs: a long wall's margin grows with its length, and every collider within that
+            // margin would keep a live pair with it.
+            cols.fat[s] = if cols.flags[s] & flags::STATIC != 0 {
+                tight
+            } else {
+                let margin = self.config.aabb_margin + self.config.aabb_margin_ratio * size.max_element();
+                // Reach ahead along the last displacement (Box2D v2's displacement multiplier),
+                // capped by the collider's size so that a teleport does not leave a huge box
+                // behind. A new collider has no last box.
+                let cap = Vec2::splat(size.max_element());
+                let shift = (tight.min + tight.max - last_tight.min - last_tight.max) * 0.5;
+                let ahead = (shift * self.config.aabb_motion_factor).clamp(-cap, cap);
+                let ahead = if is_new || !ahead.is_finite() { Vec2::ZERO } else { ahead };
+                let f = tight.fattened(margin);
+                Aabb { min: f.min + ahead.min(Vec2::ZERO), max: f.max + ahead.max(Vec2::ZERO) }
+            };
+            scratch.escaped.push((slot, fat));
+        }
+    }
+}

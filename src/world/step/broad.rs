@@ -1,0 +1,219 @@
+//! Phase (b): escaped colliders through the broad-phase structures, then their candidate pairs searched and applied.
+//!
+//! Movers (colliders that are neither static nor larger than `WorldConfig::large_extent`) live in
+//! the configured movers' structure (the incremental SAP by default), which reports the pairs
+//! among them; static and very large colliders live in the tree, whose pairs are found by
+//! querying it (and the movers' tree) with each escaped collider's fat box.
+
+use rayon::prelude::*;
+
+use crate::broad::BroadPhase;
+use crate::math::Aabb;
+use crate::storage::flags;
+use crate::world::scratch::SearchChunk;
+use crate::world::{NONE, World};
+
+impl World {
+    /// (b) The broad phase in place: escaped movers through the movers' structure (as one
+    /// batch), escaped tree residents through the tree; then the pairs that began and ended are
+    /// found and applied.
+    pub(super) fn update_broad_phase(&mut self) {
+        self.place_escaped();
+        self.movers.insert_batch(&self.scratch.escaped_inserts);
+        self.movers.update_batch(&self.scratch.escaped_updates);
+        for &(slot, _) in self.scratch.escaped_inserts.iter().chain(&self.scratch.escaped_updates) {
+            self.mover_tree.touch(slot);
+        }
+        self.scratch.began.clear();
+        self.scratch.ended.clear();
+        if !self.config.broad_phase.finds_pairs_by_query() {
+            self.movers.update_pairs(&mut self.scratch.began, &mut self.scratch.ended);
+        }
+        // The broad phase has now seen every removal: their slots may be reused.
+        self.cols.free.append(&mut self.released);
+        self.search_escaped_pairs();
+        self.apply_pair_changes();
+    }
+
+    /// Puts each escaped collider where it now belongs: the tree for static colliders and those
+    /// larger than `large_extent` on a side, the movers' structure for the rest (batched into
+    /// `escaped_inserts` / `escaped_updates`), moving it across when it grew past or shrank below
+    /// the limit. Also decides, into `escaped_old`, how its parted pairs will be found.
+    fn place_escaped(&mut self) {
+        let (cols, scratch) = (&mut self.cols, &mut self.scratch);
+        scratch.escaped_old.clear();
+        scratch.escaped_updates.clear();
+        scratch.escaped_inserts.clear();
+        for &(slot, old_fat) in &scratch.escaped {
+            let s = slot as usize;
+            let (tight, new_fat) = (cols.aabb[s], cols.fat[s]);
+            let is_new = old_fat == Aabb::EMPTY;
+            let wants_tree =
+                cols.flags[s] & flags::STATIC != 0 || (tight.max - tight.min).max_element() > self.config.large_extent;
+            let in_tree = cols.flags[s] & flags::IN_TREE != 0;
+            // A collider that stays in the movers' structure, when that structure reports its own
+            // parted pairs, needs only its pairs with tree residents checked (see
+            // `search_escaped_pairs`).
+            let stays_mover = !is_new && !in_tree && !wants_tree;
+            let by_tree = is_new || (stays_mover && !self.config.broad_phase.finds_pairs_by_query());
+            scratch.escaped_old.push(by_tree.then_some(old_fat));
+            if !is_new && wants_tree != in_tree {
+                if in_tree {
+                    self.tree.remove(slot);
+                } else {
+                    self.movers.remove(slot);
+                    self.mover_tree.touch(slot);
+                }
+            }
+            if wants_tree {
+                cols.flags[s] |= flags::IN_TREE;
+                if is_new || !in_tree {
+                    self.tree.insert(slot, new_fat);
+                } else {
+                    self.tree.update(slot, new_fat);
+                }
+            } else {
+                cols.flags[s] &= !flags::IN_TREE;
+                if is_new || in_tree {
+                    scratch.escaped_inserts.push((slot, new_fat));
+                } else {
+                    scratch.escaped_updates.push((slot, new_fat));
+                }
+            }
+        }
+    }
+
+    /// Candidate pairs of the escaped colliders, into `began` and `ended`.
+    ///
+    /// Each escaped mover asks the static tree, and in query mode the movers' structure
+    /// (O(escaped), Box2D's scheme), for the fat boxes it now overlaps, keeping only pairs that
+    /// are new and allowed; and it checks its own pairs for fat boxes that parted, which the
+    /// movers' structure does not report for pairs with a tree resident. These searches only
+    /// read, so they run in parallel over fixed chunks of `escaped` (the split depends on the
+    /// count alone, and the lists are sorted before use, so the outcome does not depend on the
+    /// thread count). Escaped tree residents search the movers' tree too, which is flushed on
+    /// first use, so they go serially after.
+    fn search_escaped_pairs(&mut self) {
+        const CHUNK: usize = 256;
+        let chunks = self.scratch.escaped.len().div_ceil(CHUNK);
+        if self.scratch.search.len() < chunks {
+            self.scratch.search.resize_with(chunks, SearchChunk::default);
+        }
+        let query_movers = self.config.broad_phase.finds_pairs_by_query();
+        let (cols, pairs, table, tree, movers) = (&self.cols, &self.pairs, &self.pair_table, &self.tree, &*self.movers);
+        let escaped = self.scratch.escaped.par_chunks(CHUNK).zip(self.scratch.escaped_old.par_chunks(CHUNK));
+        self.scratch.search[..chunks].par_iter_mut().zip(escaped).for_each(|(out, (slots, olds))| {
+            out.began.clear();
+            out.ended.clear();
+            for (&(slot, _), old) in slots.iter().zip(olds) {
+                let s = slot as usize;
+                let fat = cols.fat[s];
+                if cols.flags[s] & flags::IN_TREE == 0 {
+                    out.hits.clear();
+                    if query_movers {
+                        let answered = movers.query_aabb_shared(&fat, &mut out.hits);
+                        debug_assert!(answered, "finds_pairs_by_query kinds answer shared queries");
+                    }
+                    tree.query(&fat, |id| {
+                        out.hits.push(id);
+                        true
+                    });
+                    for &other in &out.hits {
+                        let p = crate::broad::pair(slot, other);
+                        if other != slot && Self::may_pair(cols, slot, other) && !table.contains(p) {
+                            out.began.push(p);
+                        }
+                    }
+                }
+                if let Some(old) = old {
+                    // Its parted pairs with other movers come from the movers' structure. A tree
+                    // resident it was paired with overlapped its old fat box (the resident did
+                    // not escape, or its own list check covers the pair): ask the tree, instead
+                    // of walking the pair list through memory. Non-pairs among the hits are
+                    // dropped by the apply's pair-table lookup.
+                    tree.query(old, |other| {
+                        if !cols.fat[other as usize].overlaps(&fat) {
+                            out.ended.push(crate::broad::pair(slot, other));
+                        }
+                        true
+                    });
+                    continue;
+                }
+                let mut p = cols.pair_head[s];
+                while p != NONE {
+                    let pair = &pairs[p as usize];
+                    let [a, b] = pair.ids;
+                    if !cols.fat[a as usize].overlaps(&cols.fat[b as usize]) {
+                        out.ended.push(pair.ids);
+                    }
+                    p = pair.next[Self::end_of(pair, slot)];
+                }
+            }
+        });
+        for out in &self.scratch.search[..chunks] {
+            self.scratch.began.extend_from_slice(&out.began);
+            self.scratch.ended.extend_from_slice(&out.ended);
+        }
+        for i in 0..self.scratch.escaped.len() {
+            let slot = self.scratch.escaped[i].0;
+            let s = slot as usize;
+            if self.cols.flags[s] & flags::IN_TREE == 0 {
+                continue;
+            }
+            let fat = self.cols.fat[s];
+            self.query_both_trees(&fat);
+            for &other in &self.scratch.query_hits {
+                if other != slot && Self::may_pair(&self.cols, slot, other) {
+                    self.scratch.began.push(crate::broad::pair(slot, other));
+                }
+            }
+        }
+    }
+
+    /// Fills `query_hits` with every collider whose fat box overlaps `fat`: the tree residents,
+    /// and the movers through their (lazily flushed) tree.
+    pub(in crate::world) fn query_both_trees(&mut self, fat: &Aabb) {
+        self.scratch.query_hits.clear();
+        self.tree.query_aabb(fat, &mut self.scratch.query_hits);
+        let hits = &mut self.scratch.query_hits;
+        self.mover_tree.get_mut(&self.cols).query(fat, |id| {
+            hits.push(id);
+            true
+        });
+    }
+
+    /// Applies `began` and `ended`: ended first (so a pair that ended and began again is a fresh
+    /// pair), each list sorted so that slot allocation and events do not depend on discovery
+    /// order. A touching pair freed here raises its ended event.
+    fn apply_pair_changes(&mut self) {
+        self.scratch.ended.sort_unstable();
+        self.scratch.ended.dedup();
+        for i in 0..self.scratch.ended.len() {
+            let [a, b] = self.scratch.ended[i];
+            // A collider moving between the movers' structure and the tree makes the former
+            // report its pairs as ended although the fat boxes still overlap: those pairs live on.
+            if !self.cols.fat[a as usize].overlaps(&self.cols.fat[b as usize])
+                && let Some(p) = self.pair_table.remove(self.scratch.ended[i])
+            {
+                self.free_pair(p, false);
+            }
+        }
+        self.scratch.began.sort_unstable();
+        self.scratch.began.dedup();
+        for i in 0..self.scratch.began.len() {
+            let [a, b] = self.scratch.began[i];
+            if !Self::may_pair(&self.cols, a, b) {
+                continue;
+            }
+            // One probe that claims the key for the slot `create_pair` will take, instead of a
+            // lookup and then an insert; a pair already present (rare) gets its slot back.
+            let p = self.free_pairs.last().copied().unwrap_or(self.pairs.len() as u32);
+            if let Some(old) = self.pair_table.insert(self.scratch.began[i], p) {
+                self.pair_table.insert(self.scratch.began[i], old);
+                continue;
+            }
+            let sensor = (self.cols.flags[a as usize] | self.cols.flags[b as usize]) & flags::SENSOR != 0;
+            self.create_pair(a, b, sensor);
+        }
+    }
+}

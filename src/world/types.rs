@@ -1,0 +1,208 @@
+//! The world's value types: errors, config, collider descriptions, contacts, events, timings.
+
+use std::time::Duration;
+
+use crate::broad::BroadPhaseKind;
+use crate::collide::Manifold;
+use crate::math::Pose;
+use crate::shape::{Shape, ShapeError};
+use crate::storage::{ColliderId, Filter, RawColliderId};
+
+/// The largest coordinate magnitude a pose may have (1e7). Contacts stay accurate to the
+/// tests' tolerances within ±1e5; between 1e5 and 1e7 they are as accurate as f32 spacing
+/// allows (about 1 unit at 1e7). Beyond, a pose is refused with [`WorldError::OutOfRange`].
+pub const MAX_COORDINATE: f32 = 1.0e7;
+
+/// Why a world call failed. The world is unchanged whenever one is returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorldError {
+    /// The id names a removed collider, or was never issued by this world.
+    StaleId,
+    /// The pose has a NaN or infinite component, or its rotation is not a unit rotation.
+    InvalidPose,
+    /// A pose coordinate exceeds [`MAX_COORDINATE`].
+    OutOfRange,
+    /// The shape failed [`Shape::validate`].
+    InvalidShape(ShapeError),
+    /// A config value is out of range (a negative or non-finite margin, bad grid bounds, …).
+    InvalidConfig,
+    /// All 2^32 - 1 slots are in use.
+    Full,
+}
+
+impl std::fmt::Display for WorldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorldError::StaleId => f.write_str("collider id is stale or was never issued"),
+            WorldError::InvalidPose => f.write_str("pose is NaN, infinite or has a non-unit rotation"),
+            WorldError::OutOfRange => write!(f, "pose coordinate beyond MAX_COORDINATE ({MAX_COORDINATE:e})"),
+            WorldError::InvalidShape(e) => write!(f, "invalid shape: {e}"),
+            WorldError::InvalidConfig => f.write_str("invalid world config"),
+            WorldError::Full => f.write_str("world is full"),
+        }
+    }
+}
+
+impl std::error::Error for WorldError {}
+
+impl From<ShapeError> for WorldError {
+    fn from(e: ShapeError) -> Self {
+        WorldError::InvalidShape(e)
+    }
+}
+
+/// How a world is built.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorldConfig {
+    /// The broad phase for moving colliders. Static and very large colliders always live in a
+    /// dynamic tree, queried against the movers. Default: [`BroadPhaseKind::IncrementalSap`].
+    pub broad_phase: BroadPhaseKind,
+    /// Absolute part of the fat-box margin added around a collider's tight box.
+    pub aabb_margin: f32,
+    /// Relative part of the fat-box margin, times the tight box's larger side. A collider whose
+    /// tight box stays inside its fat box does not touch the broad phase at all.
+    pub aabb_margin_ratio: f32,
+    /// The fat box also reaches this many times the collider's last displacement (since the
+    /// step before) ahead in the direction it moved, at most its own size: a collider moving
+    /// steadily escapes less often, for a few more candidate pairs ahead of it. 0 turns it off.
+    pub aabb_motion_factor: f32,
+    /// A moving collider whose tight box is larger than this on either side is kept out of the
+    /// SAP (it would overlap everything on an axis) and lives in the tree instead.
+    pub large_extent: f32,
+}
+
+impl Default for WorldConfig {
+    fn default() -> Self {
+        Self {
+            broad_phase: BroadPhaseKind::IncrementalSap,
+            aabb_margin: 0.0,
+            // A wider margin makes escapes rarer (fewer broad-phase updates and pair searches)
+            // but keeps more candidate pairs alive for the narrow phase to evaluate. The motion
+            // reach already covers colliders moving steadily, so the margin only has to absorb
+            // jitter and turning, and a small ratio is the better side of that trade.
+            aabb_margin_ratio: 0.05,
+            aabb_motion_factor: 8.0,
+            large_extent: 256.0,
+        }
+    }
+}
+
+/// Everything needed to insert a collider.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColliderDesc {
+    /// The shape, in the collider's local frame.
+    pub shape: Shape,
+    /// Where the collider is.
+    pub pose: Pose,
+    /// Static colliders never move (`set_pose` still works but costs a tree update);
+    /// static–static pairs are never generated.
+    pub is_static: bool,
+    /// A sensor reports [`EventKind::SensorEntered`]/[`EventKind::SensorExited`] and no manifold.
+    pub sensor: bool,
+    /// Which colliders this one pairs with.
+    pub filter: Filter,
+    /// Free for the user (the hecs integration stores the entity here).
+    pub user_data: u64,
+}
+
+impl ColliderDesc {
+    /// A moving, non-sensor collider with the default filter.
+    #[must_use]
+    pub fn new(shape: Shape, pose: Pose) -> Self {
+        Self { shape, pose, is_static: false, sensor: false, filter: Filter::default(), user_data: 0 }
+    }
+
+    /// The same, static.
+    #[must_use]
+    pub fn fixed(mut self) -> Self {
+        self.is_static = true;
+        self
+    }
+
+    /// The same, as a sensor.
+    #[must_use]
+    pub fn sensor(mut self) -> Self {
+        self.sensor = true;
+        self
+    }
+
+    /// The same with user data.
+    #[must_use]
+    pub fn with_user_data(mut self, user_data: u64) -> Self {
+        self.user_data = user_data;
+        self
+    }
+
+    /// The same with a filter.
+    #[must_use]
+    pub fn with_filter(mut self, filter: Filter) -> Self {
+        self.filter = filter;
+        self
+    }
+}
+
+/// A touching pair and its manifold (world space, normal from `a` to `b`, `a.index < b.index`).
+/// `Pod`, so `bytemuck::cast_slice(world.contacts())` exports all contacts without a copy.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Contact {
+    /// The collider with the lower slot index.
+    pub a: RawColliderId,
+    /// The other collider.
+    pub b: RawColliderId,
+    /// The manifold.
+    pub manifold: Manifold,
+}
+
+/// What happened to a pair.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    /// Two non-sensor colliders started touching.
+    ContactBegan = 0,
+    /// They stopped touching, or one was removed.
+    ContactEnded = 1,
+    /// A collider started overlapping a sensor (either of `a`, `b` may be the sensor).
+    SensorEntered = 2,
+    /// It stopped overlapping, or one was removed.
+    SensorExited = 3,
+}
+
+/// One event, reported in ascending `(a, b)` order. Ids in events for removed colliders are
+/// stale by the time they are read; they still tell which collider it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Event {
+    /// The collider with the lower slot index.
+    pub a: ColliderId,
+    /// The other collider.
+    pub b: ColliderId,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// Wall-clock time of each phase of one [`World::step`](crate::World::step). Pair events are
+/// raised inside the broad and narrow phases, where pairs end and touching changes; the last
+/// phase only gathers and orders them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepTimings {
+    /// (a) Tight boxes of the moved colliders, the escape test and the escaped colliders' new
+    /// fat boxes.
+    pub aabbs: Duration,
+    /// (b) The escaped colliders moved through the broad-phase structures, the search for the
+    /// candidate pairs they began and ended, and the pair slots created and freed (a touching
+    /// pair whose fat boxes parted ends here, with its event).
+    pub broad_phase: Duration,
+    /// (c) Manifolds of the pairs with a moved collider, written to the contacts array, with the
+    /// events of the pairs that started or stopped touching.
+    pub narrow_phase: Duration,
+    /// (d) The events raised by removals since the last step merged in, and all events sorted.
+    pub events: Duration,
+}
+
+impl StepTimings {
+    /// The whole step.
+    #[must_use]
+    pub fn total(&self) -> Duration {
+        self.aabbs + self.broad_phase + self.narrow_phase + self.events
+    }
+}

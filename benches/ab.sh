@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Interleaved A/B of two builds of the step_profile example, as BENCHMARKS.md's "whole session"
-# tables: every row runs both binaries three times, alternating, and the table keeps the fastest
-# run of each (the host's speed drifts; interleaving and minima keep the comparison fair).
+# Interleaved A/B of two builds of the step_profile example (BENCHMARKS.md, "Method"): every
+# row runs both binaries three times, alternating, and the table keeps the fastest run of each
+# (the host's speed drifts; interleaving and minima keep the comparison fair).
 #
 #   git worktree add /tmp/base <rev> && (cd /tmp/base && cargo build --release --example step_profile)
 #   cargo build --release --example step_profile

@@ -5,7 +5,9 @@
 //! the world is byte-for-byte unchanged (`to_bytes()` before and after). A panic fails the row.
 //!
 //! `cargo test --release --test bad_input -- --ignored --nocapture print_matrix` prints the
-//! table that `the README (Reliability)` holds.
+//! matrix; with `SAPWOOD_WRITE_DOCS=1` it also writes it into `docs/RELIABILITY.md`, between the
+//! `<!-- matrix:begin -->` and `<!-- matrix:end -->` lines. A normal test run only reads that
+//! file, to check that the published matrix is the one these rows produce.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -671,13 +673,59 @@ fn every_entry_point_refuses_bad_input_with_a_typed_error_and_an_unchanged_world
     assert!(m.failures.is_empty(), "{} of {} rows failed:\n{}", m.failures.len(), m.rows.len(), m.failures.join("\n"));
 }
 
+/// The lines around the generated matrix in `docs/RELIABILITY.md`.
+const MATRIX_BEGIN: &str = "<!-- matrix:begin -->";
+const MATRIX_END: &str = "<!-- matrix:end -->";
+
+fn reliability_doc() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/RELIABILITY.md")
+}
+
+/// The matrix as markdown: one row per case, then the row count.
+fn markdown(m: &Matrix) -> String {
+    let mut out = String::from("| entry point | bad input | result |\n|---|---|---|\n");
+    for [entry, input, result] in &m.rows {
+        out.push_str(&format!("| `{entry}` | {input} | `{result}` |\n"));
+    }
+    out.push_str(&format!("\n{} rows, {} failing.\n", m.rows.len(), m.failures.len()));
+    out
+}
+
+/// The part of `doc` between the matrix markers: a blank line, the matrix, a blank line.
+fn matrix_range(doc: &str) -> Option<std::ops::Range<usize>> {
+    let start = doc.find(MATRIX_BEGIN)? + MATRIX_BEGIN.len();
+    let end = start + doc[start..].find(MATRIX_END)?;
+    Some(start..end)
+}
+
+fn matrix_section(m: &Matrix) -> String {
+    format!("\n\n{}\n", markdown(m))
+}
+
 #[test]
-#[ignore = "prints the markdown matrix for the README (Reliability)"]
+#[ignore = "prints the markdown matrix; SAPWOOD_WRITE_DOCS=1 also writes it into docs/RELIABILITY.md"]
 fn print_matrix() {
     let m = build();
-    println!("| entry point | bad input | result |\n|---|---|---|");
-    for [entry, input, result] in &m.rows {
-        println!("| `{entry}` | {input} | `{result}` |");
+    print!("{}", markdown(&m));
+    if std::env::var_os("SAPWOOD_WRITE_DOCS").is_some() {
+        assert!(m.failures.is_empty(), "not writing a matrix with failing rows:\n{}", m.failures.join("\n"));
+        let path = reliability_doc();
+        let doc = std::fs::read_to_string(&path).expect("docs/RELIABILITY.md is readable");
+        let range = matrix_range(&doc).expect("docs/RELIABILITY.md has the matrix markers");
+        let mut new = doc.clone();
+        new.replace_range(range, &matrix_section(&m));
+        std::fs::write(&path, new).expect("docs/RELIABILITY.md is writable");
+        println!("wrote {}", path.display());
     }
-    println!("\n{} rows, {} failures", m.rows.len(), m.failures.len());
+}
+
+#[test]
+fn reliability_doc_holds_the_current_matrix() {
+    let doc = std::fs::read_to_string(reliability_doc()).expect("docs/RELIABILITY.md is readable");
+    let range = matrix_range(&doc).expect("docs/RELIABILITY.md has the matrix markers");
+    assert!(
+        doc[range] == matrix_section(&build()),
+        "docs/RELIABILITY.md's bad-input matrix is stale; regenerate it with\n\
+         SAPWOOD_WRITE_DOCS=1 cargo test --release --test bad_input -- --ignored print_matrix"
+    );
 }

@@ -21,13 +21,11 @@ use crate::components::{Enemy, EnemyKind, Health, Player, Spin, Velocity, Wall, 
 use crate::level;
 use crate::systems;
 
-/// The fat-box margin the game asks of the world, the same for every collider. The world's
-/// default margin is a quarter of each box's larger side: right for the enemies (about 0.5),
-/// but the boundary walls are 416 units long and got fat boxes 104 units wide on every side,
-/// so that every enemy in more than half the arena kept a candidate pair with a wall, and those
-/// pairs were queued again whenever the enemy moved (perf: the queue walk and its sort were
-/// 60 % of the frame after a minute of play). Statics never move, so a fixed margin costs them
-/// nothing; BENCHMARKS.md has the before/after numbers.
+/// The fat-box margin the game asks of the world, the same for every collider. A margin that
+/// grows with each box's size gives the 416-unit boundary walls fat boxes far wider than an
+/// enemy, so that every enemy near a wall keeps a candidate pair with it, evaluated again
+/// whenever the enemy moves. Statics never move, so a fixed margin costs them nothing; a larger
+/// one for the crowd buys fewer escapes with more candidate pairs, each evaluated every frame.
 pub const AABB_MARGIN: f32 = 0.5;
 
 /// The fixed simulation step, seconds.

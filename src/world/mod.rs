@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::broad::{BroadPhase, BroadPhaseKind, DynamicTree, IncrementalSap, Pair, PairTable};
+use crate::broad::{BroadPhase, BroadPhaseKind, DynamicTree, Movers, Pair, PairTable};
 use crate::collide::{self, Manifold};
 use crate::math::{Aabb, Pose};
 use crate::shape::{Shape, ShapeError};
@@ -298,7 +298,7 @@ pub struct World {
     config: WorldConfig,
     cols: Columns,
     /// Broad phase for moving colliders that are not very large.
-    movers: Box<dyn BroadPhase>,
+    movers: Movers,
     /// The same movers by fat box, for scene queries and for tree residents' pair searches.
     mover_tree: mover_tree::MoverTree,
     /// Static and very large colliders.
@@ -391,12 +391,7 @@ impl World {
         Ok(Self {
             config,
             cols: Columns::default(),
-            movers: match config.broad_phase {
-                // The world keeps the pair set itself (`pair_table`); a second one in the SAP
-                // cost a hash table of every pair and two probes per pair change.
-                BroadPhaseKind::IncrementalSap => Box::new(IncrementalSap::without_pair_set()),
-                kind => kind.build(),
-            },
+            movers: Movers::new(config.broad_phase),
             mover_tree: mover_tree::MoverTree::default(),
             tree: DynamicTree::new(0.0),
             pairs: Vec::new(),
@@ -901,7 +896,7 @@ impl World {
             self.search.resize_with(chunks, SearchChunk::default);
         }
         let query_movers = self.config.broad_phase.finds_pairs_by_query();
-        let (cols, pairs, table, tree, movers) = (&self.cols, &self.pairs, &self.pair_table, &self.tree, &*self.movers);
+        let (cols, pairs, table, tree, movers) = (&self.cols, &self.pairs, &self.pair_table, &self.tree, &self.movers);
         let escaped = self.escaped.par_chunks(CHUNK).zip(self.escaped_old.par_chunks(CHUNK));
         self.search[..chunks].par_iter_mut().zip(escaped).for_each(|(out, (slots, olds))| {
             out.began.clear();

@@ -12,7 +12,8 @@ use crate::math::Aabb;
 /// itself, so it does not keep [`BroadPhase`]'s contract and is not one: this type offers just
 /// the calls the world makes.
 pub(crate) enum Movers {
-    /// The SAP without a pair set, for [`BroadPhaseKind::IncrementalSap`].
+    /// The SAP without a pair set, for [`BroadPhaseKind::IncrementalSap`]; boxed, since it is
+    /// far larger than the other variant.
     Sap(Box<SapWithoutPairSet>),
     /// Any other kind, built by [`BroadPhaseKind::build`].
     Other(Box<dyn BroadPhase>),

@@ -118,10 +118,10 @@ impl Strips {
 
     /// Strips for `NewPairs::forward_scan`, about twice the boxes' mean height `m`: taller
     /// strips leave more boxes in each scanned x range that miss in y, shorter ones copy each
-    /// box into more strips (a box of height `h` lies in at most `h / 2m + 2` of them, so at
-    /// twice the mean there are at most 2.5 copies per box). At most one strip per four boxes,
-    /// so that the per-strip bookkeeping stays small against the boxes; one strip when fewer
-    /// than two would do or the y range is empty or not finite.
+    /// box into more strips (a box of height `h` lies in at most `h / 2m + 2` of them, so
+    /// there are at most 2.5 copies per box on average). At most one strip per four boxes, so
+    /// that the per-strip bookkeeping stays small against the boxes; one strip when fewer than
+    /// two would do or the y range is empty or not finite.
     fn fit(c: &ScanColumns) -> Strips {
         let n = c.min_x.len();
         let one = Strips { lo: 0.0, height: 1.0, count: 1 };

@@ -108,10 +108,10 @@ impl Axis {
         // Few moved boxes: sift each moved endpoint from its known position and never touch
         // the rest of the array. Many: one insertion-sort pass over the whole array. The
         // endpoint order is total, so both give the same array and the same pair set. The
-        // cut-over, 1 box in 8 moved (`moved × 16 <= endpoints`), trades the sifts' scattered
-        // accesses (one per moved endpoint and per endpoint it passes) against the pass's
-        // sequential read of every endpoint: below it the sifts touch less memory, above it
-        // their random accesses miss the cache more than the pass's streaming does.
+        // cut-over, 1 box in 8 moved (`moved × 16 <= endpoints`), weighs the sifts' work, which
+        // grows with the moved boxes and reaches each of their endpoints at a scattered place,
+        // against the pass's sequential read of every endpoint: below it the sifts do less
+        // work; above it their cache misses cost more than the pass's extra reads.
         if moved.len() * 16 <= self.ends.len() {
             for &id in moved {
                 if state[id as usize] != LIVE {
@@ -182,8 +182,8 @@ impl Axis {
                 }
                 if meet(es, ps) && ep_is_max(p) != e_max {
                     let pb = &boxes[ep_id(p) as usize];
-                    // The pair set holds the overlaps of the `prev` boxes, so these tests are
-                    // exact membership tests without probing it. The filters only drop
+                    // The current pairs are the overlaps of the `prev` boxes, so these tests
+                    // are exact membership tests without a lookup. The filters only drop
                     // candidates that need no change; the serial pass re-decides every kept one.
                     let keep = if e_max {
                         // A max passed a min: the pair may have stopped overlapping.

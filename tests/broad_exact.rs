@@ -909,7 +909,7 @@ enum Fault {
     None,
     /// Touching is not overlapping: `<` instead of `<=`.
     StrictTouch,
-    /// Only the x intervals are tested (the seed's slow SAP without the y test, made wrong).
+    /// Only the x intervals are tested (a sweep on x that forgets the y test).
     XOnly,
     /// `update_pairs` forgets to report ended pairs.
     NoEnded,

@@ -17,6 +17,7 @@
 
 mod brute;
 mod grid;
+mod movers;
 mod pair_table;
 mod quadtree;
 mod sap;
@@ -26,6 +27,7 @@ mod tree;
 
 pub use brute::BruteForce;
 pub use grid::UniformGrid;
+pub(crate) use movers::Movers;
 pub use pair_table::PairTable;
 pub use quadtree::Quadtree;
 pub use sap::IncrementalSap;

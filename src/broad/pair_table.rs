@@ -30,12 +30,12 @@ const EMPTY: u64 = u64::MAX;
 const MIN_CAPACITY: usize = 16;
 
 #[inline]
-fn pack(p: Pair) -> u64 {
+pub(crate) fn pack(p: Pair) -> u64 {
     (u64::from(p[0]) << 32) | u64::from(p[1])
 }
 
 #[inline]
-fn unpack(k: u64) -> Pair {
+pub(crate) fn unpack(k: u64) -> Pair {
     [(k >> 32) as u32, k as u32]
 }
 

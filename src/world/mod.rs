@@ -29,7 +29,7 @@ mod validate;
 pub use query::{QueryFilter, RayCastHit};
 pub use types::{ColliderDesc, Contact, Event, EventKind, MAX_COORDINATE, StepTimings, WorldConfig, WorldError};
 
-use crate::broad::{BroadPhase, BroadPhaseKind, DynamicTree, IncrementalSap, PairTable};
+use crate::broad::{BroadPhaseKind, DynamicTree, Movers, PairTable};
 use crate::collide::{self, Manifold};
 use crate::math::{Aabb, Pose};
 use crate::shape::Shape;
@@ -69,7 +69,7 @@ pub struct World {
     config: WorldConfig,
     cols: Columns,
     /// Broad phase for moving colliders that are not very large.
-    movers: Box<dyn BroadPhase>,
+    movers: Movers,
     /// The same movers by fat box, for scene queries and for tree residents' pair searches.
     mover_tree: mover_tree::MoverTree,
     /// Static and very large colliders.
@@ -142,12 +142,7 @@ impl World {
         Ok(Self {
             config,
             cols: Columns::default(),
-            movers: match config.broad_phase {
-                // The world keeps the pair set itself (`pair_table`); a second one in the SAP
-                // cost a hash table of every pair and two probes per pair change.
-                BroadPhaseKind::IncrementalSap => Box::new(IncrementalSap::without_pair_set()),
-                kind => kind.build(),
-            },
+            movers: Movers::new(config.broad_phase),
             mover_tree: mover_tree::MoverTree::default(),
             tree: DynamicTree::new(0.0),
             pairs: Vec::new(),

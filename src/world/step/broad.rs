@@ -100,7 +100,7 @@ impl World {
             self.scratch.search.resize_with(chunks, SearchChunk::default);
         }
         let query_movers = self.config.broad_phase.finds_pairs_by_query();
-        let (cols, pairs, table, tree, movers) = (&self.cols, &self.pairs, &self.pair_table, &self.tree, &*self.movers);
+        let (cols, pairs, table, tree, movers) = (&self.cols, &self.pairs, &self.pair_table, &self.tree, &self.movers);
         let escaped = self.scratch.escaped.par_chunks(CHUNK).zip(self.scratch.escaped_old.par_chunks(CHUNK));
         self.scratch.search[..chunks].par_iter_mut().zip(escaped).for_each(|(out, (slots, olds))| {
             out.began.clear();

@@ -1,0 +1,265 @@
+//! Endpoint encoding and the two re-sort paths (per-endpoint sift, full insertion-sort pass).
+
+use super::{Boxes, LIVE, REMOVING};
+use crate::broad::pair;
+use crate::broad::pair_table::pack;
+
+/// Largest usable id: 31 bits, the 32nd holds the endpoint kind.
+pub(super) const MAX_ID: u32 = (1 << 31) - 1;
+
+/// The `f32` bits mapped so that unsigned integer order is float order; `-0.0` becomes `+0.0`.
+#[inline]
+pub(super) fn key_of(v: f32) -> u32 {
+    // `v + 0.0` turns -0.0 into +0.0 (IEEE round-to-nearest) and leaves everything else alone.
+    let b = (v + 0.0).to_bits();
+    if b & 0x8000_0000 != 0 { !b } else { b | 0x8000_0000 }
+}
+
+#[inline]
+pub(super) fn endpoint(key: u32, is_max: bool, id: u32) -> u64 {
+    (u64::from(key) << 32) | (u64::from(is_max) << 31) | u64::from(id)
+}
+
+#[inline]
+pub(super) fn ep_id(e: u64) -> u32 {
+    (e as u32) & MAX_ID
+}
+
+#[inline]
+pub(super) fn ep_is_max(e: u64) -> bool {
+    (e >> 31) & 1 != 0
+}
+
+/// Index into `pos`: `id << 1 | is_max`, which is the low word rotated left by one.
+#[inline]
+pub(super) fn ep_slot(e: u64) -> usize {
+    (e as u32).rotate_left(1) as usize
+}
+
+/// A box's interval on `axis`, covering both its stored and its reflected box (see `Axis::span`).
+#[inline]
+pub(super) fn hull_on(b: &Boxes, axis: usize) -> [f32; 2] {
+    [b.cur.min[axis].min(b.prev.min[axis]), b.cur.max[axis].max(b.prev.max[axis])]
+}
+
+/// Whether two closed intervals meet (touching counts, as in [`crate::math::Aabb::overlaps`]).
+///
+/// One compare of the later start with the earlier end, no short-circuit: the swap loops call
+/// this for every endpoint passed, and in `a[0] <= b[1] && ..` the first test holds for about
+/// half the passed endpoints, a branch the CPU mispredicts every other swap. For the same
+/// reason the loops make this test before the endpoint-kind check, also a coin toss. A NaN
+/// bound can only make it true, which costs a box test and changes no result.
+#[inline]
+fn meet(a: [f32; 2], b: [f32; 2]) -> bool {
+    a[0].max(b[0]) <= a[1].min(b[1])
+}
+
+/// One axis: sorted endpoints, their positions, and the axis' own scratch space.
+pub(super) struct Axis {
+    /// 0 for x, 1 for y.
+    pub(super) axis: usize,
+    /// Every live box's min and max endpoint, ascending (see the module's layout).
+    pub(super) ends: Vec<u64>,
+    /// Beside each endpoint in `ends`, its box's interval on the *other* axis, widened to cover
+    /// both the stored and the reflected box (`cur` ∪ `prev`). A swap tests the two boxes only
+    /// when these intervals meet: in a 2D scene, the endpoints an endpoint passes on x mostly
+    /// belong to boxes far away in y, and the test would fetch each one's box from a random
+    /// place in memory.
+    pub(super) span: Vec<[f32; 2]>,
+    /// `pos[id << 1 | is_max]`: index of that endpoint in `ends`; stale for non-live ids.
+    pub(super) pos: Vec<u32>,
+    /// Candidate pairs (packed) found by this axis' sort. A field so that the steady state does
+    /// not allocate, and per axis so that the two sorts can run concurrently.
+    pub(super) events: Vec<u64>,
+    /// The new endpoints of a batch insertion, sorted before the merge. A field for reuse.
+    pub(super) fresh: Vec<u64>,
+}
+
+impl Axis {
+    /// An empty axis: 0 for x, 1 for y.
+    pub(super) fn new(axis: usize) -> Self {
+        Self { axis, ends: Vec::new(), span: Vec::new(), pos: Vec::new(), events: Vec::new(), fresh: Vec::new() }
+    }
+
+    /// Drops the endpoints of ids in state `REMOVING`, in one pass, fixing positions.
+    pub(super) fn compact(&mut self, state: &[u8]) {
+        let mut w = 0;
+        for r in 0..self.ends.len() {
+            let e = self.ends[r];
+            if state[ep_id(e) as usize] == REMOVING {
+                continue;
+            }
+            if w != r {
+                self.ends[w] = e;
+                self.span[w] = self.span[r];
+                self.pos[ep_slot(e)] = w as u32;
+            }
+            w += 1;
+        }
+        self.ends.truncate(w);
+        self.span.truncate(w);
+    }
+
+    /// Writes the moved boxes' new coordinates into their endpoints, then restores the order by
+    /// insertion sort, recording candidate pairs (see the module's "pairs from swaps").
+    pub(super) fn resort(&mut self, boxes: &[Boxes], state: &[u8], moved: &[u32]) {
+        let a = self.axis;
+        self.events.clear();
+        // Few moved boxes: sift each moved endpoint from its known position and never touch
+        // the rest of the array. Many: one insertion-sort pass over the whole array. The
+        // endpoint order is total, so both give the same array and the same pair set. The
+        // cut-over, 1 box in 8 moved (`moved × 16 <= endpoints`), weighs the sifts' work, which
+        // grows with the moved boxes and reaches each of their endpoints at a scattered place,
+        // against the pass's sequential read of every endpoint: below it the sifts do less
+        // work; above it their cache misses cost more than the pass's extra reads.
+        if moved.len() * 16 <= self.ends.len() {
+            for &id in moved {
+                if state[id as usize] != LIVE {
+                    continue;
+                }
+                let b = &boxes[id as usize].cur;
+                let s = (id as usize) << 1;
+                let new_min = endpoint(key_of(b.min[a]), false, id);
+                let new_max = endpoint(key_of(b.max[a]), true, id);
+                let hull = hull_on(&boxes[id as usize], 1 - a);
+                self.span[self.pos[s] as usize] = hull;
+                self.span[self.pos[s + 1] as usize] = hull;
+                // When the min moves right, the max goes first (and vice versa) so that a box's
+                // own two endpoints never pass each other.
+                if new_min > self.ends[self.pos[s] as usize] {
+                    self.sift(s + 1, new_max, boxes);
+                    self.sift(s, new_min, boxes);
+                } else {
+                    self.sift(s, new_min, boxes);
+                    self.sift(s + 1, new_max, boxes);
+                }
+            }
+            return;
+        }
+        for &id in moved {
+            if state[id as usize] != LIVE {
+                continue;
+            }
+            let b = &boxes[id as usize].cur;
+            let s = (id as usize) << 1;
+            let hull = hull_on(&boxes[id as usize], 1 - a);
+            for (k, e) in [(s, endpoint(key_of(b.min[a]), false, id)), (s + 1, endpoint(key_of(b.max[a]), true, id))] {
+                let i = self.pos[k] as usize;
+                self.ends[i] = e;
+                self.span[i] = hull;
+            }
+        }
+        let ends = &mut self.ends;
+        let span = &mut self.span;
+        let pos = &mut self.pos;
+        // Each shifted endpoint's position is written at once until the swaps outnumber half the
+        // endpoints; past that budget (many boxes moving) the touched range is rewritten once at
+        // the end, which costs at most one write per endpoint instead of one per swap.
+        let budget = ends.len() / 2;
+        let mut swaps = 0;
+        let mut bulk = false;
+        let (mut lo, mut hi) = (usize::MAX, 0);
+        for i in 1..ends.len() {
+            let e = ends[i];
+            if ends[i - 1] < e {
+                continue;
+            }
+            let e_max = ep_is_max(e);
+            let e_id = ep_id(e);
+            let eb = &boxes[e_id as usize];
+            let es = span[i];
+            let mut j = i;
+            while j > 0 {
+                let p = ends[j - 1];
+                if p < e {
+                    break;
+                }
+                let ps = span[j - 1];
+                ends[j] = p;
+                span[j] = ps;
+                if !bulk {
+                    pos[ep_slot(p)] = j as u32;
+                }
+                if meet(es, ps) && ep_is_max(p) != e_max {
+                    let pb = &boxes[ep_id(p) as usize];
+                    // The current pairs are the overlaps of the `prev` boxes, so these tests
+                    // are exact membership tests without a lookup. The filters only drop
+                    // candidates that need no change; the serial pass re-decides every kept one.
+                    let keep = if e_max {
+                        // A max passed a min: the pair may have stopped overlapping.
+                        eb.prev.overlaps(&pb.prev)
+                    } else {
+                        // A min passed a max: the pair may have started overlapping.
+                        eb.cur.overlaps(&pb.cur) && !eb.prev.overlaps(&pb.prev)
+                    };
+                    if keep {
+                        self.events.push(pack(pair(e_id, ep_id(p))));
+                    }
+                }
+                j -= 1;
+            }
+            ends[j] = e;
+            span[j] = es;
+            pos[ep_slot(e)] = j as u32;
+            swaps += i - j;
+            bulk = swaps > budget;
+            lo = lo.min(j);
+            hi = i;
+        }
+        if bulk {
+            for (k, &e) in ends.iter().enumerate().take(hi + 1).skip(lo) {
+                pos[ep_slot(e)] = k as u32;
+            }
+        }
+    }
+
+    /// Replaces the endpoint in `pos[slot]` by `e` and moves it left or right to its place,
+    /// keeping positions current and recording candidate pairs like the full pass.
+    fn sift(&mut self, slot: usize, e: u64, boxes: &[Boxes]) {
+        let mut i = self.pos[slot] as usize;
+        let e_max = ep_is_max(e);
+        let e_id = ep_id(e);
+        let eb = &boxes[e_id as usize];
+        let es = self.span[i];
+        // A swap that leaves a min before a max may begin a pair, one that leaves a max before a
+        // min may end it; the filters are the full pass's.
+        let record = |p: u64, min_now_first: bool, events: &mut Vec<u64>| {
+            let pb = &boxes[ep_id(p) as usize];
+            let keep = if min_now_first {
+                eb.cur.overlaps(&pb.cur) && !eb.prev.overlaps(&pb.prev)
+            } else {
+                eb.prev.overlaps(&pb.prev)
+            };
+            if keep {
+                events.push(pack(pair(e_id, ep_id(p))));
+            }
+        };
+        while i > 0 && self.ends[i - 1] > e {
+            let p = self.ends[i - 1];
+            let ps = self.span[i - 1];
+            self.ends[i] = p;
+            self.span[i] = ps;
+            self.pos[ep_slot(p)] = i as u32;
+            if meet(es, ps) && ep_is_max(p) != e_max {
+                // `e` is now left of `p`.
+                record(p, !e_max, &mut self.events);
+            }
+            i -= 1;
+        }
+        while i + 1 < self.ends.len() && self.ends[i + 1] < e {
+            let p = self.ends[i + 1];
+            let ps = self.span[i + 1];
+            self.ends[i] = p;
+            self.span[i] = ps;
+            self.pos[ep_slot(p)] = i as u32;
+            if meet(es, ps) && ep_is_max(p) != e_max {
+                // `e` is now right of `p`.
+                record(p, e_max, &mut self.events);
+            }
+            i += 1;
+        }
+        self.ends[i] = e;
+        self.span[i] = es;
+        self.pos[slot] = i as u32;
+    }
+}

@@ -26,7 +26,7 @@ mod tree;
 
 pub use brute::BruteForce;
 pub use grid::UniformGrid;
-pub use pair_table::PairTable;
+pub(crate) use pair_table::PairTable;
 pub use quadtree::Quadtree;
 pub use sap::IncrementalSap;
 pub use sort_sweep::SortSweep;
@@ -84,6 +84,7 @@ pub fn pair(a: u32, b: u32) -> Pair {
 /// absent one is a caller bug (the world never does it) and may panic in debug builds.
 pub trait BroadPhase: Send + Sync {
     /// A short name for tables (`"sap"`, `"tree"`, …).
+    #[doc(hidden)]
     fn name(&self) -> &'static str;
 
     /// Number of stored boxes.
@@ -149,6 +150,7 @@ pub trait BroadPhase: Send + Sync {
     ///
     /// # Errors
     /// A description of the broken invariant.
+    #[doc(hidden)]
     fn validate(&self) -> Result<(), String>;
 }
 

@@ -1068,7 +1068,7 @@ impl BroadPhase for IncrementalSap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenes::SplitMix64;
+    use crate::internal::SplitMix64;
     use glam::Vec2;
     use std::collections::BTreeMap;
 

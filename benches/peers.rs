@@ -12,8 +12,6 @@
 //! `SAPWOOD_PEERS_SIZES=65536,262144 cargo bench --bench peers`.
 //! The markdown table with pair counts comes from `cargo run --release --example peers`.
 
-// The bench needs only the drivers, not the pair checks the example also uses.
-#[allow(dead_code)]
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -25,8 +25,6 @@
 //! Default steps shrink with the size (300 at 1k down to 20 at 256k) so that the default run
 //! takes a few minutes on 2 cores; `--steps` sets one count for every size.
 
-// Shared with benches/peers.rs, which uses parts this example does not.
-#[allow(dead_code)]
 use std::error::Error;
 use std::time::Duration;
 

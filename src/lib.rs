@@ -25,7 +25,6 @@ pub struct ReadmeDoctests;
 
 pub mod advisor;
 pub mod broad;
-pub use broad::BroadPhaseKind;
 pub mod collide;
 #[cfg(feature = "hecs")]
 pub mod ecs;
@@ -35,6 +34,7 @@ mod shape;
 mod storage;
 mod world;
 
+pub use broad::BroadPhaseKind;
 pub use glam::Vec2;
 pub use math::{Aabb, Pose, Ray, Rot};
 pub use shape::{

@@ -1,4 +1,4 @@
-//! Broad phases on the peer scene (`shared/SCENES.md` §2) at 1k, 8k and 64k colliders:
+//! Broad phases on the peer scene (`docs/SCENES.md` §2) at 1k, 8k and 64k colliders:
 //!
 //! - `build`: an empty structure, `insert_batch` of every collider, then `update_pairs` (so that
 //!   deferred work is counted) — mass insertion;
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use sapwood::Aabb;
 use sapwood::broad::{BroadPhase, BroadPhaseKind, Pair};
-use sapwood::scenes::{DEFAULT_SEED, Scene};
+use sapwood_support::scenes::{DEFAULT_SEED, Scene};
 
 const SIZES: [usize; 3] = [1024, 8192, 65536];
 

@@ -21,19 +21,16 @@
 //!
 //! Run: `cargo bench --bench narrow -- --warm-up-time 1 --measurement-time 2`.
 
-#[path = "../tests/parry_shapes/mod.rs"]
-mod parry_shapes;
-
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use parry_shapes::{parry_pose, to_parry};
 use parry2d::math as pm;
 use parry2d::query::{self as pq, ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher};
 use parry2d::shape as ps;
-use sapwood::scenes::SplitMix64;
 use sapwood::{Pose, Rot, Shape, Vec2, collide};
+use sapwood_support::SplitMix64;
+use sapwood_support::parry_shapes::{parry_pose, to_parry};
 
 const BATCH: usize = 2048;
 

@@ -1,6 +1,6 @@
 //! sapwood's `World` beside rapier2d's collision-only `CollisionPipeline` on the peer scene
-//! (`shared/SCENES.md` §2), as criterion groups. The engines are driven by the same code as
-//! `examples/peers.rs` (`benches/common/peer_engines.rs`; fairness rules there):
+//! (`docs/SCENES.md` §2), as criterion groups. The engines are driven by the same code as
+//! `examples/peers.rs` (`support/src/peers.rs`; fairness rules there):
 //!
 //! - `peers-step/<t>t`: one iteration = the scene moves (not timed), then the engine is told every
 //!   moved collider's pose and steps (timed), inside a rayon pool of `t` threads (1 and all
@@ -12,18 +12,13 @@
 //! `SAPWOOD_PEERS_SIZES=65536,262144 cargo bench --bench peers`.
 //! The markdown table with pair counts comes from `cargo run --release --example peers`.
 
-// The bench needs only the drivers, not the pair checks the example also uses.
-#[allow(dead_code)]
-#[path = "common/peer_engines.rs"]
-mod peer_engines;
-
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use peer_engines::{RapierSide, SapwoodSide, time};
 use rayon::ThreadPool;
-use sapwood::scenes::{DEFAULT_SEED, Scene};
+use sapwood_support::peers::{RapierSide, SapwoodSide, time};
+use sapwood_support::scenes::{DEFAULT_SEED, Scene};
 
 fn sizes() -> Vec<usize> {
     match std::env::var("SAPWOOD_PEERS_SIZES") {

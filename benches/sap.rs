@@ -11,14 +11,11 @@
 //! `/proc/self/task/*/schedstat`, Linux only) for the same cases: on a shared, overloaded
 //! machine wall-clock medians mostly measure the scheduler, CPU time measures the work.
 
-#[path = "common/cpu.rs"]
-mod cpu;
-
-use cpu::cpu_ms;
 use criterion::{BatchSize, Criterion, criterion_group};
 use sapwood::broad::{BroadPhase, IncrementalSap, Pair};
-use sapwood::scenes::SplitMix64;
 use sapwood::{Aabb, Vec2};
+use sapwood_support::SplitMix64;
+use sapwood_support::cpu::cpu_ms;
 use std::hint::black_box;
 
 /// The peer scene's boxes: centres, half-extents, velocities (zero for still ones).

@@ -12,8 +12,8 @@
 //! that a change kept the results) and the wall time per pair. Criterion's `benches/narrow.rs`
 //! is the comparison with parry2d; this is the deterministic counterpart for callgrind.
 
-use sapwood::scenes::SplitMix64;
 use sapwood::{Pose, Shape, Vec2, collide};
+use sapwood_support::SplitMix64;
 
 fn dir(rng: &mut SplitMix64) -> Vec2 {
     let a = rng.range(0.0, std::f32::consts::TAU);

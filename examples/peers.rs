@@ -1,4 +1,4 @@
-//! sapwood beside rapier2d on the peer scene of `shared/SCENES.md` §2, in the same run.
+//! sapwood beside rapier2d on the peer scene of `docs/SCENES.md` §2, in the same run.
 //!
 //! ```text
 //! cargo run --release --example peers -- [--sizes 1024,8192,65536,262144] [--steps N]
@@ -25,20 +25,15 @@
 //! Default steps shrink with the size (300 at 1k down to 20 at 256k) so that the default run
 //! takes a few minutes on 2 cores; `--steps` sets one count for every size.
 
-// Shared with benches/peers.rs, which uses parts this example does not.
-#[allow(dead_code)]
-#[path = "../benches/common/peer_engines.rs"]
-mod peer_engines;
-
 use std::error::Error;
 use std::time::Duration;
 
 use std::collections::BTreeMap;
 
-use peer_engines::{RapierSide, SapwoodSide, disagreements, median_ms, time_cpu};
-use rapier2d::parry;
-use sapwood::scenes::{DEFAULT_SEED, Scene};
 use sapwood::{BroadPhaseKind, Shape, WorldConfig, collide};
+use sapwood_support::peers::rapier2d::parry;
+use sapwood_support::peers::{self, RapierSide, SapwoodSide, disagreements, median_ms, time_cpu};
+use sapwood_support::scenes::{DEFAULT_SEED, Scene};
 
 struct Args {
     sizes: Vec<usize>,
@@ -286,7 +281,7 @@ fn describe_pair(n: usize, (a, b, k): (u32, u32, usize), seed: u64) {
     println!("  sapwood contact: {:?}", collide::contact(&ca.shape, &ca.pose, &cb.shape, &cb.pose));
     println!("  sapwood contact, swapped: {:?}", collide::contact(&cb.shape, &cb.pose, &ca.shape, &ca.pose));
     println!("  sapwood overlaps: {}", collide::overlaps(&ca.shape, &ca.pose, &cb.shape, &cb.pose));
-    let (ra, rb) = (peer_engines::rapier_collider(ca).build(), peer_engines::rapier_collider(cb).build());
+    let (ra, rb) = (peers::rapier_collider(ca).build(), peers::rapier_collider(cb).build());
     println!(
         "  parry contact (prediction 0): {:?}",
         parry::query::contact(ra.position(), ra.shape(), rb.position(), rb.shape(), 0.0)

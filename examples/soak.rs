@@ -2,18 +2,17 @@
 //!
 //! Random inserts, removals, pose and shape changes, steps, queries and refused bad input on a
 //! world of 100–300 colliders, compared with a naive model as the run goes (see
-//! `tests/soak_model/mod.rs` for what is checked and how often), with the resident set size and
+//! `support/src/soak/mod.rs` for what is checked and how often), with the resident set size and
 //! the live heap bytes sampled 100 times. Exits non-zero on any divergence or heap growth.
 
-#[path = "../tests/soak_model/mod.rs"]
-mod soak_model;
+use sapwood_support::soak;
 
 /// Counts live heap bytes (shared with `tests/soak.rs`).
 #[global_allocator]
-static GLOBAL: soak_model::counting::Counting = soak_model::counting::Counting;
+static GLOBAL: soak::counting::Counting = soak::counting::Counting;
 
 fn main() {
-    let mut cfg = soak_model::SoakConfig::new(10_000_000);
+    let mut cfg = soak::SoakConfig::new(10_000_000);
     cfg.verbose = true;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -24,7 +23,7 @@ fn main() {
             _ => panic!("usage: soak [--ops N] [--seed N] [--quiet]"),
         }
     }
-    let r = soak_model::run(&cfg, &soak_model::counting::live_bytes);
+    let r = soak::run(&cfg, &soak::counting::live_bytes);
     let (rss_warm, rss_max, rss_end) = r.memory(|s| s.rss_kib);
     let (heap_warm, heap_max, heap_end) = r.memory(|s| s.heap_bytes);
     let (q2, q4) = r.quarters(|s| s.heap_bytes);

@@ -16,11 +16,9 @@
 
 use std::time::Instant;
 
-#[path = "../benches/common/cpu.rs"]
-mod cpu;
-
-use sapwood::scenes::{Scene, SeedScenario};
 use sapwood::{BroadPhaseKind, ColliderDesc, World, WorldConfig};
+use sapwood_support::cpu;
+use sapwood_support::scenes::{Scene, SeedScenario};
 
 fn main() {
     let arg = |i: usize| std::env::args().nth(i).and_then(|s| s.parse::<usize>().ok());

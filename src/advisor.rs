@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use sapwood::advisor;
-//! use sapwood::scenes::{Scene, SeedScenario};
+//! use sapwood_support::scenes::{Scene, SeedScenario};
 //! use sapwood::{ColliderDesc, World};
 //!
 //! let scene = Scene::seed(SeedScenario::RandomHalf, 256, 42);

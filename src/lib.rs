@@ -25,17 +25,16 @@ pub struct ReadmeDoctests;
 
 pub mod advisor;
 pub mod broad;
-pub use broad::BroadPhaseKind;
 pub mod collide;
 #[cfg(feature = "hecs")]
 pub mod ecs;
 mod math;
 pub mod query;
-pub mod scenes;
 mod shape;
 mod storage;
 mod world;
 
+pub use broad::BroadPhaseKind;
 pub use glam::Vec2;
 pub use math::{Aabb, Pose, Ray, Rot};
 pub use shape::{
@@ -48,3 +47,10 @@ pub use world::{
     ColliderDesc, Contact, Event, EventKind, MAX_COORDINATE, QueryFilter, RayCastHit, StepTimings, World, WorldConfig,
     WorldError,
 };
+
+// Not part of the API: public only so that this workspace's tests, benches and examples (and the
+// unpublished `sapwood-support` crate they share) can reach them, hence hidden from the docs and
+// free to change in any release. Hidden for the same reason where they are declared:
+// `BroadPhase::{name, validate}`, `World::validate` and `World::debug_fat_aabbs`.
+#[doc(hidden)]
+pub mod internal;

@@ -539,11 +539,8 @@ mod tests {
 
     #[test]
     fn random_rays_and_points_match_parry() {
-        let mut seed = 0x51ed_270b_u64;
-        let mut rnd = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 40) as f32) / (1u64 << 24) as f32
-        };
+        let mut rng = crate::internal::SplitMix64::new(0x51ed_270b);
+        let mut rnd = move || rng.next_f32();
         let mut shapes = vec![
             Shape::circle(0.8).unwrap(),
             Shape::capsule(Vec2::new(-1.0, 0.3), Vec2::new(1.2, -0.4), 0.45).unwrap(),

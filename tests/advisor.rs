@@ -2,8 +2,8 @@
 //! the same contacts, with every broad phase, and keeps agreeing while it steps.
 
 use sapwood::advisor;
-use sapwood::scenes::{Scene, SeedScenario};
 use sapwood::{ColliderDesc, ColliderId, Contact, EventKind, Pose, Vec2, World, WorldConfig};
+use sapwood_support::scenes::{Scene, SeedScenario};
 
 /// Touching pairs with their manifolds' point counts, as a sorted list (contact order is
 /// unspecified).

@@ -12,8 +12,9 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use sapwood::broad::{BroadPhase, BroadPhaseKind, Pair, pair};
-use sapwood::scenes::{Scene, SeedScenario, SplitMix64, seed_world};
 use sapwood::{Aabb, Vec2};
+use sapwood_support::SplitMix64;
+use sapwood_support::scenes::{Scene, SeedScenario, seed_world};
 
 // ---------------------------------------------------------------------------------------------
 // Which phases run

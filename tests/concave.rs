@@ -13,18 +13,15 @@
 //!   every part pair (no culling), the merged manifold is one of `contact_parts`', swapping the
 //!   arguments flips it bit for bit, and feature ids carry the part indices.
 
-mod f64_rng;
-mod parry_shapes;
-
-use f64_rng::Rng;
 use glam::DVec2;
-use parry_shapes::{parry_pose, to_parry};
 use parry2d::query as pq;
 use sapwood::collide::{self, Manifold};
 use sapwood::query;
 use sapwood::{
     ColliderDesc, Compound, DecompositionError, MAX_COMPOUND_PARTS, Pose, Ray, Shape, ShapeError, Vec2, World,
 };
+use sapwood_support::f64_rng::F64Rng;
+use sapwood_support::parry_shapes::{parry_pose, to_parry};
 
 // ---------------------------------------------------------------------------------------------
 // Random numbers and polygon generators
@@ -39,7 +36,7 @@ fn from_xy(xy: &[(f32, f32)]) -> Vec<Vec2> {
 
 /// Star-shaped about the origin: jittered increasing angles (every gap below π, so that the
 /// origin sees every edge and the polygon is simple), random radii.
-fn star(rng: &mut Rng, n: usize) -> Vec<Vec2> {
+fn star(rng: &mut F64Rng, n: usize) -> Vec<Vec2> {
     let angles: Vec<f64> =
         (0..n).map(|i| (i as f64 + rng.range(0.0, 0.8)) * std::f64::consts::TAU / n as f64).collect();
     angles
@@ -52,7 +49,7 @@ fn star(rng: &mut Rng, n: usize) -> Vec<Vec2> {
 }
 
 /// A spiral strip: an outer arm out, an inner arm back, `turns` turns.
-fn spiral(rng: &mut Rng, turns: f64, steps: usize) -> Vec<Vec2> {
+fn spiral(rng: &mut F64Rng, turns: f64, steps: usize) -> Vec<Vec2> {
     let width = rng.range(0.15, 0.4);
     let mut out = Vec::new();
     let arm = |k: usize| {
@@ -72,7 +69,7 @@ fn spiral(rng: &mut Rng, turns: f64, steps: usize) -> Vec<Vec2> {
 
 /// A comb: a spine of height 1 along the bottom and `teeth` teeth of random heights, with
 /// straight-through vertices where the teeth meet the spine's ends.
-fn comb(rng: &mut Rng, teeth: usize) -> Vec<Vec2> {
+fn comb(rng: &mut F64Rng, teeth: usize) -> Vec<Vec2> {
     let w = 2.0 * teeth as f64 - 1.0;
     let mut out = vec![v(0.0, 0.0), v(w, 0.0)];
     for k in (0..teeth).rev() {
@@ -83,7 +80,7 @@ fn comb(rng: &mut Rng, teeth: usize) -> Vec<Vec2> {
 }
 
 /// An L or a U with random arm sizes.
-fn l_or_u(rng: &mut Rng) -> Vec<Vec2> {
+fn l_or_u(rng: &mut F64Rng) -> Vec<Vec2> {
     let (w, h, t) = (rng.range(2.0, 5.0), rng.range(2.0, 5.0), rng.range(0.2, 1.0));
     if rng.chance(0.5) {
         vec![v(0.0, 0.0), v(w, 0.0), v(w, t), v(t, t), v(t, h), v(0.0, h)]
@@ -93,7 +90,7 @@ fn l_or_u(rng: &mut Rng) -> Vec<Vec2> {
 }
 
 /// A random pose applied to every vertex, and a random winding.
-fn placed(rng: &mut Rng, mut pts: Vec<Vec2>) -> Vec<Vec2> {
+fn placed(rng: &mut F64Rng, mut pts: Vec<Vec2>) -> Vec<Vec2> {
     let pose = Pose::new(v(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0)), rng.range(-3.2, 3.2) as f32);
     for p in &mut pts {
         *p = pose.transform_point(*p);
@@ -104,7 +101,7 @@ fn placed(rng: &mut Rng, mut pts: Vec<Vec2>) -> Vec<Vec2> {
     pts
 }
 
-fn random_simple_polygon(rng: &mut Rng) -> Vec<Vec2> {
+fn random_simple_polygon(rng: &mut F64Rng) -> Vec<Vec2> {
     let pts = match rng.below(5) {
         0 | 1 => {
             let n = 3 + rng.below(60) as usize;
@@ -188,7 +185,7 @@ struct DecompStats {
 }
 
 /// Every property of a decomposition that a wrong one would break.
-fn check_decomposition(pts: &[Vec2], rng: &mut Rng, stats: &mut DecompStats) {
+fn check_decomposition(pts: &[Vec2], rng: &mut F64Rng, stats: &mut DecompStats) {
     let c = Compound::from_concave_polygon(pts, 0.0).unwrap_or_else(|e| panic!("{e}: {pts:?}"));
     let n = pts.len();
     let parts = polygon_parts(&c);
@@ -253,7 +250,7 @@ fn check_decomposition(pts: &[Vec2], rng: &mut Rng, stats: &mut DecompStats) {
 
 #[test]
 fn decomposition_tiles_random_simple_polygons() {
-    let mut rng = Rng::new(0xC0FFEE);
+    let mut rng = F64Rng::new(0xC0FFEE);
     let mut stats = DecompStats::default();
     for _ in 0..1500 {
         let pts = random_simple_polygon(&mut rng);
@@ -272,7 +269,7 @@ fn decomposition_tiles_random_simple_polygons() {
 
 #[test]
 fn decomposition_named_cases() {
-    let mut rng = Rng::new(1);
+    let mut rng = F64Rng::new(1);
     let mut stats = DecompStats::default();
     // A U: two reflex vertices, three parts (no two-part convex split exists without Steiner
     // points... one diagonal can resolve both: the bottom bar and two arms merge into 3).
@@ -344,7 +341,7 @@ fn decomposition_rejects_bad_input() {
         Some(E::SelfIntersecting { .. })
     ));
     // Too many parts: a comb of 130 teeth needs at least 130 parts.
-    let mut rng = Rng::new(5);
+    let mut rng = F64Rng::new(5);
     let big = comb(&mut rng, 130);
     assert!(
         matches!(Compound::from_concave_polygon(&big, 0.0), Err(E::TooManyParts { parts }) if parts > MAX_COMPOUND_PARTS)
@@ -382,7 +379,7 @@ fn compound_construction_rejects_bad_parts() {
 // ---------------------------------------------------------------------------------------------
 // Compounds against parry and an exact oracle
 
-fn random_convex(rng: &mut Rng) -> Shape {
+fn random_convex(rng: &mut F64Rng) -> Shape {
     let s = rng.range(0.1, 1.5) as f32;
     match rng.below(6) {
         0 => Shape::circle(s).unwrap(),
@@ -398,7 +395,7 @@ fn random_convex(rng: &mut Rng) -> Shape {
     }
 }
 
-fn random_compound(rng: &mut Rng) -> Shape {
+fn random_compound(rng: &mut F64Rng) -> Shape {
     if rng.chance(0.5) {
         let n = 5 + rng.below(8) as usize;
         let pts = star(rng, n);
@@ -504,7 +501,7 @@ fn exact_distance(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> f64 {
 }
 
 /// B placed around touching A along a random direction, then perturbed.
-fn random_pair(rng: &mut Rng) -> (Shape, Pose, Shape, Pose) {
+fn random_pair(rng: &mut F64Rng) -> (Shape, Pose, Shape, Pose) {
     let sa = random_compound(rng);
     let sb = if rng.chance(0.5) { random_compound(rng) } else { random_convex(rng) };
     let pa = Pose::new(v(rng.range(-5.0, 5.0), rng.range(-5.0, 5.0)), rng.range(-3.2, 3.2) as f32);
@@ -550,7 +547,7 @@ fn depth_of(m: &Manifold) -> f32 {
 
 #[test]
 fn compound_overlap_matches_parry_and_exact_oracle() {
-    let mut rng = Rng::new(0x5EED);
+    let mut rng = F64Rng::new(0x5EED);
     let (mut cases, mut band, mut touching, mut parry_wrong, mut parry_hard_cases) = (0, 0, 0, 0, 0);
     while cases < 20_000 {
         let (sa, pa, sb, pb) = random_pair(&mut rng);
@@ -597,7 +594,7 @@ fn compound_overlap_matches_parry_and_exact_oracle() {
 
 #[test]
 fn compound_contact_is_the_deepest_part_pair_and_symmetric() {
-    let mut rng = Rng::new(77);
+    let mut rng = F64Rng::new(77);
     let mut multi = 0;
     for _ in 0..5000 {
         let (sa, pa, sb, pb) = random_pair(&mut rng);
@@ -649,7 +646,7 @@ fn compound_contact_is_the_deepest_part_pair_and_symmetric() {
 
 #[test]
 fn compound_queries_match_their_parts() {
-    let mut rng = Rng::new(9);
+    let mut rng = F64Rng::new(9);
     let (mut hits, mut inside) = (0, 0);
     for _ in 0..3000 {
         let s = random_compound(&mut rng);
@@ -688,7 +685,7 @@ fn compound_queries_match_their_parts() {
 
 #[test]
 fn compounds_in_a_world_snapshot_round_trip_and_corruptions_are_refused() {
-    let mut rng = Rng::new(3);
+    let mut rng = F64Rng::new(3);
     let mut world = World::new();
     for k in 0..20 {
         let s = if k % 2 == 0 { random_compound(&mut rng) } else { random_convex(&mut rng) };

@@ -3,8 +3,8 @@
 //! across two runs. The hash is FNV-1a over explicitly little-endian bytes, not `std`'s hasher,
 //! so that it can be compared across machines and Rust versions; the test prints it.
 
-use sapwood::scenes::{DEFAULT_SEED, Scene};
 use sapwood::{ColliderDesc, World};
+use sapwood_support::scenes::{DEFAULT_SEED, Scene};
 
 const COLLIDERS: usize = 4096;
 const STEPS: usize = 100;

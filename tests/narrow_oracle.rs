@@ -35,17 +35,14 @@
 //! rotations (0, ±π/2, π) and axis directions, to reach the face-to-face manifolds and the
 //! cuboid fast paths.
 
-mod f64_rng;
-mod parry_shapes;
-
-use f64_rng::Rng;
 use glam::DVec2;
-use parry_shapes::{parry_pose, to_parry};
 use parry2d::math as pm;
 use parry2d::query as pq;
 use parry2d::shape as ps;
 use sapwood::collide::{self, EDGE};
 use sapwood::{Pose, Rot, Shape, Vec2};
+use sapwood_support::f64_rng::F64Rng;
+use sapwood_support::parry_shapes::{parry_pose, to_parry};
 
 // ---------------------------------------------------------------------------------------------
 // Random numbers
@@ -67,7 +64,7 @@ fn v2(v: DVec2) -> Vec2 {
 }
 
 /// A random convex hull of 3–8 vertices with the origin strictly inside, rounded by `radius`.
-fn random_hull(rng: &mut Rng, size: f64, radius: f32) -> Shape {
+fn random_hull(rng: &mut F64Rng, size: f64, radius: f32) -> Shape {
     loop {
         let n = 3 + rng.below(6) as usize;
         let stretch = DVec2::new(1.0, rng.range(0.25, 1.0));
@@ -81,7 +78,7 @@ fn random_hull(rng: &mut Rng, size: f64, radius: f32) -> Shape {
     }
 }
 
-fn random_shape(rng: &mut Rng, kind: Kind) -> Shape {
+fn random_shape(rng: &mut F64Rng, kind: Kind) -> Shape {
     let size = rng.log_range(0.05, 5.0);
     let s32 = size as f32;
     match kind {
@@ -274,7 +271,7 @@ fn parry_signed(pa: &pm::Pose, a: &dyn ps::Shape, pb: &pm::Pose, b: &dyn ps::Sha
 // ---------------------------------------------------------------------------------------------
 // Case generation
 
-fn random_rot(rng: &mut Rng, aligned: bool) -> Rot {
+fn random_rot(rng: &mut F64Rng, aligned: bool) -> Rot {
     if aligned {
         [Rot::IDENTITY, Rot { c: 0.0, s: 1.0 }, Rot { c: -1.0, s: 0.0 }, Rot { c: 0.0, s: -1.0 }][rng.below(4) as usize]
     } else {
@@ -283,7 +280,7 @@ fn random_rot(rng: &mut Rng, aligned: bool) -> Rot {
 }
 
 /// A random pair of kinds `ka`, `kb` with B around the touching distance from A.
-fn random_case(rng: &mut Rng, ka: Kind, kb: Kind) -> (Shape, Pose, Shape, Pose) {
+fn random_case(rng: &mut F64Rng, ka: Kind, kb: Kind) -> (Shape, Pose, Shape, Pose) {
     let sa = random_shape(rng, ka);
     let sb = random_shape(rng, kb);
     let aligned = rng.chance(0.2);
@@ -516,7 +513,7 @@ fn check_case(stats: &mut Stats, sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) {
 const CASES: usize = 100_000;
 
 fn run_pair(ka: Kind, kb: Kind, seed: u64) {
-    let mut rng = Rng::new(seed);
+    let mut rng = F64Rng::new(seed);
     let mut stats = Stats::default();
     for _ in 0..CASES {
         let (sa, pa, sb, pb) = random_case(&mut rng, ka, kb);
@@ -618,7 +615,7 @@ fn exact_oracle_agrees_with_parry_where_parry_is_exact() {
     // pair (printed), and a hard check on the pairs that parry computes without GJK
     // tolerances.
     let kinds = [Kind::Circle, Kind::Capsule, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
-    let mut rng = Rng::new(99);
+    let mut rng = F64Rng::new(99);
     for (i, &ka) in kinds.iter().enumerate() {
         for &kb in &kinds[i..] {
             let mut bad = 0;
@@ -653,7 +650,7 @@ fn exact_oracle_agrees_with_parry_where_parry_is_exact() {
 #[test]
 fn aabbs_match_parry_and_exact() {
     let kinds = [Kind::Circle, Kind::Capsule, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
-    let mut rng = Rng::new(0xAABB);
+    let mut rng = F64Rng::new(0xAABB);
     for _ in 0..50_000 {
         let kind = kinds[rng.below(5) as usize];
         let s = random_shape(&mut rng, kind);
@@ -743,7 +740,7 @@ fn brute_signed(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> f64 {
 #[test]
 fn exact_oracle_matches_independent_brute_force() {
     let kinds = [Kind::Circle, Kind::Capsule, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
-    let mut rng = Rng::new(7);
+    let mut rng = F64Rng::new(7);
     for (i, &ka) in kinds.iter().enumerate() {
         for &kb in &kinds[i..] {
             for _ in 0..200 {
@@ -791,7 +788,7 @@ fn exact_ray(core: &[DVec2], r: f64, o: DVec2, d: DVec2, max_t: f64) -> (Option<
 #[test]
 fn ray_casts_and_point_queries_match_parry_and_exact() {
     let kinds = [Kind::Circle, Kind::Capsule, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
-    let mut rng = Rng::new(0x0000_7A75);
+    let mut rng = F64Rng::new(0x0000_7A75);
     let (mut rays, mut hits, mut grazing, mut parry_wrong, mut points, mut band) = (0, 0, 0, 0, 0, 0);
     let mut failures: Vec<String> = Vec::new();
     for case in 0..60_000 {

@@ -5,10 +5,10 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use sapwood::broad::BroadPhaseKind;
-use sapwood::scenes::SplitMix64;
 use sapwood::{
     ColliderDesc, ColliderId, Contact, Filter, Polygon, Pose, Shape, SnapshotError, Vec2, World, WorldConfig,
 };
+use sapwood_support::SplitMix64;
 
 /// `next_u64() % n`: the draw these seeded tests were written with (not [`SplitMix64::below`],
 /// which maps a float and so gives other sequences).

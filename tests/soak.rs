@@ -1,19 +1,19 @@
 //! The bounded soak for CI: random operations against a naive model with zero divergences, and
 //! heap use flat after warm-up. The full 10M-operation run is `examples/soak.rs`; both share
-//! `tests/soak_model`. About 20 s in release on a quiet machine (the op count is chosen for
+//! `sapwood_support::soak`. About 20 s in release on a quiet machine (the op count is chosen for
 //! that); debug builds run a tenth of it.
 
-mod soak_model;
+use sapwood_support::soak;
 
 /// Counts live heap bytes, to show that churn does not grow the heap.
 #[global_allocator]
-static GLOBAL: soak_model::counting::Counting = soak_model::counting::Counting;
+static GLOBAL: soak::counting::Counting = soak::counting::Counting;
 
 #[test]
 fn soak_matches_naive_model_and_heap_stays_flat() {
     let ops = if cfg!(debug_assertions) { 100_000 } else { 1_000_000 };
-    let cfg = soak_model::SoakConfig::new(ops);
-    let r = soak_model::run(&cfg, &soak_model::counting::live_bytes);
+    let cfg = soak::SoakConfig::new(ops);
+    let r = soak::run(&cfg, &soak::counting::live_bytes);
     eprintln!(
         "soak: {} ops, {} steps, {} full checks, {} queries checked, {} events, max {} contacts, {:.1} s",
         r.ops, r.steps, r.full_checks, r.queries_checked, r.events, r.max_contacts, r.seconds

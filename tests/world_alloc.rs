@@ -1,10 +1,10 @@
 //! A steady-state step allocates nothing: a counting global allocator watches a full period of
 //! a periodic scene (stepped and queried) after three periods of warm-up (which size every scratch buffer).
 
-mod common;
-
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use sapwood_support::periodic;
 
 struct Counting;
 
@@ -40,7 +40,7 @@ const WARM_UP_PERIODS: usize = 12;
 
 #[test]
 fn steady_state_step_allocates_nothing() {
-    for config in common::configs() {
+    for config in periodic::configs() {
         steady_state_step_allocates_nothing_with(config);
     }
 }
@@ -49,9 +49,9 @@ fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
         ALLOCS.store(0, Ordering::SeqCst);
-        let mut scene = common::build_with(4000, 3, config);
-        for t in 0..2 * common::PERIOD {
-            common::animate(&mut scene, t);
+        let mut scene = periodic::build_with(4000, 3, config);
+        for t in 0..2 * periodic::PERIOD {
+            periodic::animate(&mut scene, t);
             scene.world.step();
         }
         assert!(!scene.world.contacts().is_empty());
@@ -71,8 +71,8 @@ fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig) {
         // So: warm up to the 12th period, then four periods without a single allocation.
         let mut period = |k: usize, hits: &mut Vec<sapwood::ColliderId>| {
             let mut any_hit = false;
-            for t in k * common::PERIOD..(k + 1) * common::PERIOD {
-                common::animate(&mut scene, t);
+            for t in k * periodic::PERIOD..(k + 1) * periodic::PERIOD {
+                periodic::animate(&mut scene, t);
                 scene.world.step();
                 any_hit |= query(&scene.world, hits);
             }

@@ -1,16 +1,16 @@
 //! Contacts and events are bit-identical for 1, 2 and 8 rayon threads and across runs.
 
-mod common;
-
 use std::hash::{DefaultHasher, Hash, Hasher};
+
+use sapwood_support::periodic;
 
 fn run_hashes(threads: usize, config: sapwood::WorldConfig) -> Vec<u64> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     pool.install(|| {
-        let mut scene = common::build_with(3000, 9, config);
+        let mut scene = periodic::build_with(3000, 9, config);
         let mut hashes = Vec::new();
         for t in 0..80 {
-            common::animate(&mut scene, t);
+            periodic::animate(&mut scene, t);
             if t == 40 {
                 // Churn in the middle: removals and re-insertions reuse slots.
                 for k in (0..scene.ids.len()).step_by(13) {
@@ -31,7 +31,7 @@ fn run_hashes(threads: usize, config: sapwood::WorldConfig) -> Vec<u64> {
 
 #[test]
 fn contacts_and_events_identical_for_any_thread_count() {
-    for config in common::configs() {
+    for config in periodic::configs() {
         let one = run_hashes(1, config);
         assert_eq!(one, run_hashes(2, config), "1 vs 2 threads, {:?}", config.broad_phase);
         assert_eq!(one, run_hashes(8, config), "1 vs 8 threads, {:?}", config.broad_phase);

@@ -4,11 +4,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use sapwood::scenes::SplitMix64;
 use sapwood::{
     Aabb, BroadPhaseKind, ColliderDesc, ColliderId, EventKind, Filter, Pose, QueryFilter, Ray, Shape, Vec2, World,
     WorldConfig, WorldError, collide, query,
 };
+use sapwood_support::SplitMix64;
 
 /// `next_u64() % n`: the draw these seeded tests were written with (not [`SplitMix64::below`],
 /// which maps a float and so gives other sequences).

@@ -14,8 +14,8 @@ use std::time::Instant;
 
 use hecs::Entity;
 use sapwood::ecs::{ColliderOptions, HecsSync};
-use sapwood::scenes::SplitMix64;
 use sapwood::{BroadPhaseKind, ColliderId, Polygon, Pose, Shape, Vec2, World, WorldConfig, WorldError, collide};
+use sapwood_support::SplitMix64;
 
 use crate::components::{Enemy, EnemyKind, Health, Player, Spin, Velocity, Wall, category, filter_for};
 use crate::level;

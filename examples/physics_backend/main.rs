@@ -17,6 +17,7 @@ mod solver;
 use std::time::Instant;
 
 use sapwood::Vec2;
+use sapwood_support::SplitMix64;
 use tiny_skia::Pixmap;
 
 use render::View;
@@ -31,7 +32,7 @@ struct Scene {
     stepper: Stepper,
     view: View,
     /// The pour scene's spout: polygons still to drop and its generator.
-    pour: Option<(usize, scenes::Lcg)>,
+    pour: Option<(usize, SplitMix64)>,
     frame: u64,
 }
 
@@ -54,7 +55,7 @@ impl Scene {
             }
             "pour" => {
                 scenes::pour_container(&mut stepper);
-                (View { center: Vec2::new(0.0, 6.5), scale: 42.0 }, Some((160, scenes::Lcg(3))))
+                (View { center: Vec2::new(0.0, 6.5), scale: 42.0 }, Some((160, SplitMix64::new(3))))
             }
             _ => return None,
         };

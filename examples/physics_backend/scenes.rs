@@ -1,6 +1,7 @@
 //! The example's scenes. Sizes are in metres, gravity 10 m/s².
 
 use sapwood::{Pose, Shape, Vec2};
+use sapwood_support::SplitMix64;
 
 use crate::solver::{BodyDesc, Stepper};
 
@@ -42,17 +43,6 @@ pub fn column(stepper: &mut Stepper, rows: usize) -> Vec<usize> {
         .collect()
 }
 
-/// A tiny deterministic generator for the scenes' variety.
-pub struct Lcg(pub u64);
-
-impl Lcg {
-    /// Uniform in `[lo, hi)`.
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        lo + (hi - lo) * ((self.0 >> 40) as f32 / (1u64 << 24) as f32)
-    }
-}
-
 /// Static walls and floor of a container `2 * half_width` wide and `height` high.
 fn container(stepper: &mut Stepper, half_width: f32, height: f32) {
     ground(stepper, half_width + 1.0);
@@ -65,7 +55,7 @@ fn container(stepper: &mut Stepper, half_width: f32, height: f32) {
 /// Circles and capsules dropped in a heap into a container.
 pub fn pile(stepper: &mut Stepper) {
     container(stepper, 8.0, 12.0);
-    let mut rng = Lcg(7);
+    let mut rng = SplitMix64::new(7);
     for row in 0..14 {
         for k in 0..12 {
             let pos = Vec2::new(-6.6 + k as f32 * 1.2 + rng.range(-0.1, 0.1), 1.0 + row as f32 * 1.3);
@@ -89,7 +79,7 @@ pub fn pour_container(stepper: &mut Stepper) {
 }
 
 /// Drops one random convex polygon (3–8 vertices) from the spout above the container.
-pub fn pour_one(stepper: &mut Stepper, rng: &mut Lcg) {
+pub fn pour_one(stepper: &mut Stepper, rng: &mut SplitMix64) {
     let n = 3 + (rng.range(0.0, 6.0) as usize).min(5);
     let scale = rng.range(0.3, 0.55);
     let points: Vec<Vec2> = (0..n)

@@ -5,8 +5,8 @@
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-use sapwood::scenes::{BIG_WORLD_COLLIDERS, DEFAULT_SEED, Scene};
 use sapwood::{BroadPhaseKind, ColliderDesc, World, WorldConfig};
+use sapwood_support::scenes::{BIG_WORLD_COLLIDERS, DEFAULT_SEED, Scene};
 
 const WARMUP: usize = 3;
 const STEPS: usize = 20;

@@ -4,7 +4,7 @@ use std::error::Error;
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use sapwood::scenes::SeedScenario;
+use sapwood_support::scenes::SeedScenario;
 
 use crate::{Algo, Cell, Outcome};
 

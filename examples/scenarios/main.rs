@@ -1,4 +1,4 @@
-//! The benchmark job: the eight scenarios of the seed table (`shared/SCENES.md` §1) with every
+//! The benchmark job: the eight scenarios of the seed table (`docs/SCENES.md` §1) with every
 //! broad phase, as full world steps, beside the seed's published numbers; and the big world
 //! (§3) with `--big`.
 //!
@@ -22,19 +22,17 @@
 
 mod big;
 mod chart;
-#[path = "../../benches/common/cpu.rs"]
-mod cpu;
 
 use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use cpu::cpu_ms;
 use indicatif::{ProgressBar, ProgressStyle};
 use sapwood::advisor;
-use sapwood::scenes::{DEFAULT_SEED, Scene, SeedScenario, seed_world};
 use sapwood::{Aabb, BroadPhaseKind, ColliderDesc, ColliderId, World, WorldConfig};
+use sapwood_support::cpu::cpu_ms;
+use sapwood_support::scenes::{DEFAULT_SEED, Scene, SeedScenario, seed_world};
 
 /// The broad phases of the table, in column order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -189,30 +189,7 @@ pub(crate) mod testkit {
     use glam::Vec2;
     use std::collections::BTreeMap;
 
-    /// xorshift64*: deterministic, no dependency.
-    pub(crate) struct Rng(u64);
-
-    impl Rng {
-        pub(crate) fn new(seed: u64) -> Self {
-            Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-        }
-        pub(crate) fn next_u64(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-        /// Uniform in `[0, 1)`.
-        pub(crate) fn unit(&mut self) -> f32 {
-            (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-        }
-        pub(crate) fn range(&mut self, lo: f32, hi: f32) -> f32 {
-            lo + (hi - lo) * self.unit()
-        }
-        pub(crate) fn below(&mut self, n: usize) -> usize {
-            (self.next_u64() % n as u64) as usize
-        }
-    }
+    pub(crate) use crate::internal::SplitMix64;
 
     /// The naive pair set, sorted.
     pub(crate) fn model_pairs(m: &BTreeMap<u32, Aabb>) -> Vec<Pair> {
@@ -241,7 +218,7 @@ pub(crate) mod testkit {
     }
 
     /// Checks `pairs()` and a few `query_aabb` calls against the model.
-    pub(crate) fn check_now(bp: &mut dyn BroadPhase, m: &BTreeMap<u32, Aabb>, rng: &mut Rng, ctx: &str) {
+    pub(crate) fn check_now(bp: &mut dyn BroadPhase, m: &BTreeMap<u32, Aabb>, rng: &mut SplitMix64, ctx: &str) {
         assert_eq!(bp.len(), m.len(), "{ctx}: len");
         let mut got = Vec::new();
         bp.pairs(&mut got);
@@ -283,7 +260,7 @@ pub(crate) mod testkit {
     }
 
     /// A random box: mostly small inside `[0, 1000]²`, some large, some outside, some degenerate.
-    pub(crate) fn random_box(rng: &mut Rng) -> Aabb {
+    pub(crate) fn random_box(rng: &mut SplitMix64) -> Aabb {
         let c = Vec2::new(rng.range(-150.0, 1150.0), rng.range(-150.0, 1150.0));
         let h = match rng.below(20) {
             0 => Vec2::ZERO,
@@ -297,7 +274,7 @@ pub(crate) mod testkit {
     /// Random insert/remove/update churn (single and batch) against the model, with `validate`
     /// after every mutation and began/ended checked at random intervals.
     pub(crate) fn churn(make: &dyn Fn() -> Box<dyn BroadPhase>, seed: u64, steps: usize, max_ids: u32) {
-        let mut rng = Rng::new(seed);
+        let mut rng = SplitMix64::new(seed);
         let mut bp = make();
         let name = bp.name();
         let mut m: BTreeMap<u32, Aabb> = BTreeMap::new();
@@ -379,7 +356,7 @@ pub(crate) mod testkit {
 
     /// Named adversarial box sets (the index of each box is its id).
     pub(crate) fn adversarial_sets() -> Vec<(&'static str, Vec<Aabb>)> {
-        let mut rng = Rng::new(99);
+        let mut rng = SplitMix64::new(99);
         let mut sets: Vec<(&'static str, Vec<Aabb>)> = Vec::new();
         let p = Vec2::new(500.0, 500.0);
         sets.push(("all at one point", (0..60).map(|_| Aabb::new(p, p)).collect()));
@@ -464,7 +441,7 @@ pub(crate) mod testkit {
     /// Each adversarial set: insert, check; shift every box by exactly one box width (touching
     /// contacts change), check; remove every third, check.
     pub(crate) fn adversarial(make: &dyn Fn() -> Box<dyn BroadPhase>) {
-        let mut rng = Rng::new(5);
+        let mut rng = SplitMix64::new(5);
         for (set_name, boxes) in adversarial_sets() {
             let mut bp = make();
             let ctx = format!("{} / {set_name}", bp.name());

@@ -28,7 +28,7 @@ mod tree;
 pub use brute::BruteForce;
 pub use grid::UniformGrid;
 pub(crate) use movers::Movers;
-pub use pair_table::PairTable;
+pub(crate) use pair_table::PairTable;
 pub use quadtree::Quadtree;
 pub use sap::IncrementalSap;
 pub use sort_sweep::SortSweep;
@@ -86,6 +86,7 @@ pub fn pair(a: u32, b: u32) -> Pair {
 /// absent one is a caller bug (the world never does it) and may panic in debug builds.
 pub trait BroadPhase: Send + Sync {
     /// A short name for tables (`"sap"`, `"tree"`, …).
+    #[doc(hidden)]
     fn name(&self) -> &'static str;
 
     /// Number of stored boxes.
@@ -151,6 +152,7 @@ pub trait BroadPhase: Send + Sync {
     ///
     /// # Errors
     /// A description of the broken invariant.
+    #[doc(hidden)]
     fn validate(&self) -> Result<(), String>;
 }
 

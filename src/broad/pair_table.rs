@@ -71,6 +71,7 @@ impl PairTable {
 
     /// An empty table that can hold `n` pairs without reallocating.
     #[must_use]
+    #[cfg(test)]
     pub fn with_capacity(n: usize) -> Self {
         let mut t = Self::new();
         t.reserve(n);
@@ -238,6 +239,7 @@ impl PairTable {
 
     /// A mutable reference to the value stored under `key`.
     #[inline]
+    #[cfg(test)]
     pub fn get_mut(&mut self, key: Pair) -> Option<&mut u32> {
         self.find(pack(key)).map(|i| &mut self.vals[i])
     }
@@ -275,6 +277,7 @@ impl PairTable {
     }
 
     /// Removes every entry, keeping the capacity.
+    #[cfg(test)]
     pub fn clear(&mut self) {
         self.keys.fill(EMPTY);
         self.len = 0;
@@ -326,7 +329,7 @@ impl PairTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenes::SplitMix64;
+    use crate::internal::SplitMix64;
     use std::collections::HashMap;
 
     /// `next_u64() % n`: the draw these seeded tests were written with (not [`SplitMix64::below`],

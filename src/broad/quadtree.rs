@@ -526,7 +526,7 @@ mod tests {
 
     #[test]
     fn grows_and_collapses() {
-        let mut rng = Rng::new(11);
+        let mut rng = SplitMix64::new(11);
         let mut t = Quadtree::new(bounds());
         for id in 0..500 {
             let c = Vec2::new(rng.range(0.0, 1000.0), rng.range(0.0, 1000.0));

@@ -287,7 +287,7 @@ mod tests {
 
     #[test]
     fn small_moves_stay_on_the_insertion_sort_path_and_shuffles_fall_back() {
-        let mut rng = Rng::new(3);
+        let mut rng = SplitMix64::new(3);
         let mut s = SortSweep::new();
         let boxes: Vec<Aabb> = (0..2000).map(|_| random_box(&mut rng)).collect();
         for (i, b) in boxes.iter().enumerate() {

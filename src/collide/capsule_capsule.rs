@@ -474,12 +474,9 @@ mod tests {
 
     #[test]
     fn random_pairs_match_the_oracle() {
-        // Deterministic LCG; covers crossing, near-parallel, end-on and separated pairs.
-        let mut seed = 0x2545_f491_u64;
-        let mut rnd = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 40) as f32) / (1u64 << 24) as f32
-        };
+        // Seeded; covers crossing, near-parallel, end-on and separated pairs.
+        let mut rng = crate::internal::SplitMix64::new(0x2545_f491);
+        let mut rnd = move || rng.next_f32();
         let mut touching = 0;
         for _ in 0..3000 {
             let a = cap((rnd() * 4.0 - 2.0, rnd() * 2.0 - 1.0), (rnd() * 4.0 - 2.0, rnd() * 2.0 - 1.0), 0.05 + rnd());

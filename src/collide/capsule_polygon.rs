@@ -55,7 +55,7 @@ pub fn overlap_cuboid(a: &Capsule, b: &Cuboid, xf: &Pose) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collide::clip::test_util::{Rng, check_many, random_polygon, random_pose};
+    use crate::collide::clip::test_util::{SplitMix64, check_many, random_polygon, random_pose};
     use crate::collide::{contact, overlaps};
     use crate::shape::Shape;
 
@@ -63,7 +63,7 @@ mod tests {
         Shape::capsule(Vec2::new(ax, ay), Vec2::new(bx, by), r).unwrap()
     }
 
-    fn random_capsule(rng: &mut Rng) -> Shape {
+    fn random_capsule(rng: &mut SplitMix64) -> Shape {
         let a = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
         let b = a + Vec2::from_angle(rng.range(0.0, 6.3)) * rng.range(0.05, 1.5);
         Shape::capsule(a, b, rng.range(0.05, 0.5)).unwrap()

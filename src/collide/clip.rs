@@ -178,37 +178,19 @@ pub(crate) fn clip(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: 
 
 #[cfg(test)]
 pub(crate) mod test_util {
-    //! Shared helpers for the kernels' tests: a tiny deterministic RNG and conversions to parry.
+    //! Shared helpers for the kernels' tests: random shapes and poses, and conversions to parry.
 
     use glam::Vec2;
 
+    pub use crate::internal::SplitMix64;
     use crate::math::Pose;
     use crate::shape::Shape;
 
-    /// xorshift64*: deterministic, dependency-free.
-    pub struct Rng(pub u64);
-
-    impl Rng {
-        pub fn next_u32(&mut self) -> u32 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
-        }
-        /// Uniform in `[lo, hi)`.
-        pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-            lo + (hi - lo) * (self.next_u32() as f32 / 4_294_967_296.0)
-        }
-        pub fn below(&mut self, n: u32) -> u32 {
-            self.next_u32() % n
-        }
-    }
-
     /// A random polygon (3–8 vertices, sometimes a rounded box), rounded with probability `p_round`.
-    pub fn random_polygon(rng: &mut Rng, p_round: f32) -> Shape {
+    pub fn random_polygon(rng: &mut SplitMix64, p_round: f32) -> Shape {
         let radius = if rng.range(0.0, 1.0) < p_round { rng.range(0.01, 0.5) } else { 0.0 };
         loop {
-            let n = 3 + rng.below(6) as usize;
+            let n = 3 + rng.below(6);
             let mut pts = [Vec2::ZERO; 8];
             let scale = rng.range(0.3, 2.0);
             let stretch = rng.range(0.3, 1.0);
@@ -224,7 +206,7 @@ pub(crate) mod test_util {
     }
 
     /// A pose with position in `[-span, span]²` and any angle.
-    pub fn random_pose(rng: &mut Rng, span: f32) -> Pose {
+    pub fn random_pose(rng: &mut SplitMix64, span: f32) -> Pose {
         Pose::new(Vec2::new(rng.range(-span, span), rng.range(-span, span)), rng.range(-3.2, 3.2))
     }
 
@@ -413,8 +395,12 @@ pub(crate) mod test_util {
 
     /// Runs `n` random pairs from `make` through [`check_pair`]; panics on the first violation
     /// or when parry disagrees on more than 1 in 1000. Returns how many pairs touched.
-    pub fn check_many(seed: u64, n: usize, mut make: impl FnMut(&mut Rng) -> (Shape, Pose, Shape, Pose)) -> usize {
-        let mut rng = Rng(seed);
+    pub fn check_many(
+        seed: u64,
+        n: usize,
+        mut make: impl FnMut(&mut SplitMix64) -> (Shape, Pose, Shape, Pose),
+    ) -> usize {
+        let mut rng = SplitMix64::new(seed);
         let (mut touching, mut parry_off) = (0, 0);
         for _ in 0..n {
             let (sa, pa, sb, pb) = make(&mut rng);

@@ -11,6 +11,7 @@ impl World {
     /// last [`World::step`]) and whether the collider lives in the static/large-collider tree
     /// (`true`) or in the movers' broad phase (`false`). Colliders inserted since the last step
     /// are not in any structure yet and are skipped. Slot order.
+    #[doc(hidden)]
     pub fn debug_fat_aabbs(&self, mut f: impl FnMut(ColliderId, Aabb, bool)) {
         for s in 0..self.cols.alive.len() {
             if self.cols.is_placed(s) {

@@ -20,6 +20,7 @@ impl World {
     ///
     /// # Errors
     /// A description of the first broken invariant.
+    #[doc(hidden)]
     pub fn validate(&self) -> Result<(), String> {
         let cols = &self.cols;
         let mut live = Vec::new();

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::broad::pair;
-use crate::scenes::SplitMix64;
+use crate::internal::SplitMix64;
 use glam::Vec2;
 use std::collections::BTreeMap;
 

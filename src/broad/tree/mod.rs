@@ -88,6 +88,7 @@ pub enum InsertStrategy {
     BranchAndBound,
     /// Box2D v3-style greedy descent along a single path, stopping when descending cannot be
     /// cheaper. Faster per insertion, worse trees; kept for comparison.
+    #[cfg(test)]
     Greedy,
 }
 
@@ -448,6 +449,7 @@ impl DynamicTree {
         let l = self.nodes[leaf as usize].aabb;
         let sibling = match self.strategy {
             InsertStrategy::BranchAndBound => self.best_sibling_bnb(&l),
+            #[cfg(test)]
             InsertStrategy::Greedy => self.best_sibling_greedy(&l),
         };
         let s = self.nodes[sibling as usize];
@@ -621,6 +623,7 @@ impl DynamicTree {
     /// the sibling with a lower bound for descending into each child, and stop when staying is
     /// strictly cheaper. Equal costs descend, towards the lower child, to keep coincident boxes
     /// balanced.
+    #[cfg(test)]
     fn best_sibling_greedy(&self, l: &Aabb) -> u32 {
         let pl = l.perimeter();
         let mut n = self.root;
@@ -656,7 +659,7 @@ impl DynamicTree {
     ///
     /// # Errors
     /// A description of the first broken invariant.
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         let len = self.nodes.len();
         let mut reachable = vec![false; len];
         let mut leaves = 0u32;

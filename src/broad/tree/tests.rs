@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::broad::BroadPhaseKind;
+use crate::internal::SplitMix64;
 use crate::math::Ray;
-use crate::scenes::SplitMix64;
 use glam::Vec2;
 
 /// `next_u64() % n`: the draw these seeded tests were written with (not [`SplitMix64::below`],

@@ -1,4 +1,4 @@
-//! The standard scenes of `shared/SCENES.md`, as plain data.
+//! The standard scenes of `docs/SCENES.md`, as plain data.
 //!
 //! Benchmarks, examples, tests and the example game all build their colliders from here, so that
 //! numbers from different runs and engines can be set beside each other. A [`Scene`] is a list of
@@ -8,7 +8,7 @@
 //! being measured.
 //!
 //! ```
-//! use sapwood::scenes::{Scene, SeedScenario, DEFAULT_SEED};
+//! use sapwood_support::scenes::{Scene, SeedScenario, DEFAULT_SEED};
 //!
 //! let mut scene = Scene::seed(SeedScenario::RandomHalf, 1024, DEFAULT_SEED);
 //! assert_eq!(scene.len(), 1024);
@@ -63,10 +63,9 @@
 
 use std::f32::consts::{PI, TAU};
 
-use glam::Vec2;
+use sapwood::{Aabb, Polygon, Pose, Rot, Shape, Vec2};
 
-use crate::math::{Aabb, Pose, Rot};
-use crate::shape::{Polygon, Shape};
+use crate::SplitMix64;
 
 /// The default seed of every standard scene.
 pub const DEFAULT_SEED: u64 = 42;
@@ -80,67 +79,7 @@ pub const PEER_DENSITY: f32 = 0.5;
 /// Collider count of the big world (section 3).
 pub const BIG_WORLD_COLLIDERS: usize = 1_000_000;
 
-/// Sebastiano Vigna's SplitMix64: a tiny, fast, statistically sound generator whose whole state is
-/// one `u64`, so any engine can reproduce the scenes bit for bit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl Default for SplitMix64 {
-    fn default() -> Self {
-        Self::new(DEFAULT_SEED)
-    }
-}
-
-impl SplitMix64 {
-    /// A generator whose state starts at `seed`.
-    #[inline]
-    #[must_use]
-    pub const fn new(seed: u64) -> Self {
-        Self { state: seed }
-    }
-
-    /// The next 64 random bits.
-    #[inline]
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A float in `[0, 1)`: the top 24 bits over `2^24`, so every value is exact in `f32`.
-    #[inline]
-    pub fn next_f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u32 << 24) as f32
-    }
-
-    /// A float in `[0, 1)`: the top 53 bits over `2^53`, so every value is exact in `f64`. Not
-    /// used by the scenes; for callers (tests, oracles) that want double-precision inputs.
-    #[inline]
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// `U(lo, hi)`: `lo + (hi - lo) * next_f32()`, in `[lo, hi]` (the upper end only by
-    /// rounding).
-    #[inline]
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next_f32()
-    }
-
-    /// An integer in `[0, n)` for `n > 0`, as `floor(next_f32() * n)` clamped to `n - 1` (the
-    /// clamp guards against rounding for `n` above 2^24).
-    #[inline]
-    pub fn below(&mut self, n: usize) -> usize {
-        debug_assert!(n > 0, "below(0)");
-        ((self.next_f32() as f64 * n as f64) as usize).min(n.saturating_sub(1))
-    }
-}
-
-/// The eight scenarios of the seed table (`shared/SEEDS.md`, seed 000).
+/// The eight scenarios of the seed table (section 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SeedScenario {
     /// Uniform placement, nothing moves.
@@ -293,7 +232,7 @@ pub enum SceneKind {
 /// A standard scene: colliders, walls and the generator that drives churn.
 ///
 /// ```
-/// use sapwood::scenes::{Scene, SeedScenario};
+/// use sapwood_support::scenes::{Scene, SeedScenario};
 ///
 /// let mut churn = Scene::seed(SeedScenario::Churn, 1024, 42);
 /// churn.step();
@@ -621,35 +560,7 @@ fn seed_velocity(rng: &mut SplitMix64) -> Vec2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shape::ShapeKind;
-
-    #[test]
-    fn splitmix_matches_reference_values() {
-        // Reference outputs of Vigna's splitmix64.c for seed 0 and the first output for seed 42
-        // computed by hand from the same recurrence.
-        let mut r = SplitMix64::new(0);
-        assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
-        assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
-        assert_eq!(r.next_u64(), 0x06C4_5D18_8009_454F);
-        let mut a = SplitMix64::default();
-        let mut b = SplitMix64::new(DEFAULT_SEED);
-        for _ in 0..100 {
-            let (x, y) = (a.next_f32(), b.next_f32());
-            assert_eq!(x, y);
-            assert!((0.0..1.0).contains(&x));
-        }
-        let mut d = SplitMix64::new(0);
-        assert_eq!(d.next_f64(), (0xE220_A839_7B1D_CDAF_u64 >> 11) as f64 / (1u64 << 53) as f64);
-        for _ in 0..100 {
-            assert!((0.0..1.0).contains(&d.next_f64()));
-        }
-        let mut c = SplitMix64::new(7);
-        for n in [1usize, 2, 3, 10, 1000] {
-            for _ in 0..200 {
-                assert!(c.below(n) < n);
-            }
-        }
-    }
+    use sapwood::ShapeKind;
 
     fn assert_same(a: &Scene, b: &Scene) {
         assert_eq!(a.colliders(), b.colliders());

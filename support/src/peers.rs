@@ -1,8 +1,8 @@
 //! sapwood's `World` and rapier2d's collision-only pipeline, driven by one standard scene.
 //!
-//! Shared by `examples/peers.rs` and `benches/peers.rs` (included with `#[path]`), so that the
-//! table and the criterion numbers come from the same code. The rules are those of
-//! `shared/SCENES.md` ("Peers to run beside sapwood"):
+//! Shared by `examples/peers.rs` and `benches/peers.rs`, so that the table and the criterion
+//! numbers come from the same code. The rules are those of `docs/SCENES.md` ("Peers to run beside
+//! sapwood"):
 //!
 //! - both engines receive the **same colliders** of [`Scene`]: same shape parameters (the
 //!   polygon's vertices are copied, not regenerated), same poses — the rotation is copied as its
@@ -17,11 +17,13 @@
 
 use std::time::{Duration, Instant};
 
+use crate::scenes::{Collider, Scene};
+/// The rapier2d (and, through it, parry2d) this harness drives, for callers that query it.
+pub use rapier2d;
 use rapier2d::prelude::{
     ActiveCollisionTypes, ColliderBuilder, ColliderHandle, ColliderSet, CollisionPipeline, DefaultBroadPhase,
     IslandManager, NarrowPhase, RigidBodySet,
 };
-use sapwood::scenes::{Collider, Scene};
 use sapwood::{ColliderDesc, ColliderId, Pose, Shape, World, WorldConfig};
 
 /// rapier's vector and pose types (glam through parry's `glamx`, not sapwood's glam version).

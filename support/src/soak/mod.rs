@@ -17,19 +17,18 @@
 //! Memory: the resident set size from `/proc/self/status` and, when the driver installs a counting
 //! allocator (such as [`counting::Counting`]), its live bytes, sampled `samples` times over the run.
 
-#![allow(dead_code)]
-
 pub mod counting;
 
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use sapwood::scenes::SplitMix64;
 use sapwood::{
     Aabb, ColliderDesc, ColliderId, Filter, Polygon, Pose, QueryFilter, Ray, Rot, Shape, Vec2, World, WorldError,
     collide, query,
 };
 use sapwood::{EventKind, RawColliderId};
+
+use crate::SplitMix64;
 
 /// How a soak runs.
 #[derive(Clone, Copy, Debug)]

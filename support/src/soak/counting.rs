@@ -3,7 +3,7 @@
 //!
 //! ```ignore
 //! #[global_allocator]
-//! static GLOBAL: soak_model::counting::Counting = soak_model::counting::Counting;
+//! static GLOBAL: sapwood_support::soak::counting::Counting = sapwood_support::soak::counting::Counting;
 //! ```
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -1,5 +1,5 @@
 //! CPU time of the whole process, for benchmarks that report work done rather than wall time
-//! (the machine is shared). Included by path from the benches and examples that need it.
+//! (the machine is shared).
 
 /// Milliseconds of CPU time used so far by every thread of this process
 /// (`/proc/self/task/*/schedstat`, nanosecond resolution); NaN without /proc.

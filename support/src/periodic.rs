@@ -2,9 +2,7 @@
 //! shape kinds, some static, some sensors, half of them moving along closed paths so that the
 //! scene repeats itself exactly every `PERIOD` steps.
 
-#![allow(dead_code)]
-
-use sapwood::scenes::SplitMix64;
+use crate::SplitMix64;
 use sapwood::{BroadPhaseKind, ColliderDesc, ColliderId, Pose, Shape, Vec2, World, WorldConfig};
 
 pub const PERIOD: usize = 64;

@@ -1,7 +1,4 @@
-//! sapwood shapes and poses as parry2d's, for the oracle tests and the narrow bench (which
-//! includes this file by path).
-
-#![allow(dead_code)]
+//! sapwood shapes and poses as parry2d's, for the oracle tests and the narrow bench.
 
 use parry2d::math as pm;
 use parry2d::shape as ps;

@@ -1,15 +1,14 @@
-//! A seeded double-precision random source for the oracle tests (`narrow_oracle`, `concave`).
-
-#![allow(dead_code)]
+//! Double-precision draws from [`SplitMix64`] for the oracle tests (`narrow_oracle`, `concave`).
 
 use glam::DVec2;
-use sapwood::scenes::SplitMix64;
+
+use crate::SplitMix64;
 
 /// [`SplitMix64`] with the double-precision helpers these seeded tests were written with (its own
 /// `range` and `below` are single precision and float-mapped, and would give other inputs).
-pub struct Rng(SplitMix64);
+pub struct F64Rng(SplitMix64);
 
-impl Rng {
+impl F64Rng {
     pub fn new(seed: u64) -> Self {
         Self(SplitMix64::new(seed))
     }

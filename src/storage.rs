@@ -124,26 +124,71 @@ pub(crate) mod flags {
     pub const MOVED: u8 = 8;
 }
 
-/// The columns. Every `Vec` has one entry per slot, dead or alive.
-#[derive(Clone, Default)]
-pub(crate) struct Columns {
-    pub generation: Vec<u32>,
-    pub alive: Vec<bool>,
-    pub pose: Vec<Pose>,
-    pub shape: Vec<Shape>,
-    /// Tight box of the shape at its pose.
-    pub aabb: Vec<Aabb>,
-    /// The box the broad phase knows: the tight box grown by the margin when it last escaped.
-    pub fat: Vec<Aabb>,
-    pub flags: Vec<u8>,
-    pub filter: Vec<Filter>,
-    pub user_data: Vec<u64>,
-    /// Head of the collider's list of pair slots (see `world::PairSlot`), `NONE` when empty.
-    pub pair_head: Vec<u32>,
-    /// Dead slots, reused last-in first-out.
-    pub free: Vec<u32>,
-    pub alive_count: u32,
+/// The per-slot columns, listed once: `name: Type = value a new slot gets`. The list feeds
+/// [`Columns`] (one `Vec` field per entry, and `allocate`) and the snapshot's slot record
+/// (`world::snapshot`), so adding a column here adds it to both; the compiler then asks for a
+/// snapshot codec if its type has none. A macro rather than a table of per-column functions
+/// because the columns have different types and a slot record is a row across all of them.
+///
+/// Entries under `stored` are written in this order in every slot record (the order is part of
+/// the snapshot format); `=> Codec` names a codec other than the type's own. Entries under
+/// `derived` are not stored: a restore gives them their initial value and rebuilds them.
+///
+/// Takes the name of a macro to call with the list, so each user expands it in its own module.
+macro_rules! slot_columns {
+    ($then:ident) => {
+        $then! {
+            stored {
+                /// Bumped on every release, never 0 (the niche of `ColliderId`).
+                generation: u32 = 1 => Generation,
+                alive: bool = true,
+                flags: u8 = 0,
+                pose: Pose = Pose::IDENTITY,
+                /// Tight box of the shape at its pose.
+                aabb: Aabb = Aabb::default(),
+                /// The box the broad phase knows: the tight box grown by the margin when it last
+                /// escaped.
+                fat: Aabb = Aabb::default(),
+                filter: Filter = Filter::default(),
+                user_data: u64 = 0,
+                shape: Shape = Shape::Circle(crate::shape::Circle { radius: 1.0 }),
+            }
+            derived {
+                /// Head of the collider's list of pair slots (see `world::PairSlot`), `NONE` when
+                /// empty.
+                pair_head: u32 = u32::MAX,
+            }
+        }
+    };
 }
+pub(crate) use slot_columns;
+
+/// Expands [`slot_columns`] into the `Columns` struct and the push of a new slot.
+macro_rules! define_columns {
+    (
+        stored { $( $(#[$sdoc:meta])* $s:ident: $sty:ty = $sinit:expr $(=> $codec:ty)?, )* }
+        derived { $( $(#[$ddoc:meta])* $d:ident: $dty:ty = $dinit:expr, )* }
+    ) => {
+        /// The columns. Every `Vec` has one entry per slot, dead or alive.
+        #[derive(Clone, Default)]
+        pub(crate) struct Columns {
+            $( $(#[$sdoc])* pub $s: Vec<$sty>, )*
+            $( $(#[$ddoc])* pub $d: Vec<$dty>, )*
+            /// Dead slots, reused last-in first-out.
+            pub free: Vec<u32>,
+            pub alive_count: u32,
+        }
+
+        impl Columns {
+            /// Appends a slot to every column, each with the value a new slot gets.
+            fn push_new_slot(&mut self) {
+                $( self.$s.push($sinit); )*
+                $( self.$d.push($dinit); )*
+            }
+        }
+    };
+}
+slot_columns!(define_columns);
 
 impl Columns {
     /// The slot of `id` when it is alive and current.
@@ -176,16 +221,7 @@ impl Columns {
             return Some(slot);
         }
         let slot = u32::try_from(self.generation.len()).ok().filter(|&s| s < u32::MAX)?;
-        self.generation.push(1);
-        self.alive.push(true);
-        self.pose.push(Pose::IDENTITY);
-        self.shape.push(Shape::Circle(crate::shape::Circle { radius: 1.0 }));
-        self.aabb.push(Aabb::default());
-        self.fat.push(Aabb::default());
-        self.flags.push(0);
-        self.filter.push(Filter::default());
-        self.user_data.push(0);
-        self.pair_head.push(u32::MAX);
+        self.push_new_slot();
         Some(slot)
     }
 

@@ -1,0 +1,198 @@
+//! Snapshots: the whole world as bytes, and back, validated.
+//!
+//! A snapshot holds every piece of state that decides what the next [`World::step`] does, so a
+//! restored world gives the same ids, and bit-identical contacts (same order) and events, as the
+//! original stepped the same way. Derived structures are *not* stored: the broad phases are
+//! rebuilt from the fat boxes by batch insertion, and the pair table and the per-collider pair
+//! links from the pair slots. Nothing read from the bytes is trusted: every shape, pose, index
+//! and cross-reference is checked, so that corrupted input gives a [`SnapshotError`], never a
+//! panic, and no length read from the bytes allocates more than the bytes could fill.
+//!
+//! # Format (version 3, little-endian throughout)
+//! ```text
+//!  magic    8 bytes  "SAPWOOD\0"
+//!  version  u32      3
+//!  then seven sections, always in this order, each  tag [u8; 4] | byte length u64 | payload
+//!   CONF  broad-phase kind (u8 tag + fields), aabb_margin, aabb_margin_ratio, large_extent,
+//!         aabb_motion_factor (f32 bits)
+//!   SLOT  n u32, then per slot: generation u32, alive u8, flags u8, pose 4×f32, tight box
+//!         4×f32, fat box 4×f32, filter 3×u32, user_data u64, shape (kind u8 + fields; a
+//!         polygon is its 144 `Pod` bytes as 36 little-endian words; a compound, kind 4, is
+//!         a part count u32 (1..=128) then per part a pose 4×f32 and a convex shape)
+//!   LIST  free, released, moved: each n u32 + n×u32 slots (order kept: it decides reuse)
+//!   PAIR  n u32, per pair slot: ids 2×u32 (both u32::MAX when free), contact u32,
+//!         touching u8, sensor u8; then the pair free list, n u32 + n×u32
+//!   LINK  per collider slot: n u32 + its pair slots in list order (the order decides the order
+//!         in which a removal ends touching pairs, hence the contacts array's order)
+//!   CONT  n u32, per contact: owning pair slot u32, manifold (normal, 2 points, count; the ids
+//!         `a`, `b` are derived from the pair)
+//!   EVNT  pending events, then last step's events: each n u32 + n×(a, b raw ids, kind u8)
+//! ```
+//! Floats are stored as their bit patterns, so a round trip is exact, NaN payloads included.
+
+mod codec;
+mod read;
+mod write;
+
+#[cfg(test)]
+mod tests;
+
+use self::codec::{Reader, Writer};
+use super::{World, WorldError};
+use crate::shape::ShapeError;
+
+const MAGIC: [u8; 8] = *b"SAPWOOD\0";
+/// The format version this build writes and reads.
+pub const SNAPSHOT_VERSION: u32 = 3;
+
+const CONF: [u8; 4] = *b"CONF";
+const SLOT: [u8; 4] = *b"SLOT";
+const LIST: [u8; 4] = *b"LIST";
+const PAIR: [u8; 4] = *b"PAIR";
+const LINK: [u8; 4] = *b"LINK";
+const CONT: [u8; 4] = *b"CONT";
+const EVNT: [u8; 4] = *b"EVNT";
+
+/// Smallest encoded sizes of repeated records, used to cap counts read from the bytes before
+/// anything is allocated: a count can never claim more records than the remaining bytes hold.
+/// (The slot record's, `MIN_SLOT_BYTES`, is summed from its columns in `codec`.)
+const PAIR_BYTES: usize = 3 * 4 + 2;
+const CONTACT_BYTES: usize = 4 + 4 * (2 + 2 * 4 + 1);
+const EVENT_BYTES: usize = 4 * 4 + 1;
+
+/// Why bytes could not be turned into a [`World`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SnapshotError {
+    /// The bytes do not start with the snapshot magic.
+    BadMagic,
+    /// A snapshot format version this build cannot read.
+    UnsupportedVersion(u32),
+    /// The bytes end early, or a length or count claims more than the bytes hold.
+    Truncated,
+    /// A section tag is not the one expected at this place.
+    UnexpectedSection {
+        /// The tag expected.
+        expected: [u8; 4],
+        /// The tag found.
+        found: [u8; 4],
+    },
+    /// A section's payload is longer than its content.
+    SectionLength([u8; 4]),
+    /// Bytes follow the last section.
+    TrailingBytes,
+    /// The stored [`WorldConfig`](crate::WorldConfig) is refused by [`World::with_config`], or
+    /// names an unknown broad phase.
+    InvalidConfig,
+    /// A slot's shape fails [`Shape::validate`](crate::Shape::validate) (or has an unknown kind
+    /// tag).
+    InvalidShape {
+        /// The slot index.
+        slot: u32,
+        /// What is wrong with it.
+        error: ShapeError,
+    },
+    /// A slot's pose fails the checks of [`World::set_pose`].
+    InvalidPose {
+        /// The slot index.
+        slot: u32,
+        /// [`WorldError::InvalidPose`] or [`WorldError::OutOfRange`].
+        error: WorldError,
+    },
+    /// Values that are each well-formed contradict one another; names the broken invariant.
+    Inconsistent(&'static str),
+}
+
+impl std::fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tag = |t: &[u8; 4]| String::from_utf8_lossy(t).into_owned();
+        match self {
+            SnapshotError::BadMagic => f.write_str("not a sapwood snapshot (bad magic)"),
+            SnapshotError::UnsupportedVersion(v) => {
+                write!(f, "snapshot version {v} is not supported (expected {SNAPSHOT_VERSION})")
+            }
+            SnapshotError::Truncated => f.write_str("snapshot is truncated or a length is out of range"),
+            SnapshotError::UnexpectedSection { expected, found } => {
+                write!(f, "expected section {:?}, found {:?}", tag(expected), tag(found))
+            }
+            SnapshotError::SectionLength(t) => write!(f, "section {:?} has unread bytes", tag(t)),
+            SnapshotError::TrailingBytes => f.write_str("bytes follow the last snapshot section"),
+            SnapshotError::InvalidConfig => f.write_str("snapshot holds an invalid world config"),
+            SnapshotError::InvalidShape { slot, error } => write!(f, "slot {slot}: invalid shape: {error}"),
+            SnapshotError::InvalidPose { slot, error } => write!(f, "slot {slot}: {error}"),
+            SnapshotError::Inconsistent(what) => write!(f, "inconsistent snapshot: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for SnapshotError {}
+
+type Result<T, E = SnapshotError> = std::result::Result<T, E>;
+
+fn bad(what: &'static str) -> SnapshotError {
+    SnapshotError::Inconsistent(what)
+}
+
+impl World {
+    /// The whole world as bytes (see the [format](crate::snapshot)). [`World::from_bytes`]
+    /// restores it: same ids, and the same contacts and events from every following step.
+    ///
+    /// ```
+    /// use sapwood::{ColliderDesc, Pose, Shape, Vec2, World};
+    ///
+    /// let mut world = World::new();
+    /// let id = world.insert(ColliderDesc::new(Shape::circle(1.0)?, Pose::from_translation(Vec2::X)))?;
+    /// let copy = World::from_bytes(&world.to_bytes())?;
+    /// assert_eq!(copy.pose(id)?, world.pose(id)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_snapshot(&mut out);
+        out
+    }
+
+    /// Appends the snapshot to `out`, so that a caller saving every frame reuses one buffer.
+    pub fn write_snapshot(&self, out: &mut Vec<u8>) {
+        let mut w = Writer { out };
+        w.out.extend_from_slice(&MAGIC);
+        w.u32(SNAPSHOT_VERSION);
+        w.section(CONF, |w| write::conf(w, &self.config));
+        w.section(SLOT, |w| write::slots(w, self));
+        w.section(LIST, |w| write::lists(w, self));
+        w.section(PAIR, |w| write::pairs(w, self));
+        w.section(LINK, |w| write::links(w, self));
+        w.section(CONT, |w| write::contacts(w, self));
+        w.section(EVNT, |w| write::events(w, self));
+    }
+
+    /// Restores a world written by [`World::to_bytes`] or [`World::write_snapshot`].
+    ///
+    /// ```
+    /// use sapwood::{SnapshotError, World};
+    /// assert_eq!(World::from_bytes(b"not a snapshot").err(), Some(SnapshotError::BadMagic));
+    /// let bytes = World::new().to_bytes();
+    /// assert_eq!(World::from_bytes(&bytes[..bytes.len() - 1]).err(), Some(SnapshotError::Truncated));
+    /// ```
+    ///
+    /// # Errors
+    /// A [`SnapshotError`] for bytes that are truncated, of another version, or that do not
+    /// describe a valid world (bad shape or pose, out-of-range index, zero generation,
+    /// inconsistent free lists, pairs or contacts). Never panics, whatever the bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<World, SnapshotError> {
+        let mut r = Reader { bytes };
+        read::header(&mut r)?;
+        let mut world = read::conf(&mut r)?;
+        read::slots(&mut r, &mut world)?;
+        read::lists(&mut r, &mut world)?;
+        let keys = read::pairs(&mut r, &mut world)?;
+        read::links(&mut r, &mut world)?;
+        read::contacts(&mut r, &mut world)?;
+        read::events(&mut r, &mut world)?;
+        if !r.bytes.is_empty() {
+            return Err(SnapshotError::TrailingBytes);
+        }
+        world.rebuild_structures(&keys)?;
+        Ok(world)
+    }
+}

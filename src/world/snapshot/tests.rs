@@ -1,0 +1,165 @@
+//! Unit tests of the snapshot codec: round trips, truncations and named corruptions.
+
+use glam::Vec2;
+
+use super::codec::MIN_SLOT_BYTES;
+use super::*;
+use crate::ColliderDesc;
+use crate::broad::BroadPhaseKind;
+use crate::math::{Aabb, Pose};
+use crate::shape::Shape;
+use crate::world::WorldConfig;
+
+fn sample() -> World {
+    // Brute force keeps these codec tests independent of the SAP and tree implementations.
+    let config = WorldConfig { broad_phase: BroadPhaseKind::BruteForce, ..WorldConfig::default() };
+    let mut w = World::with_config(config).unwrap();
+    let shapes = [
+        Shape::circle(0.5).unwrap(),
+        Shape::capsule(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.5), 0.25).unwrap(),
+        Shape::cuboid(Vec2::new(1.0, 2.0)).unwrap(),
+        Shape::polygon(&[Vec2::ZERO, Vec2::X, Vec2::new(0.3, 1.0), Vec2::new(-0.5, 0.4)], 0.1).unwrap(),
+    ];
+    let mut ids = Vec::new();
+    for i in 0..12 {
+        let mut d =
+            ColliderDesc::new(shapes[i % 4].clone(), Pose::new(Vec2::new(i as f32, -(i as f32)), 0.1 * i as f32));
+        d.is_static = i % 5 == 0;
+        d.sensor = i % 7 == 3;
+        d.user_data = 1000 + i as u64;
+        d.filter.group = i as i32 - 6;
+        ids.push(w.insert(d).unwrap());
+    }
+    w.remove(ids[4]).unwrap();
+    w.remove(ids[9]).unwrap();
+    w
+}
+
+/// Every field the codec stores, compared field by field (links included).
+fn assert_same(a: &World, b: &World) {
+    let (ca, cb) = (&a.cols, &b.cols);
+    assert_eq!(a.config, b.config);
+    assert_eq!(ca.generation, cb.generation);
+    assert_eq!(ca.alive, cb.alive);
+    assert_eq!(ca.flags, cb.flags);
+    assert_eq!(ca.pose, cb.pose);
+    assert_eq!(ca.shape, cb.shape);
+    assert_eq!(ca.aabb, cb.aabb);
+    assert_eq!(ca.fat, cb.fat);
+    assert_eq!(ca.filter, cb.filter);
+    assert_eq!(ca.user_data, cb.user_data);
+    assert_eq!(ca.pair_head, cb.pair_head);
+    assert_eq!(ca.free, cb.free);
+    assert_eq!(ca.alive_count, cb.alive_count);
+    assert_eq!(a.released, b.released);
+    assert_eq!(a.moved, b.moved);
+    assert_eq!(a.free_pairs, b.free_pairs);
+    assert_eq!(a.pairs.len(), b.pairs.len());
+    assert_eq!(a.contacts, b.contacts);
+    assert_eq!(a.contact_pair, b.contact_pair);
+    assert_eq!(a.events, b.events);
+    assert_eq!(a.pending_events, b.pending_events);
+}
+
+#[test]
+fn unstepped_world_round_trips_field_by_field() {
+    let w = sample();
+    let bytes = w.to_bytes();
+    let r = World::from_bytes(&bytes).unwrap();
+    assert_same(&w, &r);
+    assert_eq!(r.to_bytes(), bytes);
+    // write_snapshot appends.
+    let mut buf = vec![7u8];
+    w.write_snapshot(&mut buf);
+    assert_eq!(&buf[1..], &bytes[..]);
+}
+
+#[test]
+fn every_config_round_trips() {
+    let kinds = [
+        BroadPhaseKind::BruteForce,
+        BroadPhaseKind::SortSweep,
+        BroadPhaseKind::UniformGrid { bounds: Aabb::new(Vec2::splat(-5.0), Vec2::splat(5.0)), cell_size: 0.5 },
+        BroadPhaseKind::SpatialHash { cell_size: 2.0 },
+        BroadPhaseKind::Quadtree { bounds: Aabb::new(Vec2::splat(-5.0), Vec2::splat(7.0)) },
+        BroadPhaseKind::DynamicTree,
+        BroadPhaseKind::IncrementalSap,
+    ];
+    for broad_phase in kinds {
+        let config = WorldConfig {
+            broad_phase,
+            aabb_margin: 0.125,
+            aabb_margin_ratio: 0.5,
+            large_extent: 99.0,
+            aabb_motion_factor: 3.0,
+        };
+        let w = World::with_config(config).unwrap();
+        assert_eq!(World::from_bytes(&w.to_bytes()).unwrap().config, config);
+    }
+}
+
+#[test]
+fn every_truncation_fails() {
+    let bytes = sample().to_bytes();
+    for len in 0..bytes.len() {
+        assert!(World::from_bytes(&bytes[..len]).is_err(), "prefix of {len} bytes accepted");
+    }
+    let mut long = bytes.clone();
+    long.push(0);
+    assert_eq!(World::from_bytes(&long).err(), Some(SnapshotError::TrailingBytes));
+}
+
+#[test]
+fn named_corruptions_are_caught() {
+    let w = sample();
+    let bytes = w.to_bytes();
+    let mut v = bytes.clone();
+    v[8] = 1; // an older format version
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion(1)));
+    // A count far beyond the bytes: refused before allocating.
+    let slot_count_at = bytes.windows(4).position(|t| t == SLOT).unwrap() + 12;
+    let mut v = bytes.clone();
+    v[slot_count_at..slot_count_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::Truncated));
+    // The first slot's generation set to zero.
+    let mut v = bytes.clone();
+    v[slot_count_at + 4..slot_count_at + 8].fill(0);
+    assert_eq!(World::from_bytes(&v).err(), Some(bad("a slot has generation 0")));
+    // The first slot's circle radius made negative (the shape is last in the record).
+    let mut v = bytes.clone();
+    let radius_at = slot_count_at + 4 + MIN_SLOT_BYTES - 4;
+    assert_eq!(v[radius_at - 1], 0, "the first slot is a circle");
+    v[radius_at..radius_at + 4].copy_from_slice(&(-1.0f32).to_le_bytes());
+    assert_eq!(
+        World::from_bytes(&v).err(),
+        Some(SnapshotError::InvalidShape { slot: 0, error: ShapeError::NonPositiveSize })
+    );
+}
+
+#[test]
+fn a_missing_pair_slot_is_refused() {
+    // Regression guard: a snapshot whose pair slots miss a candidate pair would restore
+    // into a world that never reports that pair (the broad phase believes it known).
+    let config = WorldConfig { broad_phase: BroadPhaseKind::BruteForce, ..WorldConfig::default() };
+    let mut w = World::with_config(config).unwrap();
+    for x in [0.0, 0.9, 5.0] {
+        w.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(x, 0.0)))).unwrap();
+    }
+    w.step();
+    assert_eq!(w.contacts().len(), 1);
+    assert!(World::from_bytes(&w.to_bytes()).is_ok());
+    let p = w.pair_table.get([0, 1]).unwrap();
+    w.destroy_pair(p, false);
+    assert_eq!(
+        World::from_bytes(&w.to_bytes()).err(),
+        Some(bad("the pair slots are not the pairs whose fat boxes overlap"))
+    );
+}
+
+#[test]
+fn errors_display() {
+    let e = SnapshotError::UnexpectedSection { expected: SLOT, found: *b"XXXX" };
+    assert_eq!(e.to_string(), "expected section \"SLOT\", found \"XXXX\"");
+    let e: Box<dyn std::error::Error> = Box::new(SnapshotError::Truncated);
+    assert!(e.to_string().contains("truncated"));
+}

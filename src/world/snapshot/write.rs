@@ -1,0 +1,98 @@
+//! The snapshot writer: one function per section, each the inverse of its reader in `read`.
+
+use super::codec::{SlotRecord, Writer};
+use crate::broad::BroadPhaseKind;
+use crate::world::{NONE, World, WorldConfig};
+
+pub(super) fn conf(w: &mut Writer<'_>, c: &WorldConfig) {
+    match c.broad_phase {
+        BroadPhaseKind::BruteForce => w.u8(0),
+        BroadPhaseKind::SortSweep => w.u8(1),
+        BroadPhaseKind::UniformGrid { bounds, cell_size } => {
+            w.u8(2);
+            w.aabb(&bounds);
+            w.f32(cell_size);
+        }
+        BroadPhaseKind::SpatialHash { cell_size } => {
+            w.u8(3);
+            w.f32(cell_size);
+        }
+        BroadPhaseKind::Quadtree { bounds } => {
+            w.u8(4);
+            w.aabb(&bounds);
+        }
+        BroadPhaseKind::DynamicTree => w.u8(5),
+        BroadPhaseKind::IncrementalSap => w.u8(6),
+    }
+    w.f32(c.aabb_margin);
+    w.f32(c.aabb_margin_ratio);
+    w.f32(c.large_extent);
+    w.f32(c.aabb_motion_factor);
+}
+
+pub(super) fn slots(w: &mut Writer<'_>, world: &World) {
+    let cols = &world.cols;
+    w.len(cols.generation.len());
+    for s in 0..cols.generation.len() {
+        SlotRecord::write(w, cols, s);
+    }
+}
+
+pub(super) fn lists(w: &mut Writer<'_>, world: &World) {
+    w.u32s(&world.cols.free);
+    w.u32s(&world.released);
+    w.u32s(&world.moved);
+}
+
+pub(super) fn pairs(w: &mut Writer<'_>, world: &World) {
+    w.len(world.pairs.len());
+    for p in &world.pairs {
+        w.u32(p.ids[0]);
+        w.u32(p.ids[1]);
+        w.u32(p.contact);
+        w.u8(u8::from(p.touching));
+        w.u8(u8::from(p.sensor));
+    }
+    w.u32s(&world.free_pairs);
+}
+
+pub(super) fn links(w: &mut Writer<'_>, world: &World) {
+    for (s, &head) in world.cols.pair_head.iter().enumerate() {
+        // The count leads the list but is known only at its end: patched in place.
+        let at = w.out.len();
+        w.u32(0);
+        let mut n = 0u32;
+        let mut p = head;
+        while p != NONE {
+            w.u32(p);
+            n += 1;
+            let pair = &world.pairs[p as usize];
+            p = pair.next[World::end_of(pair, s as u32)];
+        }
+        w.out[at..at + 4].copy_from_slice(&n.to_le_bytes());
+    }
+}
+
+pub(super) fn contacts(w: &mut Writer<'_>, world: &World) {
+    w.len(world.contacts.len());
+    for (c, &p) in world.contacts.iter().zip(&world.contact_pair) {
+        w.u32(p);
+        let m = &c.manifold;
+        w.vec2(m.normal);
+        for pt in &m.points {
+            w.vec2(pt.point);
+            w.f32(pt.depth);
+            w.u32(pt.id);
+        }
+        w.u32(m.count);
+    }
+}
+
+pub(super) fn events(w: &mut Writer<'_>, world: &World) {
+    for list in [&world.pending_events, &world.events] {
+        w.len(list.len());
+        for e in list.iter() {
+            w.event(e);
+        }
+    }
+}

@@ -308,11 +308,7 @@ impl BroadPhase for UniformGrid {
         let q = self.range(aabb);
         if q.cells() > self.items.len() {
             // Visiting the cells would cost more than scanning every box.
-            for (id, b) in self.store.ids.iter().zip(&self.store.boxes) {
-                if b.overlaps(aabb) {
-                    out.push(*id);
-                }
-            }
+            self.store.query(aabb, out);
             return;
         }
         let nx = self.nx as usize;
@@ -403,10 +399,6 @@ impl BroadPhase for UniformGrid {
 mod tests {
     use super::*;
     use crate::broad::brute::testkit::*;
-
-    fn bounds() -> Aabb {
-        Aabb::new(Vec2::ZERO, Vec2::splat(1000.0))
-    }
 
     #[test]
     fn churn_matches_model() {

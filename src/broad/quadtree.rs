@@ -102,9 +102,9 @@ fn loosen(cell: &Aabb) -> Aabb {
     Aabb::new(cell.min - half, cell.max + half)
 }
 
-/// Midpoint of a cell, computed without overflowing at `±f32::MAX`.
-fn mid(cell: &Aabb) -> Vec2 {
-    cell.min * 0.5 + cell.max * 0.5
+/// Midpoint of a box (a cell or a stored box), computed without overflowing at `±f32::MAX`.
+fn mid(b: &Aabb) -> Vec2 {
+    b.min * 0.5 + b.max * 0.5
 }
 
 /// Whether f32 can still halve the cell in both axes.
@@ -117,11 +117,6 @@ fn splittable(cell: &Aabb) -> bool {
 fn quadrant(cell: &Aabb, p: Vec2) -> u32 {
     let m = mid(cell);
     u32::from(p.x >= m.x) | (u32::from(p.y >= m.y) << 1)
-}
-
-/// Centre of a box without overflow.
-fn center(b: &Aabb) -> Vec2 {
-    b.min * 0.5 + b.max * 0.5
 }
 
 impl Quadtree {
@@ -163,7 +158,7 @@ impl Quadtree {
         if node.children == NONE {
             return None;
         }
-        let c = node.children + quadrant(&node.cell, center(aabb));
+        let c = node.children + quadrant(&node.cell, mid(aabb));
         self.nodes[c as usize].loose.contains(aabb).then_some(c)
     }
 
@@ -504,10 +499,6 @@ impl BroadPhase for Quadtree {
 mod tests {
     use super::*;
     use crate::broad::brute::testkit::*;
-
-    fn bounds() -> Aabb {
-        Aabb::new(Vec2::ZERO, Vec2::splat(1000.0))
-    }
 
     #[test]
     fn churn_matches_model() {

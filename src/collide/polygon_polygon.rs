@@ -13,7 +13,7 @@
 use glam::Vec2;
 
 use super::clip::{Edge, clip, most_anti_parallel};
-use super::{Manifold, ManifoldPoint, feature_id};
+use super::{Manifold, feature_id};
 use crate::math::Pose;
 use crate::shape::{Cuboid, MAX_POLYGON_VERTICES, Polygon};
 
@@ -260,20 +260,13 @@ fn touch(a: &Hull, b: &Hull, tol: f32) -> Touch {
     }
 }
 
-/// Clips with A's edge `k` as the reference face.
+/// Clips with edge `k` of `r` as the reference face against the most anti-parallel face of
+/// `inc`; `flip` says the reference hull is B.
 #[inline]
-fn clip_on_a(a: &Hull, b: &Hull, k: usize, restore: bool) -> Manifold {
-    let n = a.n[k];
-    let inc = most_anti_parallel(n, b.n);
-    clip(&Edge::of(a.v, k), n, &Edge::of(b.v, inc), a.radius, b.radius, false, restore)
-}
-
-/// Clips with B's edge `k` as the reference face.
-#[inline]
-fn clip_on_b(a: &Hull, b: &Hull, k: usize, restore: bool) -> Manifold {
-    let n = b.n[k];
-    let inc = most_anti_parallel(n, a.n);
-    clip(&Edge::of(b.v, k), n, &Edge::of(a.v, inc), b.radius, a.radius, true, restore)
+fn clip_on(r: &Hull, inc: &Hull, k: usize, flip: bool, restore: bool) -> Manifold {
+    let n = r.n[k];
+    let i = most_anti_parallel(n, inc.n);
+    clip(&Edge::of(r.v, k), n, &Edge::of(inc.v, i), r.radius, inc.radius, flip, restore)
 }
 
 /// The manifold of hull `a` and hull `b` placed at `xf` in A's frame. `size` scales the
@@ -286,26 +279,21 @@ pub(crate) fn collide(a: &Hull, b: &Hull, xf: &Pose, size: f32) -> Manifold {
         Touch::Apart => Manifold::EMPTY,
         Touch::Cores { ia, sa, ib, sb } => {
             if sb > sa + tol {
-                clip_on_b(a, &b, ib, true)
+                clip_on(&b, a, ib, true, true)
             } else {
-                clip_on_a(a, &b, ia, true)
+                clip_on(a, &b, ia, false, true)
             }
         }
-        Touch::Near(Closest::EdgeA(k), _) => clip_on_a(a, &b, k, false),
-        Touch::Near(Closest::EdgeB(k), _) => clip_on_b(a, &b, k, false),
+        Touch::Near(Closest::EdgeA(k), _) => clip_on(a, &b, k, false, false),
+        Touch::Near(Closest::EdgeB(k), _) => clip_on(&b, a, k, true, false),
         Touch::Near(Closest::Vertices(i, j, d2), axis) => {
             let (va, vb) = (a.v[i], b.v[j]);
             let d = d2.sqrt();
             let u = (vb - va) / d;
             // A zero or subnormal gap cannot give a direction; the SAT axis is then exact enough.
             let normal = if d > 0.0 && u.is_finite() { u } else { axis };
-            let mut m = Manifold { normal, count: 1, ..Manifold::EMPTY };
-            m.points[0] = ManifoldPoint {
-                point: 0.5 * (va + vb) + (0.5 * (a.radius - b.radius)) * normal,
-                depth: (a.radius + b.radius - d).max(0.0),
-                id: feature_id(i as u16, j as u16),
-            };
-            m
+            let point = 0.5 * (va + vb) + (0.5 * (a.radius - b.radius)) * normal;
+            Manifold::one_point(normal, point, a.radius + b.radius - d, feature_id(i as u16, j as u16))
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::broad::BroadPhaseKind;
+use crate::broad::brute::testkit::brute_pairs;
 use crate::math::Ray;
 use crate::scenes::SplitMix64;
 use glam::Vec2;
@@ -30,17 +31,7 @@ impl Oracle {
         self.boxes.iter().enumerate().filter_map(|(i, b)| b.map(|b| (i as u32, b)))
     }
     fn pairs(&self) -> Vec<Pair> {
-        let items: Vec<_> = self.items().collect();
-        let mut out = Vec::new();
-        for i in 0..items.len() {
-            for j in i + 1..items.len() {
-                if items[i].1.overlaps(&items[j].1) {
-                    out.push(pair(items[i].0, items[j].0));
-                }
-            }
-        }
-        out.sort_unstable();
-        out
+        brute_pairs(&self.items().collect::<Vec<_>>())
     }
     fn query(&self, q: &Aabb) -> Vec<u32> {
         self.items().filter(|(_, b)| b.overlaps(q)).map(|(i, _)| i).collect()

@@ -33,11 +33,16 @@ use crate::broad::brute::NONE;
 use crate::broad::{BroadPhase, Pair, PairHistory, pair};
 use crate::math::Aabb;
 
-/// A leaf holding more items than this splits.
+/// A leaf holding more items than this splits. Larger: fewer nodes to descend, more item pairs
+/// tested within each node; smaller: the reverse, plus more splits and collapses under churn.
 pub const CAPACITY: usize = 8;
-/// A subtree holding at most this many items after a removal collapses into its root.
+/// A subtree holding at most this many items after a removal collapses into its root. The gap
+/// to [`CAPACITY`] is the hysteresis: closer values make a node near the threshold split and
+/// collapse again as items come and go.
 pub const COLLAPSE: u32 = 4;
-/// Depth of the deepest nodes (the root has depth 0).
+/// Depth of the deepest nodes (the root has depth 0): cells down to 1/4096 of the root's side.
+/// Deeper helps only dense clusters of tiny boxes and costs a longer descent for each; items
+/// that still crowd a deepest leaf are tested pairwise there.
 pub const MAX_DEPTH: u8 = 12;
 
 /// One node (48 bytes).

@@ -32,12 +32,15 @@ use crate::math::Pose;
 use crate::shape::Capsule;
 
 /// Largest `|sin|` of the angle between the cores that still gives a two-point manifold
-/// (about 5.7 degrees). A tuning choice: beyond it the far end of a resting capsule lifts off
-/// faster than a solver benefits from a second point.
+/// (about 5.7 degrees). Larger: tilted capsules get a second point whose end is already lifting
+/// off; smaller: a capsule resting nearly flat gets one point and rocks about it. Beyond this
+/// angle the far end lifts off faster than a solver benefits from a second point.
 pub(crate) const PARALLEL_SIN: f32 = 0.1;
 
 /// Smallest distance between the two clipped points, as a fraction of the reference segment's
-/// length, for keeping both (closer points add no rotational constraint).
+/// length, for keeping both: closer points add no rotational constraint, only a near-duplicate
+/// row for the solver. Larger would drop two-point contacts of capsules overlapping at their
+/// ends.
 pub(crate) const MIN_SPAN: f32 = 1e-3;
 
 /// Closest points of segments `p1 + s d1` and `p2 + t d2`, `s, t` in `[0, 1]` (Ericson, *Real-Time
@@ -466,12 +469,8 @@ mod tests {
 
     #[test]
     fn random_pairs_match_the_oracle() {
-        // Deterministic LCG; covers crossing, near-parallel, end-on and separated pairs.
-        let mut seed = 0x2545_f491_u64;
-        let mut rnd = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 40) as f32) / (1u64 << 24) as f32
-        };
+        // Covers crossing, near-parallel, end-on and separated pairs.
+        let mut rnd = crate::collide::test_util::unit_lcg(0x2545_f491);
         let mut touching = 0;
         for _ in 0..3000 {
             let a = cap((rnd() * 4.0 - 2.0, rnd() * 2.0 - 1.0), (rnd() * 4.0 - 2.0, rnd() * 2.0 - 1.0), 0.05 + rnd());
@@ -509,8 +508,8 @@ mod tests {
     }
 
     /// Regression (oracle, narrow_oracle capsule_capsule): two nearly parallel capsules (4.8°),
-    /// radius 0.68 incident. The shallow end's point was the incident core moved by r along the
-    /// normal, 8.4e-4 inside the incident capsule; both points must lie on both surfaces.
+    /// radius 0.68 incident. Both points must lie on both surfaces; the incident core moved by
+    /// r along the normal lies 8.4e-4 inside the incident capsule at the shallow end.
     #[test]
     fn regression_tilted_incident_point_on_surface() {
         let a = Shape::Capsule(cap((-0.53059447, -0.18972977), (0.5331137, -0.18972977), 0.48420697));

@@ -215,11 +215,7 @@ mod tests {
     #[test]
     fn random_pairs_match_the_oracle() {
         use crate::collide::capsule_capsule::mtd_oracle;
-        let mut seed = 0x9e37_79b9_u64;
-        let mut rnd = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 40) as f32) / (1u64 << 24) as f32
-        };
+        let mut rnd = crate::collide::test_util::unit_lcg(0x9e37_79b9);
         let mut touching = 0;
         for _ in 0..2000 {
             let pts: Vec<Vec2> = (0..6).map(|_| Vec2::new(rnd() * 4.0 - 2.0, rnd() * 3.0 - 1.5)).collect();

@@ -45,6 +45,8 @@ mod clip;
 mod compound;
 mod cuboid_cuboid;
 mod polygon_polygon;
+#[cfg(test)]
+pub(crate) mod test_util;
 
 use bytemuck::{Pod, Zeroable};
 use glam::Vec2;

@@ -1,5 +1,5 @@
 //! Polygon–polygon (and box–polygon): SAT over the face normals of both hulls, then
-//! reference/incident clipping (seed 002; Catto's `b2CollidePolygons` in Box2D v3).
+//! reference/incident clipping (Catto's `b2CollidePolygons` in Box2D v3).
 //!
 //! Rounded polygons are a core hull plus a radius. When the cores overlap, the minimum
 //! translation distance is the core penetration plus both radii, and SAT finds it exactly. When
@@ -82,7 +82,7 @@ fn max_separation(n1: &[Vec2], v1: &[Vec2], v2: &[Vec2], limit: f32) -> (usize, 
     for (i, (n, v)) in n1.iter().zip(v1).enumerate() {
         // The least n·w, then minus n·v: one subtraction per face rather than two per vertex
         // pair, and a plain compare rather than `f32::min`'s NaN handling (inputs are finite).
-        // This loop is most of a polygon pair's instructions (rounded–rounded: ~1,600 a pair).
+        // This loop is most of a polygon pair's instructions.
         let mut s = f32::INFINITY;
         for w in v2 {
             let d = n.dot(*w);
@@ -112,7 +112,9 @@ enum Feature {
 /// edge is never farther from it than from its ends, but when it is nearly abreast of the end
 /// the two f32 distances tie to within rounding and either may come out smaller. The edge's
 /// normal is exact there while the vertex-to-vertex direction is ill-conditioned (a 3e-9 gap
-/// tilted it enough to misstate the overlap along it by 2e-4), so near-ties go to the edge.
+/// can tilt it enough to misstate the overlap along it by 2e-4), so near-ties go to the edge.
+/// Larger: an edge may win while up to this much (relative, squared) farther than the vertex,
+/// so the reported distance can be off by half of it; smaller: ties decided by rounding again.
 const EDGE_PREFERENCE: f32 = 1e-5;
 
 /// Whether candidate `c` (squared distance, feature) should replace `best`.
@@ -328,7 +330,7 @@ pub fn overlap_cuboid(a: &Cuboid, b: &Polygon, xf: &Pose) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collide::clip::test_util::{check_many, random_polygon, random_pose};
+    use crate::collide::test_util::{check_many, random_polygon, random_pose};
     use crate::collide::{contact, overlaps};
     use crate::shape::Shape;
 
@@ -345,7 +347,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_boxes_overlap_on_axis_of_least_overlap_with_two_points() {
+    fn boxes_overlap_on_axis_of_least_overlap_with_two_points() {
         let (a, b) = (square(1.0, 0.0), square(1.0, 0.0));
         let m = contact(&a, &Pose::IDENTITY, &b, &at(1.5, 0.5));
         assert_eq!(m.count, 2);

@@ -23,11 +23,11 @@
 //! The search is a true branch and bound: the sum over ancestors is the cost *inherited* by the
 //! subtree, and any node below `S` costs at least `P(L) + inherited(S) + P(S ∪ L) − P(S)`, so a
 //! subtree whose bound cannot beat the best candidate so far is pruned. Box2D v3 instead descends
-//! one greedy path ([`InsertStrategy::Greedy`]): about half the work per insertion, but it
-//! commits to a subtree before seeing the others and builds trees of higher SAH cost (the total
-//! internal perimeter, which a query pays for). Ties are broken towards the smaller subtree
-//! height, which keeps degenerate scenes (every box identical) from degrading into a list. The
-//! code is in `insert.rs`.
+//! one greedy path ([`InsertStrategy::Greedy`]): less work per insertion, but it commits to a
+//! subtree before seeing the others and builds trees of higher SAH cost (the total internal
+//! perimeter, which a query pays for). Ties are broken towards the smaller subtree height,
+//! which keeps degenerate scenes (every box identical) from degrading into a list. The code is
+//! in `insert.rs`.
 //!
 //! # Rotations
 //! After an insertion or removal every ancestor on the path considers swapping one of its

@@ -89,7 +89,8 @@ pub fn extent(world: &World) -> Option<Aabb> {
 /// Every broad phase worth timing on `world`: brute force (only up to [`BRUTE_FORCE_LIMIT`]
 /// colliders), sort-and-sweep, a uniform grid and a quadtree over [`extent`], a spatial hash,
 /// the dynamic tree and the incremental SAP. Grid and hash cells are twice the mean collider
-/// size (the seed's 40-unit cells for 5–30-unit colliders).
+/// size, so a typical box covers one to four cells: smaller cells register each box in more
+/// cells, larger ones put more boxes that do not overlap into each cell's candidate pairs.
 #[must_use]
 pub fn candidates(world: &World) -> Vec<BroadPhaseKind> {
     let mut sum = 0.0f64;

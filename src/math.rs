@@ -135,18 +135,26 @@ impl Aabb {
     #[inline]
     #[must_use]
     pub fn ray_cast(&self, ray: &Ray, max_t: f32) -> Option<f32> {
+        self.slab_cast(ray.origin, ray.dir, Vec2::new(1.0 / ray.dir.x, 1.0 / ray.dir.y), max_t)
+    }
+
+    /// [`Aabb::ray_cast`] with the reciprocal direction `inv = 1 / dir` (per axis) given, so that
+    /// a traversal computes it once per ray. One arithmetic for both keeps a tree's pruning by
+    /// node boxes consistent with a brute-force `ray_cast` over the leaves: a box containing
+    /// another is entered no later.
+    #[inline]
+    pub(crate) fn slab_cast(&self, origin: Vec2, dir: Vec2, inv: Vec2, max_t: f32) -> Option<f32> {
         let mut t0 = 0.0f32;
         let mut t1 = max_t;
         for axis in 0..2 {
-            let o = ray.origin[axis];
-            let d = ray.dir[axis];
+            let o = origin[axis];
             let (lo, hi) = (self.min[axis], self.max[axis]);
-            if d == 0.0 {
+            if dir[axis] == 0.0 {
                 if o < lo || o > hi {
                     return None;
                 }
             } else {
-                let inv = 1.0 / d;
+                let inv = inv[axis];
                 let (mut a, mut b) = ((lo - o) * inv, (hi - o) * inv);
                 if a > b {
                     std::mem::swap(&mut a, &mut b);

@@ -63,6 +63,15 @@ impl DenseBoxes {
         true
     }
 
+    /// Appends every stored id whose box overlaps `aabb`, by a scan of the packed boxes.
+    pub(crate) fn query(&self, aabb: &Aabb, out: &mut Vec<u32>) {
+        for (id, b) in self.ids.iter().zip(&self.boxes) {
+            if b.overlaps(aabb) {
+                out.push(*id);
+            }
+        }
+    }
+
     /// Overwrites; returns whether the id was present.
     pub(crate) fn update(&mut self, id: u32, aabb: Aabb) -> bool {
         match self.slot.get(id as usize) {
@@ -164,11 +173,7 @@ impl BroadPhase for BruteForce {
     }
 
     fn query_aabb(&mut self, aabb: &Aabb, out: &mut Vec<u32>) {
-        for (id, b) in self.store.ids.iter().zip(&self.store.boxes) {
-            if b.overlaps(aabb) {
-                out.push(*id);
-            }
-        }
+        self.store.query(aabb, out);
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -191,19 +196,28 @@ pub(crate) mod testkit {
 
     pub(crate) use crate::internal::SplitMix64;
 
-    /// The naive pair set, sorted.
-    pub(crate) fn model_pairs(m: &BTreeMap<u32, Aabb>) -> Vec<Pair> {
-        let v: Vec<(u32, Aabb)> = m.iter().map(|(&k, &b)| (k, b)).collect();
+    /// The naive pair set of `items`, sorted.
+    pub(crate) fn brute_pairs(items: &[(u32, Aabb)]) -> Vec<Pair> {
         let mut out = Vec::new();
-        for i in 0..v.len() {
-            for j in i + 1..v.len() {
-                if v[i].1.overlaps(&v[j].1) {
-                    out.push(pair(v[i].0, v[j].0));
+        for (i, (ia, a)) in items.iter().enumerate() {
+            for (ib, b) in &items[i + 1..] {
+                if a.overlaps(b) {
+                    out.push(pair(*ia, *ib));
                 }
             }
         }
         out.sort_unstable();
         out
+    }
+
+    /// The model's pair set, sorted.
+    pub(crate) fn model_pairs(m: &BTreeMap<u32, Aabb>) -> Vec<Pair> {
+        brute_pairs(&m.iter().map(|(&k, &b)| (k, b)).collect::<Vec<_>>())
+    }
+
+    /// The region most random boxes fall in, for the bounded structures' tests.
+    pub(crate) fn bounds() -> Aabb {
+        Aabb::new(Vec2::ZERO, Vec2::splat(1000.0))
     }
 
     fn sorted_dedup_check(mut v: Vec<Pair>, what: &str) -> Vec<Pair> {

@@ -1,4 +1,4 @@
-//! Uniform grid (seed 000): a bounded grid of square cells over `bounds`; every box is registered
+//! Uniform grid: a bounded grid of square cells over `bounds`; every box is registered
 //! in each cell it touches, and boxes outside the bounds are clamped into the border cells, so a
 //! collider far outside still meets everything it overlaps (only less efficiently).
 //!
@@ -29,12 +29,14 @@ use crate::broad::brute::{DenseBoxes, NONE};
 use crate::broad::{BroadPhase, Pair, PairHistory, pair};
 use crate::math::Aabb;
 
-/// Upper bound on the number of cells; larger requests get a coarser grid (a 1M-cell offset
-/// array is 4 MB and is cleared on every rebuild).
+/// Upper bound on the number of cells; larger requests get a coarser grid. More cells mean fewer
+/// boxes per cell but a larger offset array, cleared on every rebuild (4 MB at 2^20 cells).
 pub const MAX_GRID_CELLS: usize = 1 << 20;
 
-/// Boxes covering more cells than this go to the oversized list: testing one against all boxes
-/// (n tests) beats registering it in hundreds of cells once n is in the thousands.
+/// Boxes covering more cells than this go to the oversized list, where each is tested against
+/// every box (n tests). Larger: big boxes are registered in, and re-tested from, more cells;
+/// smaller: more boxes take the O(n) path. Registering a box in hundreds of cells costs more than
+/// n tests once n is in the thousands.
 pub const MAX_CELLS_PER_BOX: usize = 128;
 
 /// One registration of a box in a cell (28 bytes; a cell's items are read sequentially).
@@ -308,11 +310,7 @@ impl BroadPhase for UniformGrid {
         let q = self.range(aabb);
         if q.cells() > self.items.len() {
             // Visiting the cells would cost more than scanning every box.
-            for (id, b) in self.store.ids.iter().zip(&self.store.boxes) {
-                if b.overlaps(aabb) {
-                    out.push(*id);
-                }
-            }
+            self.store.query(aabb, out);
             return;
         }
         let nx = self.nx as usize;
@@ -403,10 +401,6 @@ impl BroadPhase for UniformGrid {
 mod tests {
     use super::*;
     use crate::broad::brute::testkit::*;
-
-    fn bounds() -> Aabb {
-        Aabb::new(Vec2::ZERO, Vec2::splat(1000.0))
-    }
 
     #[test]
     fn churn_matches_model() {

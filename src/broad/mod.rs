@@ -8,12 +8,12 @@
 //! | algorithm | file | kind |
 //! |---|---|---|
 //! | [`BruteForce`] | `brute.rs` | every pair; the oracle |
-//! | [`SortSweep`] | `sort_sweep.rs` | per-frame sort on min x, active list (seed 000) |
-//! | [`UniformGrid`] | `grid.rs` | bounded grid, border cells clamp (seed 000) |
-//! | [`SpatialHash`] | `spatial_hash.rs` | unbounded hashed cells + reverse map (seed 001) |
+//! | [`SortSweep`] | `sort_sweep.rs` | sort-and-sweep: per-frame sort on min x, active list |
+//! | [`UniformGrid`] | `grid.rs` | uniform grid: bounded, border cells clamp |
+//! | [`SpatialHash`] | `spatial_hash.rs` | spatial hash: unbounded hashed cells + reverse map |
 //! | [`Quadtree`] | `quadtree.rs` | loose quadtree |
-//! | [`DynamicTree`] | `tree.rs` | flat-array AABB tree, SAH branch-and-bound insertion |
-//! | [`IncrementalSap`] | `sap.rs` | persistent insertion-sort SAP on x and y |
+//! | [`DynamicTree`] | `tree/` | dynamic AABB tree, SAH branch-and-bound insertion (Bittner et al. / Catto) |
+//! | [`IncrementalSap`] | `sap/` | Terdiman-style incremental sweep-and-prune on x and y |
 
 mod brute;
 mod grid;
@@ -33,7 +33,7 @@ pub use quadtree::Quadtree;
 pub use sap::IncrementalSap;
 pub use sort_sweep::SortSweep;
 pub use spatial_hash::SpatialHash;
-pub use tree::{DynamicTree, InsertStrategy, RayHit, TreeStats};
+pub use tree::{DynamicTree, RayHit, TreeStats};
 
 use crate::math::Aabb;
 
@@ -191,8 +191,8 @@ impl BroadPhaseKind {
     /// collider (O(escaped), the way Box2D uses its tree) rather than through
     /// [`BroadPhase::update_pairs`]. True for the structures with cheap local queries and no
     /// swap-driven pair tracking: the spatial hash and the dynamic tree. The persistent SAP
-    /// tracks pairs from its swaps, and the per-frame algorithms are measured as the seed
-    /// measured them, recomputing every pair each step.
+    /// tracks pairs from its swaps, and the per-frame algorithms recompute every pair each step
+    /// by design: their cost does not depend on how much moved, which is what they are for.
     #[must_use]
     pub fn finds_pairs_by_query(&self) -> bool {
         matches!(self, BroadPhaseKind::SpatialHash { .. } | BroadPhaseKind::DynamicTree)

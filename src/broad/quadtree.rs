@@ -33,11 +33,16 @@ use crate::broad::brute::NONE;
 use crate::broad::{BroadPhase, Pair, PairHistory, pair};
 use crate::math::Aabb;
 
-/// A leaf holding more items than this splits.
+/// A leaf holding more items than this splits. Larger: fewer nodes to descend, more item pairs
+/// tested within each node; smaller: the reverse, plus more splits and collapses under churn.
 pub const CAPACITY: usize = 8;
-/// A subtree holding at most this many items after a removal collapses into its root.
+/// A subtree holding at most this many items after a removal collapses into its root. The gap
+/// to [`CAPACITY`] is the hysteresis: closer values make a node near the threshold split and
+/// collapse again as items come and go.
 pub const COLLAPSE: u32 = 4;
-/// Depth of the deepest nodes (the root has depth 0).
+/// Depth of the deepest nodes (the root has depth 0): cells down to 1/4096 of the root's side.
+/// Deeper helps only dense clusters of tiny boxes and costs a longer descent for each; items
+/// that still crowd a deepest leaf are tested pairwise there.
 pub const MAX_DEPTH: u8 = 12;
 
 /// One node (48 bytes).
@@ -102,9 +107,9 @@ fn loosen(cell: &Aabb) -> Aabb {
     Aabb::new(cell.min - half, cell.max + half)
 }
 
-/// Midpoint of a cell, computed without overflowing at `±f32::MAX`.
-fn mid(cell: &Aabb) -> Vec2 {
-    cell.min * 0.5 + cell.max * 0.5
+/// Midpoint of a box (a cell or a stored box), computed without overflowing at `±f32::MAX`.
+fn mid(b: &Aabb) -> Vec2 {
+    b.min * 0.5 + b.max * 0.5
 }
 
 /// Whether f32 can still halve the cell in both axes.
@@ -117,11 +122,6 @@ fn splittable(cell: &Aabb) -> bool {
 fn quadrant(cell: &Aabb, p: Vec2) -> u32 {
     let m = mid(cell);
     u32::from(p.x >= m.x) | (u32::from(p.y >= m.y) << 1)
-}
-
-/// Centre of a box without overflow.
-fn center(b: &Aabb) -> Vec2 {
-    b.min * 0.5 + b.max * 0.5
 }
 
 impl Quadtree {
@@ -163,7 +163,7 @@ impl Quadtree {
         if node.children == NONE {
             return None;
         }
-        let c = node.children + quadrant(&node.cell, center(aabb));
+        let c = node.children + quadrant(&node.cell, mid(aabb));
         self.nodes[c as usize].loose.contains(aabb).then_some(c)
     }
 
@@ -504,10 +504,6 @@ impl BroadPhase for Quadtree {
 mod tests {
     use super::*;
     use crate::broad::brute::testkit::*;
-
-    fn bounds() -> Aabb {
-        Aabb::new(Vec2::ZERO, Vec2::splat(1000.0))
-    }
 
     #[test]
     fn churn_matches_model() {

@@ -1,7 +1,7 @@
-//! Sort and sweep (seed 000): every call sorts the boxes by `min.x` and sweeps them left to right
-//! with an active list, dropping entries whose `max.x` is left of the current `min.x` and testing
-//! the full box (x *and* y: without the y test the seed measured "same x, random y" ~6x slower)
-//! before emitting a pair.
+//! Sort and sweep: every call sorts the boxes by `min.x` and sweeps them left to right with an
+//! active list, dropping entries whose `max.x` is left of the current `min.x` and testing y too
+//! before emitting a pair: the x overlap alone is only a candidate, and boxes sharing an x range
+//! but spread in y (a column, a wall) would otherwise all pair up.
 //!
 //! The sorted array persists between calls, so each call starts from the previous order: with
 //! coherent motion it is nearly sorted and an insertion sort finishes in close to O(n). An
@@ -30,11 +30,10 @@ struct Active {
 /// Insertion sort gives up after this many element moves per stored box and falls back to
 /// `sort_unstable_by` (an insertion sort of shuffled input is O(n²)).
 ///
-/// Measured on 20-px boxes jittering along x each frame (a throwaway timing loop, 2 shared cores,
-/// noisy): at 16k boxes ~10 moves/box the insertion sort took 0.34 ms against 0.67 ms for
-/// `sort_unstable_by` (1.0 ms for the stable, run-adaptive `sort_by`); at 64k, ~18 moves/box,
-/// 2.0 ms against 3.2 ms; at ~70 moves/box it lost, 7.2 ms against 4.1 ms. The crossover is
-/// around 40 moves/box; 16 keeps the wasted work before a fallback well under one sort.
+/// The value trades the frames the insertion sort keeps against the work it wastes: on a nearly
+/// sorted array it beats `sort_unstable_by` up to a crossover around 40 moves per box (boxes
+/// jittering along x); a larger budget keeps more frames on that fast path but lets a shuffle
+/// waste more moves before the fallback. At 16 the wasted work stays well under one sort.
 const SHIFTS_PER_BOX: usize = 16;
 
 /// Per-frame sort on `min.x` plus an active-list sweep.

@@ -1,4 +1,4 @@
-//! Spatial hash (seed 001): an unbounded grid whose occupied cells live in a hash map from cell
+//! Spatial hash: an unbounded grid whose occupied cells live in a hash map from cell
 //! coordinates to the ids touching that cell, plus a **reverse map** from id to its cell range, so
 //! that an update touches only the cells it enters or leaves (a box moving within its cells
 //! touches none).
@@ -26,7 +26,8 @@ use crate::broad::{BroadPhase, Pair, PairHistory, pair};
 use crate::math::Aabb;
 
 /// Boxes covering more cells than this are tested against every box instead of being hashed
-/// into each cell.
+/// into each cell. Larger: a big box costs a hash insertion per cell on every move that changes
+/// its range; smaller: more boxes take the O(n) test against every box.
 pub const MAX_CELLS_PER_BOX: i64 = 128;
 
 /// Splitmix64's finaliser over the single `u64` cell key: all 64 output bits depend on both
@@ -95,10 +96,12 @@ struct Rec {
     state: State,
 }
 
-/// One occupied cell.
-/// Initial room in a new cell's id list.
+/// Initial room in a new cell slot's id list. Slots are recycled among cells and keep their
+/// capacity, so this only sets how soon a slot stops reallocating: larger costs memory per
+/// occupied cell, smaller lets a crowded cell reallocate during steps.
 const CELL_CAPACITY: usize = 16;
 
+/// One occupied cell.
 #[derive(Clone, Debug, Default)]
 struct Cell {
     key: u64,
@@ -170,9 +173,9 @@ impl SpatialHash {
     /// Cell coordinate of `v`: exact scaling, floor, saturating cast (monotone).
     ///
     /// The floor is the truncating cast stepped down for negative non-integers: `f32::floor`
-    /// is a libm call without SSE4.1 (3% of the main thread's instructions in an 8k peer-scene
-    /// step). Beyond 2^24 every `f32` is an integer, so the cast back is exact wherever it
-    /// matters, and the saturating ends stay monotone.
+    /// is a libm call without SSE4.1, and this runs four times per update or query. Beyond 2^24
+    /// every `f32` is an integer, so the cast back is exact wherever it matters, and the
+    /// saturating ends stay monotone.
     #[inline]
     fn cell_of(&self, v: f32) -> i32 {
         let x = v * self.inv_cell;
@@ -407,7 +410,6 @@ impl BroadPhase for SpatialHash {
         self.collect_pairs(out);
     }
 
-    /// The seed's `GetElementsMeetingRect`.
     fn query_aabb(&mut self, aabb: &Aabb, out: &mut Vec<u32>) {
         self.query_aabb_shared(aabb, out);
     }
@@ -573,8 +575,8 @@ mod tests {
     fn saturated_cell_coordinates_stay_exact() {
         // With tiny cells, coordinates beyond i32 cells saturate; the dedup rule still holds.
         let mut h = SpatialHash::new(1e-6);
-        // Regression: the cell count of a full i32 × i32 range overflowed i64 to 0, so this box
-        // was "small" and a query over it looped over 2^64 cells.
+        // Regression guard: the cell count of a full i32 × i32 range must saturate, not overflow
+        // i64 to 0, which would make this box "small" and a query over it loop over 2^64 cells.
         h.insert(3, Aabb::new(Vec2::splat(-1e5), Vec2::splat(1e5)));
         let a = Aabb::new(Vec2::splat(1e6), Vec2::splat(1e6 + 1.0));
         let b = Aabb::new(Vec2::splat(1e6 + 1.0), Vec2::splat(1e6 + 2.0));

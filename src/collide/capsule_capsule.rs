@@ -26,18 +26,21 @@
 use glam::Vec2;
 
 use crate::collide::circle_capsule::capsule_side;
-use crate::collide::clip::{Edge, clip as clip_edges};
-use crate::collide::{Manifold, ManifoldPoint, feature_id};
+use crate::collide::clip::{Edge, clip};
+use crate::collide::{Manifold, feature_id};
 use crate::math::Pose;
 use crate::shape::Capsule;
 
 /// Largest `|sin|` of the angle between the cores that still gives a two-point manifold
-/// (about 5.7 degrees). A tuning choice: beyond it the far end of a resting capsule lifts off
-/// faster than a solver benefits from a second point.
+/// (about 5.7 degrees). Larger: tilted capsules get a second point whose end is already lifting
+/// off; smaller: a capsule resting nearly flat gets one point and rocks about it. Beyond this
+/// angle the far end lifts off faster than a solver benefits from a second point.
 pub(crate) const PARALLEL_SIN: f32 = 0.1;
 
 /// Smallest distance between the two clipped points, as a fraction of the reference segment's
-/// length, for keeping both (closer points add no rotational constraint).
+/// length, for keeping both: closer points add no rotational constraint, only a near-duplicate
+/// row for the solver. Larger would drop two-point contacts of capsules overlapping at their
+/// ends.
 pub(crate) const MIN_SPAN: f32 = 1e-3;
 
 /// Closest points of segments `p1 + s d1` and `p2 + t d2`, `s, t` in `[0, 1]` (Ericson, *Real-Time
@@ -223,20 +226,20 @@ pub fn manifold(a: &Capsule, b: &Capsule, xf: &Pose) -> Manifold {
         }
     }
 
-    // No let chains: the crate's MSRV (1.85) predates them.
-    if let Some(rf) = reference {
-        if u1.perp_dot(u2).abs() <= PARALLEL_SIN {
-            if let Some(m) = clip(rf, normal, ra, rb, p1, d1, len1, u1, p2, d2, len2, u2) {
-                return m;
-            }
-        }
+    if let Some(rf) = reference
+        && u1.perp_dot(u2).abs() <= PARALLEL_SIN
+        && let Some(m) = two_point_manifold(
+            rf,
+            normal,
+            (ra, rb),
+            Core { p: p1, d: d1, len: len1, u: u1 },
+            Core { p: p2, d: d2, len: len2, u: u2 },
+        )
+    {
+        return m;
     }
     let point = 0.5 * (ca + ra * normal + cb - rb * normal);
-    Manifold {
-        normal,
-        points: [ManifoldPoint { point, depth: depth.max(0.0), id: feature_id(fa, fb) }, ManifoldPoint::default()],
-        count: 1,
-    }
+    Manifold::one_point(normal, point, depth, feature_id(fa, fb))
 }
 
 /// Vertex 0 or 1 for a parameter at an end, else the side whose outward normal is `outward`.
@@ -251,54 +254,46 @@ fn end_or_side(param: f32, d: Vec2, outward: Vec2) -> u16 {
     }
 }
 
-/// The two-point manifold: the incident core clipped to the reference core's slab. `None` when
-/// fewer than two clipped points are in contact or they are too close together.
-#[allow(clippy::too_many_arguments)]
-fn clip(
-    rf: Reference,
-    normal: Vec2,
-    ra: f32,
-    rb: f32,
-    p1: Vec2,
-    d1: Vec2,
-    len1: f32,
-    u1: Vec2,
-    p2: Vec2,
-    d2: Vec2,
-    len2: f32,
-    u2: Vec2,
-) -> Option<Manifold> {
-    // Reference segment (o, d, u, len), its outward normal towards the incident core, incident
-    // segment (x0, x1).
-    let (o, dr, u, len, out, x0, di) = match rf {
-        Reference::A => (p1, d1, u1, len1, normal, p2, d2),
-        Reference::B => (p2, d2, u2, len2, -normal, p1, d1),
+/// A capsule's core segment in A's frame: start `p`, direction `d` (end minus start), and the
+/// length and unit direction of `d`.
+#[derive(Clone, Copy)]
+struct Core {
+    p: Vec2,
+    d: Vec2,
+    len: f32,
+    u: Vec2,
+}
+
+/// The two-point manifold of nearly parallel cores: the incident core clipped to the reference
+/// core's slab by the shared [`clip`]. `radii` are A's and B's. `None` when fewer than two
+/// clipped points are in contact or they are too close together.
+fn two_point_manifold(rf: Reference, normal: Vec2, radii: (f32, f32), a: Core, b: Core) -> Option<Manifold> {
+    // The reference core, its outward normal towards the incident core, the incident core, and
+    // the radii in that order.
+    let (rc, out, ic, (r_ref, r_inc)) = match rf {
+        Reference::A => (a, normal, b, radii),
+        Reference::B => (b, -normal, a, (radii.1, radii.0)),
     };
-    let x1 = x0 + di;
+    let (o, u, len) = (rc.p, rc.u, rc.len);
+    let (x0, x1) = (ic.p, ic.p + ic.d);
     let (g0, g1) = (u.dot(x0 - o), u.dot(x1 - o));
     if g0.max(g1) < 0.0 || g0.min(g1) > len || g0 == g1 {
         return None;
     }
-    // The shared reference/incident clipping, which clips the incident capsule's flat side
-    // (its core pushed out along its own side normal) and takes the support point at the
-    // deeper end. Clipping the core and pushing it along the reference normal instead put the
-    // shallow end up to r·(1 - cos θ) inside the incident capsule (8.4e-4 for a capsule of
-    // radius 0.68 tilted 5°), off its surface and over-deep by as much.
-    let (r_ref, r_inc) = match rf {
-        Reference::A => (ra, rb),
-        Reference::B => (rb, ra),
-    };
-    // clip() walks the reference edge along out.perp() and the incident edge the opposite way.
+    // `clip` clips the incident capsule's flat side (its core pushed out along its own side
+    // normal) and takes the support point at the deeper end, so both points lie on the
+    // incident surface. It walks the reference edge along `out.perp()` and the incident edge
+    // the opposite way.
     let t = out.perp();
-    let ref_edge = if t.dot(dr) >= 0.0 { (o, o + dr, 0, 1) } else { (o + dr, o, 1, 0) };
-    let reference = Edge { v1: ref_edge.0, v2: ref_edge.1, i1: ref_edge.2, i2: ref_edge.3 };
-    let (v1, i1, v2, i2) = if t.dot(di) <= 0.0 { (x0, 0, x1, 1) } else { (x1, 1, x0, 0) };
+    let (v1, i1, v2, i2) = if t.dot(rc.d) >= 0.0 { (o, 0, o + rc.d, 1) } else { (o + rc.d, 1, o, 0) };
+    let reference = Edge { v1, v2, i1, i2 };
+    let (v1, i1, v2, i2) = if t.dot(ic.d) <= 0.0 { (x0, 0, x1, 1) } else { (x1, 1, x0, 0) };
     let incident = Edge { v1, v2, i1, i2 };
-    let mut m = clip_edges(&reference, out, &incident, r_ref, r_inc, matches!(rf, Reference::B), false);
+    let mut m = clip(&reference, out, &incident, r_ref, r_inc, rf == Reference::B, false);
     if m.count < 2 || (m.points[0].point - m.points[1].point).dot(u).abs() < MIN_SPAN * len {
         return None;
     }
-    // clip() lists the incident edge's v2 end first; keep the order end a, end b of the
+    // `clip` lists the incident edge's v2 end first; keep the order end a, end b of the
     // incident capsule.
     if i2 == 1 {
         m.points.swap(0, 1);
@@ -514,8 +509,8 @@ mod tests {
     }
 
     /// Regression (oracle, narrow_oracle capsule_capsule): two nearly parallel capsules (4.8°),
-    /// radius 0.68 incident. The shallow end's point was the incident core moved by r along the
-    /// normal, 8.4e-4 inside the incident capsule; both points must lie on both surfaces.
+    /// radius 0.68 incident. Both points must lie on both surfaces; the incident core moved by
+    /// r along the normal lies 8.4e-4 inside the incident capsule at the shallow end.
     #[test]
     fn regression_tilted_incident_point_on_surface() {
         let a = Shape::Capsule(cap((-0.53059447, -0.18972977), (0.5331137, -0.18972977), 0.48420697));

@@ -55,7 +55,7 @@ pub fn overlap_cuboid(a: &Capsule, b: &Cuboid, xf: &Pose) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collide::clip::test_util::{SplitMix64, check_many, random_polygon, random_pose};
+    use crate::collide::test_util::{SplitMix64, check_many, random_polygon, random_pose};
     use crate::collide::{contact, overlaps};
     use crate::shape::Shape;
 
@@ -150,9 +150,8 @@ mod tests {
     }
 
     /// Regression (oracle, narrow_oracle capsule_cuboid): a capsule of radius 0.1325 tilted 30°
-    /// against a box face. The shallow end's point was its core end moved by r along the
-    /// normal, 0.018 inside the capsule; every point's capsule side must be on the capsule's
-    /// surface (at distance r from the core).
+    /// against a box face. Every point's capsule side must be on the capsule's surface (at
+    /// distance r from the core); the core end moved by r along the normal lies 0.018 inside.
     #[test]
     fn regression_rounded_incident_points_on_surface() {
         let (ca, cb, r) = (Vec2::new(0.12374091, 0.063077874), Vec2::new(-0.118957326, -0.07830788), 0.13254729);

@@ -7,7 +7,7 @@
 
 use glam::Vec2;
 
-use crate::collide::{EDGE, Manifold, ManifoldPoint, feature_id};
+use crate::collide::{EDGE, Manifold, feature_id};
 use crate::math::Pose;
 use crate::shape::{Capsule, Circle};
 
@@ -68,11 +68,7 @@ pub fn manifold(a: &Circle, b: &Capsule, xf: &Pose) -> Manifold {
     };
     // Midpoint between A's surface point `ra * n` and B's `q - rb * n`.
     let point = 0.5 * (q + (a.radius - b.radius) * normal);
-    Manifold {
-        normal,
-        points: [ManifoldPoint { point, depth: (r - dist).max(0.0), id: feature_id(0, fb) }, ManifoldPoint::default()],
-        count: 1,
-    }
+    Manifold::one_point(normal, point, r - dist, feature_id(0, fb))
 }
 
 /// Whether the circle and capsule touch: one clamped projection and a squared comparison.

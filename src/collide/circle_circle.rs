@@ -7,7 +7,7 @@
 
 use glam::Vec2;
 
-use crate::collide::{Manifold, ManifoldPoint, feature_id};
+use crate::collide::{Manifold, feature_id};
 use crate::math::Pose;
 use crate::shape::Circle;
 
@@ -27,11 +27,7 @@ pub fn manifold(a: &Circle, b: &Circle, xf: &Pose) -> Manifold {
     let normal = if dist > 0.0 { c / dist } else { Vec2::Y };
     // Midpoint between A's surface point `ra * n` and B's `c - rb * n`.
     let point = 0.5 * (c + (a.radius - b.radius) * normal);
-    Manifold {
-        normal,
-        points: [ManifoldPoint { point, depth: (r - dist).max(0.0), id: feature_id(0, 0) }, ManifoldPoint::default()],
-        count: 1,
-    }
+    Manifold::one_point(normal, point, r - dist, feature_id(0, 0))
 }
 
 /// Whether the circles touch or overlap: one squared comparison.

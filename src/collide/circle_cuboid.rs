@@ -6,7 +6,7 @@
 
 use glam::Vec2;
 
-use crate::collide::{EDGE, Manifold, ManifoldPoint, feature_id};
+use crate::collide::{EDGE, Manifold, feature_id};
 use crate::math::Pose;
 use crate::shape::{Circle, Cuboid};
 
@@ -66,14 +66,7 @@ pub fn manifold(a: &Circle, b: &Cuboid, xf: &Pose) -> Manifold {
     };
     // Midpoint between A's surface point `c + r n` and B's surface point, then into A's frame.
     let local_point = 0.5 * (c + r * local_normal + surface_b);
-    Manifold {
-        normal: xf.transform_vector(local_normal),
-        points: [
-            ManifoldPoint { point: xf.transform_point(local_point), depth: depth.max(0.0), id: feature_id(0, fb) },
-            ManifoldPoint::default(),
-        ],
-        count: 1,
-    }
+    Manifold::one_point(xf.transform_vector(local_normal), xf.transform_point(local_point), depth, feature_id(0, fb))
 }
 
 /// Whether the circle and box touch: clamp and one squared comparison.

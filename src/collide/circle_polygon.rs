@@ -13,7 +13,7 @@
 
 use glam::Vec2;
 
-use crate::collide::{EDGE, Manifold, ManifoldPoint, feature_id};
+use crate::collide::{EDGE, Manifold, feature_id};
 use crate::math::Pose;
 use crate::query::{EdgeRegion, edge_region, max_separation, within};
 use crate::shape::{Circle, Polygon};
@@ -66,14 +66,7 @@ pub fn manifold(a: &Circle, b: &Polygon, xf: &Pose) -> Manifold {
     };
     // Midpoint between A's surface point `c + ra n` and B's, moved into A's frame.
     let local_point = 0.5 * (c + ra * n + surface_b);
-    Manifold {
-        normal: xf.transform_vector(n),
-        points: [
-            ManifoldPoint { point: xf.transform_point(local_point), depth: depth.max(0.0), id: feature_id(0, fb) },
-            ManifoldPoint::default(),
-        ],
-        count: 1,
-    }
+    Manifold::one_point(xf.transform_vector(n), xf.transform_point(local_point), depth, feature_id(0, fb))
 }
 
 /// Whether the circle and polygon touch: the same region test as [`manifold`] without `sqrt`.

@@ -25,12 +25,10 @@ fn for_each_candidate(
 ) {
     if let (false, Shape::Compound(cb)) = (matches!(sa, Shape::Compound(_)), sb) {
         // Convex A against compound B (the order `swap_order` gives this mix): one box of A in
-        // B's frame against B's precomputed part boxes, rather than every part box recomputed
-        // in A's frame (128 parts against a box: 7.4 µs → see BENCHMARKS.md).
+        // B's frame against B's precomputed part boxes, one box transform instead of one per
+        // part of B.
         let box_a = sa.aabb(&pb.inv_mul(pa));
-        let mag =
-            pa.p.abs().max_element().max(pb.p.abs().max_element()) + box_a.min.abs().max(box_a.max.abs()).max_element();
-        let box_a = box_a.fattened(mag * 16.0 * f32::EPSILON + f32::MIN_POSITIVE);
+        let box_a = box_a.fattened(cull_slack(pa, pb, &box_a));
         for (j, ((lb, part_b), bb)) in cb.parts().iter().zip(cb.part_aabbs()).enumerate() {
             if box_a.overlaps(bb) && !visit(0, sa, pa, j as u32, part_b, &pb.mul(lb)) {
                 return;
@@ -47,12 +45,7 @@ fn for_each_candidate(
         all_b = all_b.union(&boxes_b[k]);
         nb = k + 1;
     }
-    // The kernels see the part poses composed in world space, rounded differently from `xf`:
-    // widen the cull by a few ulps of every magnitude involved so that it never drops a pair
-    // that the kernel would call touching.
-    let mag =
-        pa.p.abs().max_element().max(pb.p.abs().max_element()) + all_b.min.abs().max(all_b.max.abs()).max_element();
-    let eps = mag * 16.0 * f32::EPSILON + f32::MIN_POSITIVE;
+    let eps = cull_slack(pa, pb, &all_b);
     let all_b = all_b.fattened(eps);
     for (i, (la, part_a)) in sa.parts_iter().enumerate() {
         let box_a = match sa {
@@ -70,6 +63,16 @@ fn for_each_candidate(
             }
         }
     }
+}
+
+/// How far to widen a cull box `b` (in either pose's frame). The kernels see the part poses
+/// composed in world space, rounded differently from the relative pose the cull uses: a few
+/// ulps of every magnitude involved keep the cull from dropping a pair that the kernel would
+/// call touching.
+#[inline]
+fn cull_slack(pa: &Pose, pb: &Pose, b: &Aabb) -> f32 {
+    let mag = pa.p.abs().max_element().max(pb.p.abs().max_element()) + b.min.abs().max(b.max.abs()).max_element();
+    mag * 16.0 * f32::EPSILON + f32::MIN_POSITIVE
 }
 
 /// Mixes the part indices into each side's 16-bit feature number (bits 9..16), so that ids stay

@@ -1,13 +1,13 @@
 //! Box–box, two fast paths that give the same answer as the polygon kernel on the same boxes
 //! (same reference face, same feature ids, same depth to rounding):
 //!
-//! - **Axis-aligned** (`xf.q` exactly the identity, seed 002): the four face separations are
-//!   plain differences of half-extents and offsets; the contact points are the ends of the
+//! - **Axis-aligned** (`xf.q` exactly the identity): the four face separations are plain
+//!   differences of half-extents and offsets; the contact points are the ends of the
 //!   overlapping edge interval.
-//! - **Oriented** (seed 004): SAT on the four box axes, each separation from the projected
-//!   radius `|dot(axis_x, L)|·hx + |dot(axis_y, L)|·hy` (about 20 flops for all four axes
-//!   instead of the polygon kernel's 2·16 vertex projections), then the shared
-//!   reference/incident clipping on the chosen face.
+//! - **Oriented**: SAT on the four box axes, each separation from the projected radius
+//!   `|dot(axis_x, L)|·hx + |dot(axis_y, L)|·hy` (the OBB test of Gottschalk, Lin and Manocha,
+//!   "OBBTree", 1996; about 20 flops for all four axes instead of the polygon kernel's 2·16
+//!   vertex projections), then the shared reference/incident clipping on the chosen face.
 //!
 //! Box vertices and edges are numbered as in [`Cuboid::to_polygon`]: vertex `k` is corner
 //! `CORNERS[k]`, edge `k` runs from vertex `k` to `k + 1` with normal `NORMALS[k]`.
@@ -141,7 +141,7 @@ pub fn overlap(a: &Cuboid, b: &Cuboid, xf: &Pose) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collide::clip::test_util::{SplitMix64, check_many, random_pose};
+    use crate::collide::test_util::{SplitMix64, check_many, random_pose};
     use crate::collide::{contact, feature_id, overlaps, polygon_polygon};
     use crate::math::Rot;
     use crate::shape::Shape;
@@ -155,7 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_aligned_boxes_two_points_on_the_overlap_interval() {
+    fn aligned_boxes_two_points_on_the_overlap_interval() {
         let (a, b) = (cuboid(1.0, 1.0), cuboid(1.0, 1.0));
         let m = manifold(&a, &b, &at(1.5, 0.5));
         assert_eq!(m.count, 2);
@@ -174,13 +174,12 @@ mod tests {
         assert!(m.points().iter().all(|p| (p.depth - 0.1).abs() < 1e-6));
     }
 
-    /// Regression: a box resting squarely on an equal box has two pairs of coinciding corners,
-    /// and the ids used to name a clipped point (reference vertex, incident edge) and an
-    /// unclipped one (reference edge, incident vertex). A tilt of ±1e-6 decided which corner
-    /// was clipped, a larger one which box held the reference face, and either swapped both ids
-    /// from one step to the next, so a solver lost its warm start (a 20-box column drifted
-    /// 0.38 m in 10 s). Now every tilt, through the fast paths and the polygon kernel, gives
-    /// the same two ids at the same ends.
+    /// Regression: a box resting squarely on an equal box has two pairs of coinciding corners.
+    /// Ids that name a clipped point (reference vertex, incident edge) and an unclipped one
+    /// (reference edge, incident vertex) let a tilt of ±1e-6 decide which corner was clipped,
+    /// a larger one which box held the reference face, and either swapped both ids from one step
+    /// to the next, so a solver lost its warm start. Every tilt, through the fast paths and the
+    /// polygon kernel, must give the same two ids at the same ends.
     #[test]
     fn regression_ids_of_a_box_on_an_equal_box_survive_tilt_and_reference_flips() {
         let a = Shape::cuboid(Vec2::splat(0.5)).unwrap();
@@ -295,8 +294,8 @@ mod tests {
     }
 
     /// Regression (oracle, narrow_oracle cuboid_cuboid): two boxes at an exact 90° relative
-    /// rotation, faces parallel. The clip lost one ulp of depth and the "restore the deepest
-    /// vertex" step moved point 0 to B's corner, 0.135 beyond the end of A's face.
+    /// rotation, faces parallel. The clip loses one ulp of depth there; restoring the deepest
+    /// vertex's depth must not move point 0 to B's corner, beyond the end of A's face.
     #[test]
     fn regression_restore_kept_point_beyond_reference_face() {
         let a = Shape::cuboid(Vec2::new(0.28011286, 0.21502347)).unwrap();

@@ -45,6 +45,8 @@ mod clip;
 mod compound;
 mod cuboid_cuboid;
 mod polygon_polygon;
+#[cfg(test)]
+pub(crate) mod test_util;
 
 use bytemuck::{Pod, Zeroable};
 use glam::Vec2;
@@ -90,6 +92,14 @@ impl Manifold {
     /// The empty manifold: no contact.
     pub const EMPTY: Manifold =
         Manifold { normal: Vec2::ZERO, points: [ManifoldPoint { point: Vec2::ZERO, depth: 0.0, id: 0 }; 2], count: 0 };
+
+    /// A one-point manifold. A negative depth, which rounding can give for shapes that exactly
+    /// touch, is reported as 0.
+    #[inline]
+    pub(crate) fn one_point(normal: Vec2, point: Vec2, depth: f32, id: u32) -> Manifold {
+        let first = ManifoldPoint { point, depth: depth.max(0.0), id };
+        Manifold { normal, points: [first, ManifoldPoint::default()], count: 1 }
+    }
 
     /// The meaningful points.
     #[inline]
@@ -186,6 +196,14 @@ static REGISTERS: [Option<Register>; ShapeKind::CONVEX_COUNT * ShapeKind::CONVEX
     Some(register!(Polygon, Polygon, polygon_polygon::manifold, polygon_polygon::overlap)),
 ];
 
+/// The kernels of two convex shapes in canonical order (`kind(a) <= kind(b)`).
+#[inline]
+fn register(sa: &Shape, sb: &Shape) -> &'static Register {
+    REGISTERS[sa.kind() as usize * ShapeKind::CONVEX_COUNT + sb.kind() as usize]
+        .as_ref()
+        .expect("ordered pairs are always registered")
+}
+
 /// Whether A should be evaluated as B: a total order on (kind, pose, shape) so that both call
 /// orders of a pair reach the kernel with the same arguments.
 #[inline]
@@ -245,11 +263,8 @@ fn contact_ordered(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
     if is_compound(sa) || is_compound(sb) {
         return compound::manifold(sa, pa, sb, pb);
     }
-    let reg = REGISTERS[sa.kind() as usize * ShapeKind::CONVEX_COUNT + sb.kind() as usize]
-        .as_ref()
-        .expect("ordered pairs are always registered");
     let xf = pa.inv_mul(pb);
-    let m = (reg.manifold)(sa, sb, &xf);
+    let m = (register(sa, sb).manifold)(sa, sb, &xf);
     if m.count == 0 { Manifold::EMPTY } else { m.transformed(pa) }
 }
 
@@ -261,10 +276,7 @@ pub fn overlaps(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> bool {
     if is_compound(sa) || is_compound(sb) {
         return compound::overlap(sa, pa, sb, pb);
     }
-    let reg = REGISTERS[sa.kind() as usize * ShapeKind::CONVEX_COUNT + sb.kind() as usize]
-        .as_ref()
-        .expect("ordered pairs are always registered");
-    (reg.overlap)(sa, sb, &pa.inv_mul(pb))
+    (register(sa, sb).overlap)(sa, sb, &pa.inv_mul(pb))
 }
 
 #[inline]

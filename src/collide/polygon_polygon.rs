@@ -1,5 +1,5 @@
 //! Polygon–polygon (and box–polygon): SAT over the face normals of both hulls, then
-//! reference/incident clipping (seed 002; Catto's `b2CollidePolygons` in Box2D v3).
+//! reference/incident clipping (Catto's `b2CollidePolygons` in Box2D v3).
 //!
 //! Rounded polygons are a core hull plus a radius. When the cores overlap, the minimum
 //! translation distance is the core penetration plus both radii, and SAT finds it exactly. When
@@ -13,7 +13,7 @@
 use glam::Vec2;
 
 use super::clip::{Edge, clip, most_anti_parallel};
-use super::{Manifold, ManifoldPoint, feature_id};
+use super::{Manifold, feature_id};
 use crate::math::Pose;
 use crate::shape::{Cuboid, MAX_POLYGON_VERTICES, Polygon};
 
@@ -82,7 +82,7 @@ fn max_separation(n1: &[Vec2], v1: &[Vec2], v2: &[Vec2], limit: f32) -> (usize, 
     for (i, (n, v)) in n1.iter().zip(v1).enumerate() {
         // The least n·w, then minus n·v: one subtraction per face rather than two per vertex
         // pair, and a plain compare rather than `f32::min`'s NaN handling (inputs are finite).
-        // This loop is most of a polygon pair's instructions (rounded–rounded: ~1,600 a pair).
+        // This loop is most of a polygon pair's instructions.
         let mut s = f32::INFINITY;
         for w in v2 {
             let d = n.dot(*w);
@@ -112,7 +112,9 @@ enum Feature {
 /// edge is never farther from it than from its ends, but when it is nearly abreast of the end
 /// the two f32 distances tie to within rounding and either may come out smaller. The edge's
 /// normal is exact there while the vertex-to-vertex direction is ill-conditioned (a 3e-9 gap
-/// tilted it enough to misstate the overlap along it by 2e-4), so near-ties go to the edge.
+/// can tilt it enough to misstate the overlap along it by 2e-4), so near-ties go to the edge.
+/// Larger: an edge may win while up to this much (relative, squared) farther than the vertex,
+/// so the reported distance can be off by half of it; smaller: ties decided by rounding again.
 const EDGE_PREFERENCE: f32 = 1e-5;
 
 /// Whether candidate `c` (squared distance, feature) should replace `best`.
@@ -260,20 +262,13 @@ fn touch(a: &Hull, b: &Hull, tol: f32) -> Touch {
     }
 }
 
-/// Clips with A's edge `k` as the reference face.
+/// Clips with edge `k` of `r` as the reference face against the most anti-parallel face of
+/// `inc`; `flip` says the reference hull is B.
 #[inline]
-fn clip_on_a(a: &Hull, b: &Hull, k: usize, restore: bool) -> Manifold {
-    let n = a.n[k];
-    let inc = most_anti_parallel(n, b.n);
-    clip(&Edge::of(a.v, k), n, &Edge::of(b.v, inc), a.radius, b.radius, false, restore)
-}
-
-/// Clips with B's edge `k` as the reference face.
-#[inline]
-fn clip_on_b(a: &Hull, b: &Hull, k: usize, restore: bool) -> Manifold {
-    let n = b.n[k];
-    let inc = most_anti_parallel(n, a.n);
-    clip(&Edge::of(b.v, k), n, &Edge::of(a.v, inc), b.radius, a.radius, true, restore)
+fn clip_on(r: &Hull, inc: &Hull, k: usize, flip: bool, restore: bool) -> Manifold {
+    let n = r.n[k];
+    let i = most_anti_parallel(n, inc.n);
+    clip(&Edge::of(r.v, k), n, &Edge::of(inc.v, i), r.radius, inc.radius, flip, restore)
 }
 
 /// The manifold of hull `a` and hull `b` placed at `xf` in A's frame. `size` scales the
@@ -286,26 +281,21 @@ pub(crate) fn collide(a: &Hull, b: &Hull, xf: &Pose, size: f32) -> Manifold {
         Touch::Apart => Manifold::EMPTY,
         Touch::Cores { ia, sa, ib, sb } => {
             if sb > sa + tol {
-                clip_on_b(a, &b, ib, true)
+                clip_on(&b, a, ib, true, true)
             } else {
-                clip_on_a(a, &b, ia, true)
+                clip_on(a, &b, ia, false, true)
             }
         }
-        Touch::Near(Closest::EdgeA(k), _) => clip_on_a(a, &b, k, false),
-        Touch::Near(Closest::EdgeB(k), _) => clip_on_b(a, &b, k, false),
+        Touch::Near(Closest::EdgeA(k), _) => clip_on(a, &b, k, false, false),
+        Touch::Near(Closest::EdgeB(k), _) => clip_on(&b, a, k, true, false),
         Touch::Near(Closest::Vertices(i, j, d2), axis) => {
             let (va, vb) = (a.v[i], b.v[j]);
             let d = d2.sqrt();
             let u = (vb - va) / d;
             // A zero or subnormal gap cannot give a direction; the SAT axis is then exact enough.
             let normal = if d > 0.0 && u.is_finite() { u } else { axis };
-            let mut m = Manifold { normal, count: 1, ..Manifold::EMPTY };
-            m.points[0] = ManifoldPoint {
-                point: 0.5 * (va + vb) + (0.5 * (a.radius - b.radius)) * normal,
-                depth: (a.radius + b.radius - d).max(0.0),
-                id: feature_id(i as u16, j as u16),
-            };
-            m
+            let point = 0.5 * (va + vb) + (0.5 * (a.radius - b.radius)) * normal;
+            Manifold::one_point(normal, point, a.radius + b.radius - d, feature_id(i as u16, j as u16))
         }
     }
 }
@@ -340,7 +330,7 @@ pub fn overlap_cuboid(a: &Cuboid, b: &Polygon, xf: &Pose) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collide::clip::test_util::{check_many, random_polygon, random_pose};
+    use crate::collide::test_util::{check_many, random_polygon, random_pose};
     use crate::collide::{contact, overlaps};
     use crate::shape::Shape;
 
@@ -357,7 +347,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_boxes_overlap_on_axis_of_least_overlap_with_two_points() {
+    fn boxes_overlap_on_axis_of_least_overlap_with_two_points() {
         let (a, b) = (square(1.0, 0.0), square(1.0, 0.0));
         let m = contact(&a, &Pose::IDENTITY, &b, &at(1.5, 0.5));
         assert_eq!(m.count, 2);

@@ -336,8 +336,9 @@ impl Shape {
 
     /// Checks that the shape is one the narrow phase accepts: finite, positive sizes up to
     /// [`MAX_SHAPE_SIZE`], for polygons 3–8 counter-clockwise convex vertices with unit
-    /// normals, and for compounds 1–[`MAX_COMPOUND_PARTS`] valid convex parts at valid poses. The constructors only build valid shapes; this catches shapes assembled from
-    /// public fields or bytes.
+    /// normals, and for compounds 1–[`MAX_COMPOUND_PARTS`] valid convex parts at valid poses.
+    /// The constructors only build valid shapes; this catches shapes assembled from public
+    /// fields or bytes.
     ///
     /// # Errors
     /// The first [`ShapeError`] found.

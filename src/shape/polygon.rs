@@ -5,8 +5,10 @@ use glam::Vec2;
 
 use super::ShapeError;
 
-/// The largest vertex count of a [`Polygon`]. Eight keeps a polygon inline in 144 bytes and
-/// covers boxes, the peer scene's 5–8-gons and the parts of decomposed concave polygons.
+/// The largest vertex count of a [`Polygon`]. Every [`Shape`](super::Shape) is as large as its
+/// largest variant, so each vertex more grows every stored shape by 16 bytes (vertex and
+/// normal); fewer would split decomposed concave polygons into more parts. Eight keeps a
+/// polygon inline in 144 bytes and covers boxes and regular 5–8-gons.
 pub const MAX_POLYGON_VERTICES: usize = 8;
 
 /// Polygons with an edge shorter than this (in both coordinates) are refused with
@@ -166,8 +168,9 @@ impl Polygon {
             let e = vs[(i + 1) % n] - vs[i];
             // Below this length the squared length is subnormal: the normal comes out up to 1%
             // off unit length and `Shape::validate`'s own edge checks lose their precision, so it
-            // refused polygons built here (found by the `polygon` fuzz target: 1e-22 triangles,
-            // a 1e-21 × 5.6e4 rounded box). Such end points are not distinct in f32 arithmetic.
+            // would refuse polygons built here (1e-22 triangles, a 1e-21 × 5.6e4 rounded box;
+            // the `polygon` fuzz target tries such inputs). Such end points are not distinct in
+            // f32 arithmetic.
             if e.abs().max_element() < MIN_EDGE {
                 return Err(ShapeError::TooFewPoints);
             }
@@ -194,9 +197,8 @@ impl Polygon {
             return Err(ShapeError::Collinear);
         }
         poly.centroid = origin + c / area;
-        // Area times edge length overflows f32 for coordinates beyond about 1e13 (found by the
-        // `polygon` fuzz target: a 9.2e4 × 2.8e17 rounded box came back with an infinite
-        // centroid, which `Shape::validate` then refused).
+        // Area times edge length overflows f32 for coordinates beyond about 1e13 (a 9.2e4 ×
+        // 2.8e17 rounded box gets an infinite centroid, which `Shape::validate` refuses).
         if !poly.centroid.is_finite() {
             return Err(ShapeError::TooLarge);
         }

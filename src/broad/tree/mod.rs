@@ -23,9 +23,11 @@
 //! The search is a true branch and bound: the sum over ancestors is the cost *inherited* by the
 //! subtree, and any node below `S` costs at least `P(L) + inherited(S) + P(S ∪ L) − P(S)`, so a
 //! subtree whose bound cannot beat the best candidate so far is pruned. Box2D v3 instead descends
-//! one greedy path ([`InsertStrategy::Greedy`], kept for comparison; `BENCHMARKS.md` has
-//! the measured difference). Ties are broken towards the smaller subtree height, which keeps
-//! degenerate scenes (every box identical) from degrading into a list.
+//! one greedy path (the tests' baseline, `InsertStrategy::Greedy`): less work per insertion, but
+//! it commits to a subtree before seeing the others and builds trees of higher SAH cost (the
+//! total internal perimeter, which a query pays for). Ties are broken towards the smaller subtree
+//! height, which keeps degenerate scenes (every box identical) from degrading into a list. The
+//! code is in `insert.rs`.
 //!
 //! # Rotations
 //! After an insertion or removal every ancestor on the path considers swapping one of its
@@ -34,18 +36,24 @@
 //! the cost, a swap of exactly zero cost that lowers the node's height is taken: it is the only
 //! balancing that happens, and it only matters when many boxes coincide.
 //!
+//! # Pairs
+//! As a [`BroadPhase`], the tree keeps the last reported pair set and the ids changed since
+//! (`pairs.rs`): pairs of two unchanged ids stand, the changed ids' leaves are queried again.
+//!
 //! # Bulk build
 //! [`DynamicTree::rebuild`] and large [`DynamicTree::insert_batch`] calls build top-down with a
 //! binned SAH (Wald 2007): 16 bins on each axis, split cost `P(left)·n_left + P(right)·n_right`.
 
 mod build;
+mod insert;
+mod pairs;
 mod query;
 #[cfg(test)]
 mod tests;
 
 use query::SmallStack;
 
-use crate::broad::{BroadPhase, Pair, diff_sorted_pairs, pair};
+use crate::broad::{BroadPhase, Pair, pair};
 use crate::math::Aabb;
 
 /// The null link.
@@ -80,14 +88,14 @@ impl Node {
 
 /// How [`DynamicTree::insert`] finds the sibling of a new leaf.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum InsertStrategy {
+pub(crate) enum InsertStrategy {
     /// Branch and bound over every candidate sibling under the SAH cost of Catto (GDC 2019):
     /// finds the cheapest sibling in the whole tree, pruning subtrees whose lower bound cannot
     /// win.
     #[default]
     BranchAndBound,
     /// Box2D v3-style greedy descent along a single path, stopping when descending cannot be
-    /// cheaper. Faster per insertion, worse trees; kept for comparison.
+    /// cheaper. Faster per insertion, trees of higher SAH cost.
     #[cfg(test)]
     Greedy,
 }
@@ -138,7 +146,8 @@ pub struct DynamicTree {
     caller_fat: bool,
     strategy: InsertStrategy,
     /// Whether inserts and removals rotate; only the tests turn it off, to measure what the
-    /// rotations buy under churn (DESIGN.md's trap: trees degrade without them).
+    /// rotations buy under churn (without them, a greedily built tree degrades as its boxes
+    /// move).
     rotations: bool,
     /// id → leaf node, `NULL` when the id is absent.
     leaf_of: Vec<u32>,
@@ -199,21 +208,11 @@ impl DynamicTree {
     }
 
     /// The same tree with another insertion strategy.
+    #[cfg(test)]
     #[must_use]
-    pub fn with_strategy(mut self, strategy: InsertStrategy) -> Self {
+    pub(crate) fn with_strategy(mut self, strategy: InsertStrategy) -> Self {
         self.strategy = strategy;
         self
-    }
-
-    /// Sets the insertion strategy for later insertions.
-    pub fn set_strategy(&mut self, strategy: InsertStrategy) {
-        self.strategy = strategy;
-    }
-
-    /// The insertion strategy.
-    #[must_use]
-    pub fn strategy(&self) -> InsertStrategy {
-        self.strategy
     }
 
     /// The fat margin.
@@ -407,7 +406,9 @@ impl DynamicTree {
     }
 
     /// Inserts many boxes. On an empty tree, or when the batch is at least half the size of the
-    /// tree, everything is rebuilt by binned SAH; otherwise the boxes are inserted one by one.
+    /// tree, everything is rebuilt by binned SAH; otherwise the boxes are inserted one by one. A
+    /// rebuild re-bins every leaf, so for a batch small against the tree the branch-and-bound
+    /// insertions touch far less of it.
     pub fn insert_batch(&mut self, items: &[(u32, Aabb)]) {
         if self.root != NULL && items.len() * 2 < self.leaf_count as usize {
             for &(id, aabb) in items {
@@ -433,221 +434,6 @@ impl DynamicTree {
     /// kept; internal nodes are rebuilt).
     pub fn rebuild(&mut self) {
         build::rebuild(self);
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // Linking
-    // ---------------------------------------------------------------------------------------
-
-    /// Links an allocated leaf (box set, parent unset) into the tree.
-    fn insert_leaf(&mut self, leaf: u32) {
-        if self.root == NULL {
-            self.root = leaf;
-            self.nodes[leaf as usize].parent = NULL;
-            return;
-        }
-        let l = self.nodes[leaf as usize].aabb;
-        let sibling = match self.strategy {
-            InsertStrategy::BranchAndBound => self.best_sibling_bnb(&l),
-            #[cfg(test)]
-            InsertStrategy::Greedy => self.best_sibling_greedy(&l),
-        };
-        let s = self.nodes[sibling as usize];
-        let old_parent = s.parent;
-        let p = self.alloc();
-        self.nodes[p as usize] =
-            Node { aabb: s.aabb.union(&l), parent: old_parent, child1: sibling, child2: leaf, height: s.height + 1 };
-        self.nodes[sibling as usize].parent = p;
-        self.nodes[leaf as usize].parent = p;
-        if old_parent == NULL {
-            self.root = p;
-        } else {
-            self.replace_child(old_parent, sibling, p);
-        }
-        self.refit_upwards(p);
-    }
-
-    /// Unlinks a leaf from the tree (its node is kept) and frees its parent.
-    fn unlink_leaf(&mut self, leaf: u32) {
-        if leaf == self.root {
-            self.root = NULL;
-            return;
-        }
-        let p = self.nodes[leaf as usize].parent;
-        let pn = self.nodes[p as usize];
-        let sibling = if pn.child1 == leaf { pn.child2 } else { pn.child1 };
-        let g = pn.parent;
-        if g == NULL {
-            self.root = sibling;
-            self.nodes[sibling as usize].parent = NULL;
-        } else {
-            self.replace_child(g, p, sibling);
-            self.nodes[sibling as usize].parent = g;
-            self.refit_upwards(g);
-        }
-        self.release(p);
-    }
-
-    fn replace_child(&mut self, parent: u32, old: u32, new: u32) {
-        let pn = &mut self.nodes[parent as usize];
-        if pn.child1 == old {
-            pn.child1 = new;
-        } else {
-            pn.child2 = new;
-        }
-    }
-
-    /// Recomputes boxes and heights from `n` to the root, rotating at each node on the way.
-    fn refit_upwards(&mut self, mut n: u32) {
-        while n != NULL {
-            let node = self.nodes[n as usize];
-            let (a, b) = (self.nodes[node.child1 as usize], self.nodes[node.child2 as usize]);
-            let nm = &mut self.nodes[n as usize];
-            nm.aabb = a.aabb.union(&b.aabb);
-            nm.height = 1 + a.height.max(b.height);
-            if self.rotations {
-                self.rotate(n);
-            }
-            n = self.nodes[n as usize].parent;
-        }
-    }
-
-    /// Tries the (up to four) swaps of a child of `a` with a grandchild under its other child and
-    /// applies the best one. `a`'s box is unchanged by any swap (same leaves); only the rebuilt
-    /// child's box and the heights change.
-    fn rotate(&mut self, a: u32) {
-        let na = self.nodes[a as usize];
-        if na.is_leaf() {
-            return;
-        }
-        let (b, c) = (na.child1, na.child2);
-        let (nb, nc) = (self.nodes[b as usize], self.nodes[c as usize]);
-        if nb.is_leaf() && nc.is_leaf() {
-            return;
-        }
-        // Best swap so far: (x = child of a, y = grandchild under o, o, z = o's other child).
-        let mut best: Option<(u32, u32, u32, u32)> = None;
-        let mut best_delta = 0.0f32;
-        let mut best_height = na.height;
-        let mut consider = |x: u32, nx: &Node, o: u32, no: &Node, nodes: &[Node]| {
-            if no.is_leaf() {
-                return;
-            }
-            for (y, z) in [(no.child1, no.child2), (no.child2, no.child1)] {
-                let (ny, nz) = (&nodes[y as usize], &nodes[z as usize]);
-                let delta = nx.aabb.union(&nz.aabb).perimeter() - no.aabb.perimeter();
-                let h_o = 1 + nx.height.max(nz.height);
-                let h_a = 1 + ny.height.max(h_o);
-                // Strictly cheaper wins by cost; an exactly free swap wins only by lowering height.
-                let better = if delta < best_delta {
-                    true
-                } else {
-                    delta == best_delta && best_delta == 0.0 && h_a < best_height
-                };
-                if better {
-                    best = Some((x, y, o, z));
-                    best_delta = delta;
-                    best_height = h_a;
-                }
-            }
-        };
-        consider(b, &nb, c, &nc, &self.nodes);
-        consider(c, &nc, b, &nb, &self.nodes);
-        let Some((x, y, o, z)) = best else { return };
-        // a: x → y;   o: y → x.
-        self.replace_child(a, x, y);
-        self.nodes[y as usize].parent = a;
-        self.replace_child(o, y, x);
-        self.nodes[x as usize].parent = o;
-        let (nx, nz) = (self.nodes[x as usize], self.nodes[z as usize]);
-        let no = &mut self.nodes[o as usize];
-        no.aabb = nx.aabb.union(&nz.aabb);
-        no.height = 1 + nx.height.max(nz.height);
-        let h_o = no.height;
-        let h_y = self.nodes[y as usize].height;
-        self.nodes[a as usize].height = 1 + h_y.max(h_o);
-    }
-
-    /// The cheapest sibling under Catto's SAH insertion cost, by branch and bound. Ties go to the
-    /// smaller subtree height (a lexicographic cost `(perimeter cost, height)`, whose lower bound
-    /// for a subtree is `(P(L) + inherited, 0)`).
-    fn best_sibling_bnb(&mut self, l: &Aabb) -> u32 {
-        let pl = l.perimeter();
-        let root = self.root;
-        let mut best = root;
-        let mut best_cost = self.nodes[root as usize].aabb.union(l).perimeter();
-        let mut best_h = self.nodes[root as usize].height;
-        let mut stack = std::mem::take(&mut self.insert_stack);
-        stack.clear();
-        stack.push((root, 0.0));
-        while let Some((n, inherited)) = stack.pop() {
-            // The bound may have tightened since this entry was pushed.
-            let lower = pl + inherited;
-            if lower > best_cost || (lower == best_cost && best_h == 0) {
-                continue;
-            }
-            let node = self.nodes[n as usize];
-            let direct = node.aabb.union(l).perimeter();
-            let cost = direct + inherited;
-            if cost < best_cost || (cost == best_cost && node.height < best_h) {
-                best = n;
-                best_cost = cost;
-                best_h = node.height;
-            }
-            if node.is_leaf() {
-                continue;
-            }
-            let child_inherited = inherited + (direct - node.aabb.perimeter());
-            let lower = pl + child_inherited;
-            if lower > best_cost || (lower == best_cost && best_h == 0) {
-                continue;
-            }
-            // Explore the more promising child first (pushed last) so the bound tightens early.
-            let (n1, n2) = (&self.nodes[node.child1 as usize], &self.nodes[node.child2 as usize]);
-            let d1 = n1.aabb.union(l).perimeter() - n1.aabb.perimeter();
-            let d2 = n2.aabb.union(l).perimeter() - n2.aabb.perimeter();
-            let first_is_better = d1 < d2 || (d1 == d2 && n1.height <= n2.height);
-            if first_is_better {
-                stack.push((node.child2, child_inherited));
-                stack.push((node.child1, child_inherited));
-            } else {
-                stack.push((node.child1, child_inherited));
-                stack.push((node.child2, child_inherited));
-            }
-        }
-        self.insert_stack = stack;
-        best
-    }
-
-    /// Greedy single-path descent (Box2D v3 style): at each node compare the cost of taking it as
-    /// the sibling with a lower bound for descending into each child, and stop when staying is
-    /// strictly cheaper. Equal costs descend, towards the lower child, to keep coincident boxes
-    /// balanced.
-    #[cfg(test)]
-    fn best_sibling_greedy(&self, l: &Aabb) -> u32 {
-        let pl = l.perimeter();
-        let mut n = self.root;
-        let mut inherited = 0.0f32;
-        loop {
-            let node = &self.nodes[n as usize];
-            if node.is_leaf() {
-                return n;
-            }
-            let direct = node.aabb.union(l).perimeter();
-            let here = direct + inherited;
-            let child_inherited = inherited + (direct - node.aabb.perimeter());
-            let child_cost = |c: &Node| {
-                let u = c.aabb.union(l).perimeter();
-                if c.is_leaf() { u + child_inherited } else { u - c.aabb.perimeter() + pl + child_inherited }
-            };
-            let (n1, n2) = (&self.nodes[node.child1 as usize], &self.nodes[node.child2 as usize]);
-            let (c1, c2) = (child_cost(n1), child_cost(n2));
-            if here < c1 && here < c2 {
-                return n;
-            }
-            n = if c1 < c2 || (c1 == c2 && n1.height <= n2.height) { node.child1 } else { node.child2 };
-            inherited = child_inherited;
-        }
     }
 
     // ---------------------------------------------------------------------------------------
@@ -789,59 +575,6 @@ impl DynamicTree {
         s.mean_leaf_depth = depth_sum as f64 / f64::from(self.leaf_count.max(1));
         s
     }
-
-    // ---------------------------------------------------------------------------------------
-    // Pair tracking for the broad-phase interface
-    // ---------------------------------------------------------------------------------------
-
-    /// Computes the current pair set into `merged` (sorted) from `prev_pairs` and the dirty ids:
-    /// pairs of two clean ids cannot have changed; every pair with a dirty id is found again by
-    /// querying the dirty leaves. When a large share of the ids is dirty, one self-descent is
-    /// cheaper.
-    fn current_pairs_into_merged(&mut self) {
-        let mut merged = std::mem::take(&mut self.merged);
-        merged.clear();
-        if self.dirty_ids.is_empty() {
-            merged.extend_from_slice(&self.prev_pairs);
-        } else if self.dirty_ids.len() * 4 >= self.leaf_count as usize {
-            self.for_each_pair(|a, b| merged.push(pair(a, b)));
-            merged.sort_unstable();
-        } else {
-            let mut new = std::mem::take(&mut self.new_pairs);
-            new.clear();
-            for &m in &self.dirty_ids {
-                if !self.contains(m) {
-                    continue;
-                }
-                let q = self.tight[m as usize];
-                let dirty = &self.dirty;
-                self.query(&q, |o| {
-                    // A pair of two dirty ids is found from both ends; keep it once.
-                    if o != m && (!dirty[o as usize] || m < o) {
-                        new.push(pair(m, o));
-                    }
-                    true
-                });
-            }
-            new.sort_unstable();
-            // Merge the clean part of the previous set with the new pairs (disjoint, both sorted).
-            let dirty = &self.dirty;
-            let mut j = 0;
-            for &p in &self.prev_pairs {
-                if dirty[p[0] as usize] || dirty[p[1] as usize] {
-                    continue;
-                }
-                while j < new.len() && new[j] < p {
-                    merged.push(new[j]);
-                    j += 1;
-                }
-                merged.push(p);
-            }
-            merged.extend_from_slice(&new[j..]);
-            self.new_pairs = new;
-        }
-        self.merged = merged;
-    }
 }
 
 impl BroadPhase for DynamicTree {
@@ -870,13 +603,7 @@ impl BroadPhase for DynamicTree {
     }
 
     fn update_pairs(&mut self, began: &mut Vec<Pair>, ended: &mut Vec<Pair>) {
-        self.current_pairs_into_merged();
-        diff_sorted_pairs(&self.prev_pairs, &self.merged, began, ended);
-        std::mem::swap(&mut self.prev_pairs, &mut self.merged);
-        for &id in &self.dirty_ids {
-            self.dirty[id as usize] = false;
-        }
-        self.dirty_ids.clear();
+        self.report_pair_changes(began, ended);
     }
 
     fn pairs(&mut self, out: &mut Vec<Pair>) {

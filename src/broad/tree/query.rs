@@ -43,10 +43,10 @@ impl<T: Copy, const N: usize> SmallStack<T, N> {
     }
 }
 
-/// A ray with its reciprocal direction, tested against node boxes with exactly the arithmetic of
-/// [`Aabb::ray_cast`] (same `inv = 1/d`, same products). That makes the test monotone under
-/// containment: if a leaf's box is hit then every ancestor's box is hit no later, so pruning by
-/// the ancestors never loses a hit that the brute-force slab test would report.
+/// A ray with its reciprocal direction, tested against node boxes by [`Aabb::slab_cast`], the
+/// arithmetic of [`Aabb::ray_cast`] (same `inv = 1/d`, same products). That makes the test
+/// monotone under containment: if a leaf's box is hit then every ancestor's box is hit no later,
+/// so pruning by the ancestors never loses a hit that the brute-force slab test would report.
 struct RaySlab {
     origin: Vec2,
     dir: Vec2,
@@ -60,29 +60,7 @@ impl RaySlab {
 
     #[inline]
     fn cast(&self, b: &Aabb, max_t: f32) -> Option<f32> {
-        let mut t0 = 0.0f32;
-        let mut t1 = max_t;
-        for axis in 0..2 {
-            let o = self.origin[axis];
-            let (lo, hi) = (b.min[axis], b.max[axis]);
-            if self.dir[axis] == 0.0 {
-                if o < lo || o > hi {
-                    return None;
-                }
-            } else {
-                let inv = self.inv[axis];
-                let (mut a, mut c) = ((lo - o) * inv, (hi - o) * inv);
-                if a > c {
-                    std::mem::swap(&mut a, &mut c);
-                }
-                t0 = t0.max(a);
-                t1 = t1.min(c);
-                if t0 > t1 {
-                    return None;
-                }
-            }
-        }
-        Some(t0)
+        b.slab_cast(self.origin, self.dir, self.inv, max_t)
     }
 }
 

@@ -1,8 +1,9 @@
-//! Tests of [`DynamicTree`] against brute force, plus the quality/speed report behind
-//! `BENCHMARKS.md` (`#[ignore]`d; see `tree_quality_report`).
+//! Tests of [`DynamicTree`] against brute force, plus a report of tree quality and query speed
+//! per insertion strategy (`#[ignore]`d; see `tree_quality_report`).
 
 use super::*;
-use crate::broad::BroadPhaseKind;
+use crate::broad::brute::testkit::brute_pairs;
+use crate::broad::{BroadPhaseKind, diff_sorted_pairs};
 use crate::internal::SplitMix64;
 use crate::math::Ray;
 use glam::Vec2;
@@ -30,17 +31,7 @@ impl Oracle {
         self.boxes.iter().enumerate().filter_map(|(i, b)| b.map(|b| (i as u32, b)))
     }
     fn pairs(&self) -> Vec<Pair> {
-        let items: Vec<_> = self.items().collect();
-        let mut out = Vec::new();
-        for i in 0..items.len() {
-            for j in i + 1..items.len() {
-                if items[i].1.overlaps(&items[j].1) {
-                    out.push(pair(items[i].0, items[j].0));
-                }
-            }
-        }
-        out.sort_unstable();
-        out
+        brute_pairs(&self.items().collect::<Vec<_>>())
     }
     fn query(&self, q: &Aabb) -> Vec<u32> {
         self.items().filter(|(_, b)| b.overlaps(q)).map(|(i, _)| i).collect()
@@ -523,10 +514,10 @@ fn margin_does_not_leak_into_results() {
 }
 
 // -------------------------------------------------------------------------------------------
-// Report: tree quality and query speed (BENCHMARKS.md)
+// Report: tree quality and query speed
 // -------------------------------------------------------------------------------------------
 
-/// The peer scene's box mix (SCENES.md §2): density 0.5 per unit², circles r ∈ U(0.2, 0.6),
+/// The peer scene's box mix (docs/SCENES.md): density 0.5 per unit², circles r ∈ U(0.2, 0.6),
 /// boxes with half-extents U(0.2, 0.6) rotated, regular 5–8-gons with circumradius U(0.25, 0.6)
 /// rotated; returns the AABBs and the side of the square.
 fn peer_scene(n: usize, rng: &mut SplitMix64) -> (Vec<Aabb>, f32) {
@@ -624,7 +615,9 @@ fn measure(t: &DynamicTree, side: f32, seed: u64) -> Measured {
     }
 }
 
-/// Prints the table of BENCHMARKS.md. Run with
+/// Prints, per tree size, a table of build time, height, leaf depth, internal perimeter and
+/// query throughput for each insertion strategy, with and without rotations, before and after
+/// churn. Run with
 /// `cargo test --release --lib tree_quality_report -- --ignored --nocapture`
 /// (`SAPWOOD_TREE_SIZES=8192,65536` and `SAPWOOD_TREE_ROUNDS=100` to change the workload).
 #[test]

@@ -57,10 +57,10 @@ fn hull(rng: &mut SplitMix64, size: f32, radius: f32) -> Shape {
     loop {
         let n = 3 + (rng.next_u64() % 6) as usize;
         let pts: Vec<Vec2> = (0..n).map(|_| dir(rng) * size * rng.range(0.3, 1.0)).collect();
-        if let Ok(s @ Shape::Polygon(p)) = Shape::polygon(&pts, radius) {
-            if p.vertices().iter().zip(p.normals()).all(|(v, n)| n.dot(*v) > 0.05 * size) {
-                return s;
-            }
+        if let Ok(s @ Shape::Polygon(p)) = Shape::polygon(&pts, radius)
+            && p.vertices().iter().zip(p.normals()).all(|(v, n)| n.dot(*v) > 0.05 * size)
+        {
+            return s;
         }
     }
 }

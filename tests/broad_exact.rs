@@ -961,10 +961,10 @@ impl BroadPhase for Broken {
     fn pairs(&mut self, out: &mut Vec<Pair>) {
         for (i, a) in self.boxes.iter().enumerate() {
             for (j, b) in self.boxes.iter().enumerate().skip(i + 1) {
-                if let (Some(a), Some(b)) = (a, b) {
-                    if self.hit(a, b) {
-                        out.push(pair(i as u32, j as u32));
-                    }
+                if let (Some(a), Some(b)) = (a, b)
+                    && self.hit(a, b)
+                {
+                    out.push(pair(i as u32, j as u32));
                 }
             }
         }

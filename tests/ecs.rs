@@ -191,10 +191,10 @@ fn random_sequences_match_the_world() {
             }
         }
         for &e in &live {
-            if rand(3) == 0 {
-                if let Ok(mut p) = ecs.get::<&mut Pose>(e) {
-                    p.p += Vec2::new(rand(3) as f32 - 1.0, rand(3) as f32 - 1.0) * 0.25;
-                }
+            if rand(3) == 0
+                && let Ok(mut p) = ecs.get::<&mut Pose>(e)
+            {
+                p.p += Vec2::new(rand(3) as f32 - 1.0, rand(3) as f32 - 1.0) * 0.25;
             }
         }
         sync.sync(&mut ecs, &mut world).unwrap();

@@ -843,10 +843,10 @@ fn ray_casts_and_point_queries_match_parry_and_exact() {
             if (t_ours - t).abs() * d.length() > tol {
                 errs.push(format!("t {t_ours} vs exact {t}"));
             }
-            if let (true, Some(tp)) = (parry_ok, theirs) {
-                if (t_ours - tp).abs() * d.length() > tol {
-                    errs.push(format!("t {t_ours} vs parry {tp}"));
-                }
+            if let (true, Some(tp)) = (parry_ok, theirs)
+                && (t_ours - tp).abs() * d.length() > tol
+            {
+                errs.push(format!("t {t_ours} vs parry {tp}"));
             }
             if (d64(h.point) - (o + d * t_ours)).length() > tol {
                 errs.push(format!("point {:?} is not origin + t·dir", h.point));

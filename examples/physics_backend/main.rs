@@ -65,7 +65,7 @@ impl Scene {
     fn step(&mut self) {
         if let Some((left, rng)) = &mut self.pour
             && *left > 0
-            && self.frame % 6 == 0
+            && self.frame.is_multiple_of(6)
         {
             scenes::pour_one(&mut self.stepper, rng);
             *left -= 1;

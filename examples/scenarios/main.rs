@@ -442,11 +442,12 @@ fn main() -> ExitCode {
                 cells.push(Cell { size: n, scenario, algo, outcome });
                 bar.inc(1);
             }
-            if o.advisor && n <= o.advisor_max_size {
-                if let Some((world, driver)) = sap_state {
-                    bar.set_message(format!("{n} {} advisor", scenario.name()));
-                    advice.push((n, scenario, run_advisor(&world, &driver)));
-                }
+            if o.advisor
+                && n <= o.advisor_max_size
+                && let Some((world, driver)) = sap_state
+            {
+                bar.set_message(format!("{n} {} advisor", scenario.name()));
+                advice.push((n, scenario, run_advisor(&world, &driver)));
             }
         }
     }

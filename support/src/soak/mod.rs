@@ -429,10 +429,10 @@ fn step(
     if solid != claimed {
         diverge(r, format!("step {}: {solid} contacts but events claim {claimed} solid touching pairs", r.steps));
     }
-    if r.steps % cfg.full_check_every == 0 {
+    if r.steps.is_multiple_of(cfg.full_check_every) {
         full_check(world, model, r, diverge);
     }
-    if r.steps % cfg.snapshot_every == 0 {
+    if r.steps.is_multiple_of(cfg.snapshot_every) {
         let bytes = world.to_bytes();
         match World::from_bytes(&bytes) {
             Ok(restored) if restored.to_bytes() == bytes => *world = restored,

@@ -19,6 +19,8 @@ mod game;
 mod level;
 mod render;
 mod systems;
+#[cfg(test)]
+mod tests;
 
 use std::time::Instant;
 

@@ -13,6 +13,8 @@
 mod render;
 mod scenes;
 mod solver;
+#[cfg(test)]
+mod tests;
 
 use std::time::Instant;
 

@@ -1,8 +1,8 @@
 //! A small 2D rigid-body stepper that uses sapwood only through its public world API.
 //!
-//! It lives in the example (and is included by `tests/pyramid.rs`), not in the library: sapwood
-//! is a collision back-end, and this file shows what a physics engine on top of it reads and
-//! writes each step.
+//! It lives in the example (with its test, `tests.rs`), not in the library: sapwood is a
+//! collision back-end, and this file shows what a physics engine on top of it reads and writes
+//! each step.
 //!
 //! ```text
 //!  per frame, `substeps` times (h = dt / substeps):

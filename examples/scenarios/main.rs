@@ -88,14 +88,14 @@ fn kind_name(kind: &BroadPhaseKind) -> &'static str {
     }
 }
 
-/// Seed 000's published table (1024 colliders, C++, seconds per frame), in ms, in
-/// `SeedScenario::ALL` order: SAP, grid, tree.
+/// The seed table's published reference numbers (`docs/SCENES.md` §1; 1024 colliders, C++), in
+/// ms, in `SeedScenario::ALL` order: SAP, grid, tree.
 const SEED_MS: [(&str, [f64; 8]); 3] = [
     ("SAP", [1.38, 1.42, 1.38, 6.4, 11.8, 63.2, 1.73, 30.7]),
     ("grid", [1.92, 1.85, 1.87, 8.75, 12.7, 66.4, 1.88, 44.5]),
     ("tree", [1.84, 1.88, 1.78, 7.44, 10.7, 54.4, 2.04, 28.5]),
 ];
-/// Seed 000: brute force at 1024, 50% moving.
+/// The same source's brute force at 1024, 50% moving.
 const SEED_BRUTE_HALF_MS: f64 = 13.7;
 
 struct Options {
@@ -567,7 +567,7 @@ fn render(
         "\n{} timed steps per cell after {} warm-up (fewer when a cell exceeds its {:.1} s budget; see the CSV), \
          run took {:.0} s. Peak RSS {:.0} MiB. `sap` is the default world. Touching pairs = `world.contacts().len()` \
          after the last step; `!` marks a count that differs from brute force (or, without brute force, from the \
-         other algorithms). Seed columns: seed 000's table at 1024 (C++ on unknown hardware; grid at 8192 where \
+         other algorithms). Seed columns: the seed table's published numbers at 1024 (C++ on unknown hardware; grid at 8192 where \
          published), in ms.",
         o.steps,
         o.warmup,

@@ -121,8 +121,9 @@ pub(crate) fn clip(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: 
     // unclipped one (reference edge, incident vertex) instead would make the id depend on which
     // of two coinciding corners lies a hair inside the other's side plane: equal boxes stacked
     // in a column would swap ids with the sign of a 1e-6 tilt, and a solver keyed on the ids
-    // would lose its warm start every step (tests/pyramid.rs stands such a column). The vertex
-    // pair is also the same pair when the reference face moves from one shape to the other.
+    // would lose its warm start every step (the physics back-end example's pyramid test stands
+    // such a column). The vertex pair is also the same pair when the reference face moves from
+    // one shape to the other.
     let (s1, s2) = ((end1 - r.v1).dot(n), (end2 - r.v1).dot(n));
     let mut lo = (end2, s2, (r.i1, inc.i2));
     let mut lo_clipped = false;

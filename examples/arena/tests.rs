@@ -1,22 +1,10 @@
-//! The arena example's game, run headless with its autopilot: invariants a broken collision
-//! back-end (or a broken game on top of it) would violate. The game itself lives only in
-//! `examples/arena/`; its modules are included here by path.
+//! The game run headless with its autopilot: invariants a broken collision back-end (or a
+//! broken game on top of it) would violate. `cargo test --release --example arena` runs them
+//! (the example is built as a test target too, see Cargo.toml).
 
-#![allow(dead_code)] // the example's modules hold items only the windowed game uses
-
-#[path = "../examples/arena/autopilot.rs"]
-mod autopilot;
-#[path = "../examples/arena/components.rs"]
-mod components;
-#[path = "../examples/arena/game.rs"]
-mod game;
-#[path = "../examples/arena/level.rs"]
-mod level;
-#[path = "../examples/arena/systems.rs"]
-mod systems;
-
-use components::Enemy;
-use game::{Config, Game};
+use crate::components::Enemy;
+use crate::game::{Config, Game};
+use crate::{autopilot, level, systems};
 use sapwood::{Pose, Shape, collide};
 
 const SEED: u64 = 0xa7e4a;

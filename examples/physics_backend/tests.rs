@@ -1,16 +1,11 @@
 //! The physics back-end proof: a 20-row box pyramid, stepped by the example's solver on
 //! sapwood's contacts, settles and then stands still for 10 simulated seconds.
 //!
-//! The stepper lives only in the example; this test includes its files.
+//! `cargo test --release --example physics_backend` runs it (the example is built as a test
+//! target too, see Cargo.toml).
 
-#[path = "../examples/physics_backend/scenes.rs"]
-#[allow(dead_code)]
-mod scenes;
-#[path = "../examples/physics_backend/solver.rs"]
-#[allow(dead_code)]
-mod solver;
-
-use solver::{Settings, Stepper};
+use crate::scenes;
+use crate::solver::{Settings, Stepper};
 
 const DT: f32 = 1.0 / 60.0;
 const ROWS: usize = 20;

@@ -18,13 +18,15 @@ struct Entry {
     id: u32,
 }
 
-/// A box in the active list: only what the x-drop and y test read (16 bytes).
+/// A box in an active list (here and in the SAP's insertion sweeps): only what the x-drop and
+/// the y test read, so that scanning the list reads 16 contiguous bytes per entry instead of a
+/// random box.
 #[derive(Clone, Copy)]
-struct Active {
-    max_x: f32,
-    min_y: f32,
-    max_y: f32,
-    id: u32,
+pub(super) struct Active {
+    pub max_x: f32,
+    pub min_y: f32,
+    pub max_y: f32,
+    pub id: u32,
 }
 
 /// Insertion sort gives up after this many element moves per stored box and falls back to

@@ -3,6 +3,7 @@
 
 use super::endpoints::{Axis, MAX_ID, endpoint, ep_id, ep_is_max, ep_slot, hull_on, key_of};
 use super::{Boxes, FLAG_NEW};
+use crate::broad::sort_sweep::Active;
 use crate::broad::{Pair, pair};
 use crate::math::Aabb;
 
@@ -36,16 +37,6 @@ impl Axis {
             self.pos[ep_slot(e)] = k as u32;
         }
     }
-}
-
-/// An entry of the insertion sweep's active lists: the x end and the y interval of a box, so
-/// that scanning the list reads 16 contiguous bytes per entry instead of a random box.
-#[derive(Clone, Copy)]
-struct Active {
-    max_x: f32,
-    min_y: f32,
-    max_y: f32,
-    id: u32,
 }
 
 /// Boxes of the insertion forward scan as columns: the scan reads `min_y` and `max_y`

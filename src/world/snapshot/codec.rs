@@ -19,6 +19,9 @@ impl Writer<'_> {
     pub fn u8(&mut self, v: u8) {
         self.out.push(v);
     }
+    pub fn bool(&mut self, v: bool) {
+        self.u8(u8::from(v));
+    }
     pub fn u32(&mut self, v: u32) {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
@@ -269,38 +272,22 @@ impl Codec for Generation {
     }
 }
 
-impl Codec for bool {
-    type Value = bool;
-    const MIN_BYTES: usize = 1;
-    fn write(w: &mut Writer<'_>, v: &bool) {
-        w.u8(u8::from(*v));
-    }
-    fn read(r: &mut Reader<'_>, _: u32) -> Result<bool> {
-        r.bool()
-    }
+/// Columns of plain values: the value's own bytes, any value accepted.
+macro_rules! plain_codec {
+    ($($t:ident: $bytes:literal),*) => {$(
+        impl Codec for $t {
+            type Value = $t;
+            const MIN_BYTES: usize = $bytes;
+            fn write(w: &mut Writer<'_>, v: &$t) {
+                w.$t(*v);
+            }
+            fn read(r: &mut Reader<'_>, _: u32) -> Result<$t> {
+                r.$t()
+            }
+        }
+    )*};
 }
-
-impl Codec for u8 {
-    type Value = u8;
-    const MIN_BYTES: usize = 1;
-    fn write(w: &mut Writer<'_>, v: &u8) {
-        w.u8(*v);
-    }
-    fn read(r: &mut Reader<'_>, _: u32) -> Result<u8> {
-        r.u8()
-    }
-}
-
-impl Codec for u64 {
-    type Value = u64;
-    const MIN_BYTES: usize = 8;
-    fn write(w: &mut Writer<'_>, v: &u64) {
-        w.u64(*v);
-    }
-    fn read(r: &mut Reader<'_>, _: u32) -> Result<u64> {
-        r.u64()
-    }
-}
+plain_codec!(bool: 1, u8: 1, u64: 8);
 
 impl Codec for Pose {
     type Value = Pose;

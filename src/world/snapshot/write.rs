@@ -50,8 +50,8 @@ pub(super) fn pairs(w: &mut Writer<'_>, world: &World) {
         w.u32(p.ids[0]);
         w.u32(p.ids[1]);
         w.u32(p.contact);
-        w.u8(u8::from(p.touching));
-        w.u8(u8::from(p.sensor));
+        w.bool(p.touching);
+        w.bool(p.sensor);
     }
     w.u32s(&world.free_pairs);
 }

@@ -20,6 +20,28 @@ fn fuzz_rounded_box_with_huge_extent_had_infinite_centroid() {
     assert_eq!(Shape::Polygon(bigger).validate(), Err(ShapeError::TooLarge));
 }
 
+/// `polygon` target, crash-582f78ea: `Polygon::hull` accepted four points 1.65e6 apart whose
+/// first three are collinear to within f32 rounding, and built a polygon that `Shape::validate`
+/// refuses (its far vertex lay in front of the short edge next to it, by more than validate's
+/// tolerance). The hull's turn test and validate's edge test round differently that far from
+/// the origin; a constructor now runs validate's convexity test on what it built.
+#[test]
+fn fuzz_far_near_collinear_hull_failed_validate() {
+    let pts = [
+        Vec2::new(-1_653_031.3, -1_653_049.1),
+        Vec2::new(-5.5625, -5.5625),
+        Vec2::ZERO,
+        Vec2::new(-7.125, -4.657_056_6e-15),
+    ];
+    match Polygon::hull(&pts, 0.0) {
+        Ok(p) => assert_eq!(Shape::Polygon(p).validate(), Ok(()), "hull built {p:?}"),
+        Err(e) => assert_eq!(e, ShapeError::Collinear),
+    }
+    // A clearly convex outline of the same kind is still a polygon.
+    let near = [Vec2::new(-16.5, -16.5), Vec2::new(-5.5, -5.0), Vec2::ZERO, Vec2::new(-7.0, 0.0)];
+    assert_eq!(Polygon::hull(&near, 0.0).map(|p| Shape::Polygon(p).validate()), Ok(Ok(())));
+}
+
 /// `world_ops` target, crash-0941a970: `World::with_config` accepted `aabb_margin = f32::MAX`;
 /// the first step then made an infinite fat box and the SAP's invariant check panicked. Margins
 /// are now bounded so that every fat box is finite.

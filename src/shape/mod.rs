@@ -378,18 +378,7 @@ impl Shape {
                 if vs.iter().chain(p.normals()).any(|v| !v.is_finite()) {
                     return Err(ShapeError::NonFinite);
                 }
-                for i in 0..n {
-                    let (a, b) = (vs[i], vs[(i + 1) % n]);
-                    let nrm = p.normals[i];
-                    let e = b - a;
-                    if (nrm.length_squared() - 1.0).abs() > 1e-4 || nrm.dot(e).abs() > 1e-3 * e.length() {
-                        return Err(ShapeError::Collinear);
-                    }
-                    // Every other vertex lies behind this edge: convex and counter-clockwise.
-                    if vs.iter().any(|v| nrm.dot(*v - a) > 1e-4 * e.length().max(1e-6)) || e.perp_dot(nrm) >= 0.0 {
-                        return Err(ShapeError::Collinear);
-                    }
-                }
+                polygon::check_convex(vs, p.normals())?;
                 size_ok(p.radius + vs.iter().map(|v| v.abs().max_element()).fold(0.0, f32::max))
             }
             Shape::Compound(c) => c.validate(),

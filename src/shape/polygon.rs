@@ -202,6 +202,11 @@ impl Polygon {
         if !poly.centroid.is_finite() {
             return Err(ShapeError::TooLarge);
         }
+        // The hull's turn test and the edge test below round differently far from the origin
+        // (three points 1.65e6 out, collinear to within f32 spacing, passed the one and failed
+        // the other): what a constructor builds must pass `Shape::validate`, so it runs the
+        // same test.
+        check_convex(poly.vertices(), poly.normals())?;
         Ok(poly)
     }
 
@@ -250,6 +255,25 @@ impl Polygon {
         p.radius *= s;
         p
     }
+}
+
+/// The convexity test `Shape::validate` applies to a polygon: each normal is unit and
+/// perpendicular to its edge, the winding is counter-clockwise, and every vertex lies behind
+/// every edge, within tolerances relative to the edge's length (f32 rounding of the normals and
+/// the vertex differences).
+pub(super) fn check_convex(vs: &[Vec2], normals: &[Vec2]) -> Result<(), ShapeError> {
+    let n = vs.len();
+    for (i, &nrm) in normals.iter().enumerate() {
+        let (a, b) = (vs[i], vs[(i + 1) % n]);
+        let e = b - a;
+        if (nrm.length_squared() - 1.0).abs() > 1e-4 || nrm.dot(e).abs() > 1e-3 * e.length() {
+            return Err(ShapeError::Collinear);
+        }
+        if vs.iter().any(|v| nrm.dot(*v - a) > 1e-4 * e.length().max(1e-6)) || e.perp_dot(nrm) >= 0.0 {
+            return Err(ShapeError::Collinear);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -93,7 +93,8 @@ fn contacts_by_user(world: &World) -> BTreeMap<(u64, u64), sapwood::Contact> {
 fn shifted_worlds_match_worlds_built_at_the_shifted_coordinates() {
     let descs = scene(1);
     let mut checked = 0;
-    for far in [Vec2::new(1.0e5, -1.0e5), Vec2::new(-3.0e6, 2.5e6), Vec2::new(9.9e6, 9.9e6), Vec2::new(-9.99e6, 5.0e6)] {
+    for far in [Vec2::new(1.0e5, -1.0e5), Vec2::new(-3.0e6, 2.5e6), Vec2::new(9.9e6, 9.9e6), Vec2::new(-9.99e6, 5.0e6)]
+    {
         for broad_phase in kinds(far) {
             let config = WorldConfig { broad_phase, ..WorldConfig::default() };
             let (mut world, ids) = far_world(config, &descs, far);

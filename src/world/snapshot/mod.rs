@@ -242,7 +242,8 @@ impl World {
     /// use sapwood::{SnapshotError, World};
     /// assert_eq!(World::from_bytes(b"not a snapshot").err(), Some(SnapshotError::BadMagic));
     /// let bytes = World::new().to_bytes();
-    /// assert_eq!(World::from_bytes(&bytes[..bytes.len() - 1]).err(), Some(SnapshotError::Truncated));
+    /// assert_eq!(World::from_bytes(&bytes[..bytes.len() - 1]).err(), Some(SnapshotError::ChecksumMismatch));
+    /// assert_eq!(World::from_bytes(&bytes[..15]).err(), Some(SnapshotError::Truncated)); // no whole header
     /// ```
     ///
     /// # Errors

@@ -14,7 +14,9 @@ cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-30}"
 targets=(polygon snapshot world_ops)
 host="$(rustc -vV | sed -n 's/^host: //p')"
-bin="fuzz/target/$host/release"
+# A target directory set by the caller (CARGO_TARGET_DIR, relative to the repository) is used
+# as it is; otherwise the fuzz workspace's own.
+bin="${CARGO_TARGET_DIR:-fuzz/target}/$host/release"
 
 if [ "${FUZZ_WITH_CARGO_FUZZ:-0}" = 1 ]; then
     cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked

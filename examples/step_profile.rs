@@ -12,7 +12,9 @@
 //! scenario without insertions or removals) runs a seed-table scene instead of the peer scene.
 //! Prints CPU time per step (from /proc/self/task/*/schedstat, so other processes' load does not
 //! count), the median wall-clock time of `World::step`, and the wall-clock time of each phase
-//! from `World::last_step_timings`.
+//! from `World::last_step_timings`; then the median time of `World::state_hash` (per collider:
+//! what a rollback game pays to compare peers every frame), and of one `World::shift_origin`
+//! and the step after it (which re-derives every box and manifold).
 
 use std::time::Instant;
 
@@ -94,4 +96,21 @@ fn main() {
         phases[3] / k,
         world.contacts().len()
     );
+
+    let mut hashes: Vec<f64> = (0..51)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(world.state_hash());
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    hashes.sort_by(f64::total_cmp);
+    let ms = hashes[hashes.len() / 2];
+    println!("state_hash: median {ms:.3} ms, {:.2} ns per collider", ms * 1e6 / world.len() as f64);
+    let t = Instant::now();
+    world.shift_origin(sapwood::Vec2::new(1000.0, -1000.0)).expect("a shift in range");
+    let shift = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    world.step();
+    println!("shift_origin: {shift:.3} ms, the step after it {:.3} ms", t.elapsed().as_secs_f64() * 1e3);
 }

@@ -576,32 +576,41 @@ fn build() -> Matrix {
 
     // ---- Snapshots -------------------------------------------------------------------------
     let good = fixture().0.to_bytes();
+    // Rows marked "resealed" recompute the checksum after the edit, as a deliberate edit would,
+    // to reach the structural check behind it.
     let mut corrupt = |input: &str, want: &str, edit: &dyn Fn(&mut Vec<u8>)| {
         let mut b = good.clone();
         edit(&mut b);
+        if input.ends_with("(resealed)") {
+            sapwood::snapshot::reseal(&mut b).unwrap();
+        }
         m.pure("World::from_bytes", input, want, || r(World::from_bytes(&b)));
     };
     corrupt("empty", "Err(BadMagic)", &|b| b.clear());
     corrupt("wrong magic", "Err(BadMagic)", &|b| b[0] = b'X');
-    corrupt("version 4", "Err(UnsupportedVersion(4))", &|b| b[8] = 4);
-    corrupt("truncated by one byte", "Err(Truncated)", &|b| {
+    corrupt("version 3 (older)", "Err(UnsupportedVersion { found: 3, supported: 4 })", &|b| b[8] = 3);
+    corrupt("truncated by one byte", "Err(ChecksumMismatch)", &|b| {
         b.pop();
     });
-    corrupt("trailing byte", "Err(TrailingBytes)", &|b| b.push(0));
-    corrupt("section length u64::MAX", "Err(Truncated)", &|b| b[16..24].copy_from_slice(&u64::MAX.to_le_bytes()));
+    corrupt("one payload bit flipped", "Err(ChecksumMismatch)", &|b| *b.last_mut().unwrap() ^= 1);
+    corrupt("checksum bit flipped", "Err(ChecksumMismatch)", &|b| b[12] ^= 1);
+    corrupt("trailing byte (resealed)", "Err(TrailingBytes)", &|b| b.push(0));
+    corrupt("section length u64::MAX (resealed)", "Err(Truncated)", &|b| {
+        b[24..32].copy_from_slice(&u64::MAX.to_le_bytes())
+    });
     corrupt(
-        "wrong section tag",
+        "wrong section tag (resealed)",
         "Err(UnexpectedSection { expected: [67, 79, 78, 70], found: [88, 79, 78, 70] })",
-        &|b| b[12] = b'X',
+        &|b| b[20] = b'X',
     );
     let slot0 = good.windows(4).position(|w| w == b"SLOT").unwrap() + 4 + 8 + 4;
-    corrupt("slot generation 0", "Err(Inconsistent(\"a slot has generation 0\"))", &|b| {
+    corrupt("slot generation 0 (resealed)", "Err(Inconsistent(\"a slot has generation 0\"))", &|b| {
         b[slot0..slot0 + 4].copy_from_slice(&0u32.to_le_bytes())
     });
-    corrupt("pose x = NaN", "Err(InvalidPose { slot: 0, error: InvalidPose })", &|b| {
+    corrupt("pose x = NaN (resealed)", "Err(InvalidPose { slot: 0, error: InvalidPose })", &|b| {
         b[slot0 + 6..slot0 + 10].copy_from_slice(&NAN.to_bits().to_le_bytes())
     });
-    corrupt("pose x = 1e30", "Err(InvalidPose { slot: 0, error: OutOfRange })", &|b| {
+    corrupt("pose x = 1e30 (resealed)", "Err(InvalidPose { slot: 0, error: OutOfRange })", &|b| {
         b[slot0 + 6..slot0 + 10].copy_from_slice(&1e30f32.to_bits().to_le_bytes())
     });
     m.pure("World::from_bytes", "every truncation; every byte inverted", "no panic; every truncation Err", || {

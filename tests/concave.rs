@@ -18,7 +18,8 @@ use parry2d::query as pq;
 use sapwood::collide::{self, Manifold};
 use sapwood::query;
 use sapwood::{
-    ColliderDesc, Compound, DecompositionError, MAX_COMPOUND_PARTS, Pose, Ray, Shape, ShapeError, Vec2, World,
+    ColliderDesc, Compound, DecompositionError, MAX_COMPOUND_PARTS, Pose, Ray, Shape, ShapeError, SnapshotError, Vec2,
+    World,
 };
 use sapwood_support::f64_rng::F64Rng;
 use sapwood_support::parry_shapes::{parry_pose, to_parry};
@@ -716,12 +717,16 @@ fn compounds_in_a_world_snapshot_round_trip_and_corruptions_are_refused() {
     let at = bytes.windows(pattern.len()).position(|x| x == pattern).expect("compound record");
     let mut too_many = bytes.clone();
     too_many[at + 1..at + 5].copy_from_slice(&129u32.to_le_bytes());
-    assert!(World::from_bytes(&too_many).is_err());
+    sapwood::snapshot::reseal(&mut too_many).unwrap();
+    let refused = World::from_bytes(&too_many).err();
+    assert!(refused.is_some() && refused != Some(SnapshotError::ChecksumMismatch), "{refused:?}");
     let mut nested = bytes.clone();
     let first_kind = at + 5 + 16;
     assert_eq!(nested[first_kind], 0);
     nested[first_kind] = 4;
-    assert!(World::from_bytes(&nested).is_err());
+    sapwood::snapshot::reseal(&mut nested).unwrap();
+    let refused = World::from_bytes(&nested).err();
+    assert!(refused.is_some() && refused != Some(SnapshotError::ChecksumMismatch), "{refused:?}");
     // Every truncation fails cleanly.
     for n in 0..bytes.len() {
         assert!(World::from_bytes(&bytes[..n]).is_err());

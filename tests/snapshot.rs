@@ -1,12 +1,15 @@
 //! Snapshots: a restored world must be indistinguishable from the original under the same
-//! moves (same ids, bit-identical contacts in the same order, same events), and no bytes at all
-//! may make `World::from_bytes` panic.
+//! moves (same ids, bit-identical contacts in the same order, same events), every damaged
+//! snapshot must be refused, and no bytes at all may make `World::from_bytes` panic.
+//!
+//! The structural tests edit bytes on purpose and reseal them (`snapshot::reseal`), so that the
+//! decoder's checks behind the checksum see the edits.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use sapwood::broad::BroadPhaseKind;
 use sapwood::{
-    ColliderDesc, ColliderId, Contact, Filter, Polygon, Pose, Shape, SnapshotError, Vec2, World, WorldConfig,
+    ColliderDesc, ColliderId, Contact, Filter, Polygon, Pose, Shape, SnapshotError, Vec2, World, WorldConfig, snapshot,
 };
 use sapwood_support::SplitMix64;
 
@@ -228,6 +231,8 @@ fn single_byte_corruptions_never_panic() {
         let at = below_mod(&mut rng, v.len());
         let flip = 1 + below_mod(&mut rng, 255) as u8;
         v[at] ^= flip;
+        // A damaged header stays damaged; otherwise past the checksum to the structural checks.
+        let _ = snapshot::reseal(&mut v);
         match catch_unwind(AssertUnwindSafe(|| decode_and_use(&v))) {
             Ok(Ok(())) => accepted += 1,
             Ok(Err(e)) => {
@@ -248,15 +253,16 @@ fn random_garbage_never_panics() {
     for i in 0..3000 {
         let len = below_mod(&mut rng, 2 * valid.len());
         let mut v: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
-        if i % 2 == 0 && v.len() >= 12 {
-            // A valid header, so the garbage reaches the section parser.
-            v[..12].copy_from_slice(&valid[..12]);
-        }
         if i % 3 == 0 && v.len() > 40 {
             // Plausible small counts and lengths instead of random ones.
-            for k in (12..v.len()).step_by(7) {
+            for k in (20..v.len()).step_by(7) {
                 v[k] = 0;
             }
+        }
+        if i % 2 == 0 && v.len() >= 20 {
+            // A valid header and checksum, so the garbage reaches the section parser.
+            v[..12].copy_from_slice(&valid[..12]);
+            snapshot::reseal(&mut v).unwrap();
         }
         let r = catch_unwind(AssertUnwindSafe(|| decode_and_use(&v)));
         assert!(r.is_ok(), "garbage {i} ({len} bytes) panicked");
@@ -264,7 +270,7 @@ fn random_garbage_never_panics() {
     assert_eq!(World::from_bytes(&[]).err(), Some(SnapshotError::BadMagic));
     let mut v = valid.clone();
     v[8..12].copy_from_slice(&99u32.to_le_bytes());
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion(99)));
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 99, supported: 4 }));
 }
 
 #[test]
@@ -272,10 +278,116 @@ fn huge_counts_do_not_allocate() {
     // Every u32 position set to u32::MAX in turn: a count there must be refused by the
     // remaining-bytes cap (an allocation of 4 billion records would abort the test).
     let bytes = small_snapshot();
-    for at in 12..bytes.len() - 4 {
+    for at in 20..bytes.len() - 4 {
         let mut v = bytes.clone();
         v[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        snapshot::reseal(&mut v).unwrap();
         let r = catch_unwind(AssertUnwindSafe(|| decode_and_use(&v)));
         assert!(r.is_ok(), "u32::MAX at byte {at} panicked");
     }
+}
+
+/// The damage done to a snapshot by `corrupt`, by kind.
+const KINDS: [&str; 6] = ["bit flip", "byte write", "truncation", "swap", "insertion", "burst"];
+
+/// Damages `bytes` in place in one of six ways, chosen by `kind`. A byte write and a swap
+/// always change something (a write of the same value or a swap of equal bytes is drawn again).
+fn corrupt(bytes: &mut Vec<u8>, kind: usize, rng: &mut SplitMix64) {
+    let n = bytes.len();
+    match kind {
+        0 => {
+            // One or three flips: an odd count of single-bit flips can never cancel out.
+            for _ in 0..1 + 2 * below_mod(rng, 2) {
+                let at = below_mod(rng, n);
+                bytes[at] ^= 1 << below_mod(rng, 8);
+            }
+        }
+        1 => {
+            let at = below_mod(rng, n);
+            let old = bytes[at];
+            while bytes[at] == old {
+                bytes[at] = rng.next_u64() as u8;
+            }
+        }
+        2 => bytes.truncate(below_mod(rng, n)),
+        3 => loop {
+            let (i, j) = (below_mod(rng, n), below_mod(rng, n));
+            if bytes[i] != bytes[j] {
+                bytes.swap(i, j);
+                break;
+            }
+        },
+        4 => {
+            let at = below_mod(rng, n + 1);
+            let len = 1 + below_mod(rng, 16);
+            let extra: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+            bytes.splice(at..at, extra);
+        }
+        _ => {
+            // A run of up to 64 random bytes overwritten (a torn write, a bad sector).
+            let at = below_mod(rng, n);
+            let end = (at + 1 + below_mod(rng, 64)).min(n);
+            for b in &mut bytes[at..end] {
+                *b = rng.next_u64() as u8;
+            }
+        }
+    }
+}
+
+#[test]
+fn every_random_corruption_is_rejected() {
+    // Several worlds: the small one with every section filled, two stepped scenes (SAP and
+    // the dynamic tree, pending changes), and one with compounds; each damaged many times.
+    let mut rng = SplitMix64::new(20);
+    let (mut sap, mut ids) = scene(WorldConfig::default(), 150, 12.0, &mut rng);
+    perturb(&mut sap, &mut ids, 12.0, &mut rng);
+    let tree_config = WorldConfig { broad_phase: BroadPhaseKind::DynamicTree, ..WorldConfig::default() };
+    let (tree, _) = scene(tree_config, 60, 6.0, &mut rng);
+    let mut compounds = World::new();
+    for i in 0..20 {
+        let parts = vec![
+            (Pose::IDENTITY, Shape::circle(0.5).unwrap()),
+            (Pose::new(Vec2::new(0.8, 0.0), 0.3), Shape::cuboid(Vec2::new(0.3, 0.6)).unwrap()),
+        ];
+        let pose = Pose::from_translation(Vec2::new(i as f32 * 0.9, (i % 3) as f32));
+        compounds.insert(ColliderDesc::new(Shape::compound(parts).unwrap(), pose)).unwrap();
+    }
+    compounds.step();
+    let snapshots = [small_snapshot(), sap.to_bytes(), tree.to_bytes(), compounds.to_bytes()];
+
+    const PER_SNAPSHOT: usize = 30_000;
+    let mut by_kind = [0usize; KINDS.len()];
+    let mut by_error = std::collections::BTreeMap::<&'static str, usize>::new();
+    for (w, bytes) in snapshots.iter().enumerate() {
+        World::from_bytes(bytes).expect("the original decodes");
+        for i in 0..PER_SNAPSHOT {
+            let kind = i % KINDS.len();
+            let mut v = bytes.clone();
+            // A burst can rewrite a byte with its own value: draw again until something changed.
+            while v == *bytes {
+                corrupt(&mut v, kind, &mut rng);
+            }
+            let err = match World::from_bytes(&v) {
+                Ok(_) => panic!("world {w}, corruption {i} ({}) was accepted", KINDS[kind]),
+                Err(e) => e,
+            };
+            by_kind[kind] += 1;
+            let name = match err {
+                SnapshotError::ChecksumMismatch => "ChecksumMismatch",
+                SnapshotError::BadMagic => "BadMagic",
+                SnapshotError::UnsupportedVersion { .. } => "UnsupportedVersion",
+                SnapshotError::Truncated => "Truncated",
+                _ => "other",
+            };
+            *by_error.entry(name).or_default() += 1;
+        }
+    }
+    let sizes: Vec<usize> = snapshots.iter().map(Vec::len).collect();
+    println!("snapshot sizes {sizes:?} bytes; {} corruptions, all rejected", PER_SNAPSHOT * snapshots.len());
+    for (kind, n) in KINDS.iter().zip(by_kind) {
+        println!("  {kind:>10}: {n}");
+    }
+    println!("  errors: {by_error:?}");
+    assert!(PER_SNAPSHOT * snapshots.len() >= 100_000);
+    assert_eq!(by_error.get("other"), None, "only the header and checksum checks should fire");
 }

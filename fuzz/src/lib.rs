@@ -309,13 +309,27 @@ fn live_id(model: &Model, id: ColliderId) -> bool {
     model.live.get(&id.index()).is_some_and(|(i, _)| *i == id)
 }
 
-/// Runs `f`, which must fail, and checks that it left the world byte-for-byte unchanged.
+/// Runs `f`, which must fail, and checks that it left the world byte-for-byte unchanged (and
+/// so its state hash).
 fn unchanged<T: std::fmt::Debug>(world: &mut World, f: impl FnOnce(&mut World) -> Result<T, WorldError>) -> WorldError {
-    let before = world.to_bytes();
+    let (before, hash) = (world.to_bytes(), world.state_hash());
     let r = f(world);
     let e = r.expect_err("expected an error");
     assert_eq!(world.to_bytes(), before, "a failed call ({e:?}) changed the world");
+    assert_eq!(world.state_hash(), hash, "a failed call ({e:?}) changed the state hash");
     e
+}
+
+/// What [`World::shift_origin`] must answer for `offset`, from its documented checks.
+fn expected_shift(model: &Model, offset: Vec2) -> Result<(), WorldError> {
+    if !offset.is_finite() {
+        return Err(WorldError::InvalidOffset);
+    }
+    let beyond = |p: Vec2| (p - offset).abs().max_element() > MAX_COORDINATE;
+    if offset.abs().max_element() > 2.0 * MAX_COORDINATE || model.live.values().any(|(_, d)| beyond(d.pose.p)) {
+        return Err(WorldError::OutOfRange);
+    }
+    Ok(())
 }
 
 /// Reads that must agree with the model for live ids and say `StaleId` for the others.
@@ -462,7 +476,7 @@ pub fn run_world_ops(data: &[u8]) -> World {
     let mut ops = 0;
     while !b.is_empty() && ops < 300 {
         ops += 1;
-        let op = b.u8() % 14;
+        let op = b.u8() % 16;
         if trace {
             eprintln!("op {op} (live {}) at byte {}", model.live.len(), b.pos);
         }
@@ -573,13 +587,43 @@ pub fn run_world_ops(data: &[u8]) -> World {
                 let id = pick(&mut b, &model);
                 check_reads(&world, &model, id);
             }
-            _ => {
+            13 => {
                 let bytes = world.to_bytes();
                 let restored = World::from_bytes(&bytes).expect("a world's own snapshot decodes");
                 assert_eq!(restored.to_bytes(), bytes, "snapshot round trip is not exact");
+                assert_eq!(restored.state_hash(), world.state_hash(), "a round trip changed the state hash");
                 if b.u8().is_multiple_of(2) {
                     world = restored;
                 }
+            }
+            14 => {
+                // Mostly small offsets, so that far worlds come back into range; any float too.
+                let offset = if b.u8().is_multiple_of(2) { b.vec2() } else { b.vec2() * 1.0e5 };
+                match expected_shift(&model, offset) {
+                    Ok(()) => {
+                        if trace {
+                            eprintln!("  shift_origin {offset:?}");
+                        }
+                        let before = world.contacts().len();
+                        world.shift_origin(offset).expect("a shift in range is accepted");
+                        assert_eq!(world.contacts().len(), before, "a shift changed the contacts");
+                        if let Err(e) = world.validate() {
+                            panic!("invariant broken by shift_origin({offset:?}): {e}");
+                        }
+                        for (_, d) in model.live.values_mut() {
+                            d.pose.p -= offset;
+                        }
+                        model.dirty = true;
+                    }
+                    Err(want) => assert_eq!(unchanged(&mut world, |w| w.shift_origin(offset)), want),
+                }
+            }
+            _ => {
+                // A pure read: the same value twice, and a copy of the world agrees.
+                let h = world.state_hash();
+                assert_eq!(world.state_hash(), h);
+                let copy = World::from_bytes(&world.to_bytes()).expect("a world's own snapshot decodes");
+                assert_eq!(copy.state_hash(), h, "a restored world hashes differently");
             }
         }
         assert_eq!(world.len(), model.live.len(), "collider count differs from the model");
@@ -644,15 +688,24 @@ pub fn run_polygon(data: &[u8]) {
     }
 }
 
-/// Decodes arbitrary bytes as a snapshot (mode byte 0), or builds a world from the bytes, writes
-/// its snapshot and corrupts it with the rest of the bytes (mode byte 1), so that the decoder
-/// sees both garbage and nearly valid snapshots. An accepted world must step, round-trip exactly
-/// and behave like its own restored copy.
+/// Decodes arbitrary bytes as a snapshot (mode 0 and 1), or builds a world from the bytes, writes
+/// its snapshot and corrupts it with the rest of the bytes (modes 2 and 3), so that the decoder
+/// sees both garbage and nearly valid snapshots. Modes 1 and 3 then reseal the bytes (a valid
+/// checksum over them, see [`sapwood::snapshot::reseal`]), so that the structural checks
+/// behind the checksum are fuzzed too; modes 0 and 2 feed the bytes as they are, which the
+/// checksum refuses unless they are intact. An accepted world must step, round-trip exactly
+/// and behave like its own restored copy, state hash included.
 pub fn run_snapshot(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else { return };
-    let owned;
-    let bytes: &[u8] = if mode % 2 == 0 {
-        rest
+    let mut owned;
+    let bytes: &[u8] = if mode % 4 < 2 {
+        if mode % 2 == 0 {
+            rest
+        } else {
+            owned = rest.to_vec();
+            let _ = sapwood::snapshot::reseal(&mut owned);
+            &owned
+        }
     } else {
         let split = (rest.first().copied().unwrap_or(0) as usize * 4).min(rest.len());
         let (ops, edits) = rest.split_at(split);
@@ -668,6 +721,9 @@ pub fn run_snapshot(data: &[u8]) {
         if edits.len() % 3 == 1 {
             snap.truncate(snap.len().saturating_sub(edits[edits.len() - 1] as usize));
         }
+        if mode % 2 == 1 {
+            let _ = sapwood::snapshot::reseal(&mut snap);
+        }
         owned = snap;
         &owned
     };
@@ -675,10 +731,12 @@ pub fn run_snapshot(data: &[u8]) {
     let again = world.to_bytes();
     let mut copy = World::from_bytes(&again).expect("an accepted snapshot re-encodes to a valid one");
     assert_eq!(copy.to_bytes(), again, "round trip of an accepted snapshot is not exact");
+    assert_eq!(copy.state_hash(), world.state_hash(), "a round trip changed the state hash");
     for _ in 0..3 {
         world.step();
         copy.step();
         assert_eq!(world.to_bytes(), copy.to_bytes(), "a restored world diverges from its copy");
+        assert_eq!(world.state_hash(), copy.state_hash(), "a restored world hashes differently");
     }
     let r = MAX_COORDINATE + 2.0 * MAX_SHAPE_SIZE;
     let mut out = Vec::new();

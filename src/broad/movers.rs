@@ -73,6 +73,43 @@ impl Movers {
         }
     }
 
+    /// Moves the structure to `items`, every stored id with its box shifted by one offset (the
+    /// world's origin shift), and appends the pairs that now touch but did not to `began` (the
+    /// shift is monotone, so boxes that overlapped still do and only touching ties are new; a
+    /// caller drops candidates it already holds). The SAP rewrites its endpoints in place and
+    /// restores the order of tied ones by its insertion-sort pass, O(n). Every other kind is
+    /// rebuilt for `kind` (which carries a bounded grid's or quadtree's shifted bounds; the
+    /// spatial hash re-hashes every box, its cells being fixed in world space) and reports its
+    /// pairs in full, by its own pair update or, for the kinds that find pairs by query, by a
+    /// query per box.
+    pub(crate) fn shift_origin(
+        &mut self,
+        kind: BroadPhaseKind,
+        items: &[(u32, Aabb)],
+        began: &mut Vec<Pair>,
+        ended: &mut Vec<Pair>,
+    ) {
+        if let Self::Sap(sap) = self {
+            for &(id, aabb) in items {
+                sap.update(id, aabb);
+            }
+            sap.update_pairs(began, ended);
+            return;
+        }
+        *self = Self::new(kind);
+        self.insert_batch(items);
+        if !kind.finds_pairs_by_query() {
+            self.update_pairs(began, ended);
+            return;
+        }
+        let mut hits = Vec::new();
+        for &(id, aabb) in items {
+            hits.clear();
+            self.query_aabb_shared(&aabb, &mut hits);
+            began.extend(hits.iter().filter(|&&o| o != id).map(|&o| super::pair(id, o)));
+        }
+    }
+
     /// [`BroadPhase::validate`].
     pub(crate) fn validate(&self) -> Result<(), String> {
         match self {

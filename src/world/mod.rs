@@ -2,7 +2,8 @@
 //!
 //! `World` itself (this file) holds the colliders and the structures, and offers construction,
 //! mutation and reading. The step lives in `step` (one file per phase), the pair bookkeeping in
-//! `pairs`, the step's scratch buffers in `scratch`, the public value types in `types`.
+//! `pairs`, the step's scratch buffers in `scratch`, the public value types in `types`, the
+//! origin shift in `origin`, the state hash in `state_hash`.
 //!
 //! # The step
 //! Only pairs in which a collider moved or changed are re-evaluated: a pair of two unmoved
@@ -18,10 +19,12 @@
 
 mod debug;
 mod mover_tree;
+mod origin;
 mod pairs;
 mod query;
 mod rebuild;
 mod scratch;
+mod state_hash;
 mod step;
 mod types;
 mod validate;

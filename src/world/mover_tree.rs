@@ -86,6 +86,12 @@ impl MoverTree {
         *self.dirty.get_mut() = true;
     }
 
+    /// Moves the tree's boxes by `-offset` (see `DynamicTree::shift_origin`). Pending escapes
+    /// need nothing: their flush reads the fat boxes as they are then.
+    pub fn shift_origin(&mut self, offset: glam::Vec2) {
+        self.lazy().tree.shift_origin(offset);
+    }
+
     /// The up-to-date tree, for the step's own use.
     pub fn get_mut(&mut self, cols: &Columns) -> &DynamicTree {
         let dirty = std::mem::replace(self.dirty.get_mut(), false);

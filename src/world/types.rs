@@ -28,6 +28,9 @@ pub enum WorldError {
     InvalidConfig,
     /// All 2^32 - 1 slots are in use.
     Full,
+    /// An origin shift offset ([`World::shift_origin`](crate::World::shift_origin)) has a NaN
+    /// or infinite component.
+    InvalidOffset,
 }
 
 impl std::fmt::Display for WorldError {
@@ -39,6 +42,7 @@ impl std::fmt::Display for WorldError {
             WorldError::InvalidShape(e) => write!(f, "invalid shape: {e}"),
             WorldError::InvalidConfig => f.write_str("invalid world config"),
             WorldError::Full => f.write_str("world is full"),
+            WorldError::InvalidOffset => f.write_str("origin shift offset is NaN or infinite"),
         }
     }
 }

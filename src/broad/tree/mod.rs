@@ -436,6 +436,27 @@ impl DynamicTree {
         build::rebuild(self);
     }
 
+    /// Moves every stored box by `-offset` in place, for the world's origin shift. Subtracting
+    /// one value is monotone in f32 (`x <= y` gives `x - o <= y - o` after rounding), so every
+    /// node box still holds its children and every fat box its tight box: the hierarchy stays
+    /// valid without a rebuild. Two coordinates that differed may round to one, so boxes that
+    /// were apart by less than the new spacing may touch afterwards; the caller finds those.
+    /// The pair set kept for [`BroadPhase::update_pairs`] is not revisited.
+    pub(crate) fn shift_origin(&mut self, offset: glam::Vec2) {
+        let shift = |b: &mut Aabb| {
+            b.min -= offset;
+            b.max -= offset;
+        };
+        for node in self.nodes.iter_mut().filter(|n| n.height != FREE) {
+            shift(&mut node.aabb);
+        }
+        for (tight, &leaf) in self.tight.iter_mut().zip(&self.leaf_of) {
+            if leaf != NULL {
+                shift(tight);
+            }
+        }
+    }
+
     // ---------------------------------------------------------------------------------------
     // Checks and statistics
     // ---------------------------------------------------------------------------------------

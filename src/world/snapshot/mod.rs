@@ -4,14 +4,24 @@
 //! restored world gives the same ids, and bit-identical contacts (same order) and events, as the
 //! original stepped the same way. Derived structures are *not* stored: the broad phases are
 //! rebuilt from the fat boxes by batch insertion, and the pair table and the per-collider pair
-//! links from the pair slots. Nothing read from the bytes is trusted: every shape, pose, index
-//! and cross-reference is checked, so that corrupted input gives a [`SnapshotError`], never a
-//! panic, and no length read from the bytes allocates more than the bytes could fill.
+//! links from the pair slots.
 //!
-//! # Format (version 3, little-endian throughout)
+//! # Integrity
+//! A 64-bit checksum (XXH3-64) of everything after it is checked before anything else is read,
+//! so that a snapshot damaged on disk or on the wire is refused with
+//! [`SnapshotError::ChecksumMismatch`] instead of decoding into a valid world that differs
+//! from the one saved (many single-byte changes hit a float or user data, which no structural
+//! check can tell from a real value). The checksum guards against accident, not tampering:
+//! anyone can recompute it ([`reseal`]). So nothing read from the bytes is trusted either:
+//! every shape, pose, index and cross-reference is checked, so that hostile input with a valid
+//! checksum gives a [`SnapshotError`], never a panic, and no length read from the bytes
+//! allocates more than the bytes could fill.
+//!
+//! # Format (version 4, little-endian throughout)
 //! ```text
-//!  magic    8 bytes  "SAPWOOD\0"
-//!  version  u32      3
+//!  magic     8 bytes  "SAPWOOD\0"
+//!  version   u32      4 (other versions are refused: there is no migration)
+//!  checksum  u64      XXH3-64, seed 0, of every byte after this field
 //!  then seven sections, always in this order, each  tag [u8; 4] | byte length u64 | payload
 //!   CONF  broad-phase kind (u8 tag + fields), aabb_margin, aabb_margin_ratio, large_extent,
 //!         aabb_motion_factor (f32 bits)
@@ -43,7 +53,10 @@ use crate::shape::ShapeError;
 
 const MAGIC: [u8; 8] = *b"SAPWOOD\0";
 /// The format version this build writes and reads.
-pub const SNAPSHOT_VERSION: u32 = 3;
+pub const SNAPSHOT_VERSION: u32 = 4;
+/// Where the checksum sits (after magic and version), and where the bytes it covers start.
+const CHECKSUM_AT: usize = MAGIC.len() + 4;
+const PAYLOAD_AT: usize = CHECKSUM_AT + 8;
 
 const CONF: [u8; 4] = *b"CONF";
 const SLOT: [u8; 4] = *b"SLOT";
@@ -65,8 +78,16 @@ const EVENT_BYTES: usize = 4 * 4 + 1;
 pub enum SnapshotError {
     /// The bytes do not start with the snapshot magic.
     BadMagic,
-    /// A snapshot format version this build cannot read.
-    UnsupportedVersion(u32),
+    /// A snapshot format version this build cannot read (an older one, or a newer one).
+    UnsupportedVersion {
+        /// The version the bytes carry.
+        found: u32,
+        /// The one version this build reads, [`SNAPSHOT_VERSION`].
+        supported: u32,
+    },
+    /// The checksum does not match the bytes: they were damaged (a changed, missing or extra
+    /// byte anywhere after the version).
+    ChecksumMismatch,
     /// The bytes end early, or a length or count claims more than the bytes hold.
     Truncated,
     /// A section tag is not the one expected at this place.
@@ -107,9 +128,15 @@ impl std::fmt::Display for SnapshotError {
         let tag = |t: &[u8; 4]| String::from_utf8_lossy(t).into_owned();
         match self {
             SnapshotError::BadMagic => f.write_str("not a sapwood snapshot (bad magic)"),
-            SnapshotError::UnsupportedVersion(v) => {
-                write!(f, "snapshot version {v} is not supported (expected {SNAPSHOT_VERSION})")
+            SnapshotError::UnsupportedVersion { found, supported } => {
+                let age = if found < supported { "older than" } else { "newer than" };
+                write!(
+                    f,
+                    "snapshot format version {found} is {age} the version this build reads ({supported}); \
+                     snapshots are not migrated between versions"
+                )
             }
+            SnapshotError::ChecksumMismatch => f.write_str("snapshot checksum mismatch: the bytes are damaged"),
             SnapshotError::Truncated => f.write_str("snapshot is truncated or a length is out of range"),
             SnapshotError::UnexpectedSection { expected, found } => {
                 write!(f, "expected section {:?}, found {:?}", tag(expected), tag(found))
@@ -130,6 +157,46 @@ type Result<T, E = SnapshotError> = std::result::Result<T, E>;
 
 fn bad(what: &'static str) -> SnapshotError {
     SnapshotError::Inconsistent(what)
+}
+
+/// XXH3-64 of the bytes after the checksum field. The snapshot is at least a header long.
+fn checksum(snapshot: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(&snapshot[PAYLOAD_AT..])
+}
+
+/// Writes the checksum of a whole snapshot into its header.
+fn seal(snapshot: &mut [u8]) {
+    let sum = checksum(snapshot);
+    snapshot[CHECKSUM_AT..PAYLOAD_AT].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// Recomputes the checksum of snapshot bytes edited on purpose (a migration tool, a test or a
+/// fuzzer that changes fields and wants the decoder's structural checks to see them), so that
+/// [`World::from_bytes`] reads past the checksum. The checksum detects accidental damage only;
+/// resealing is what makes an edit deliberate.
+///
+/// ```
+/// use sapwood::{snapshot, World};
+/// let mut bytes = World::new().to_bytes();
+/// let last = bytes.len() - 1;
+/// bytes[last] ^= 1; // the last section's last byte
+/// assert_eq!(World::from_bytes(&bytes).err(), Some(sapwood::SnapshotError::ChecksumMismatch));
+/// snapshot::reseal(&mut bytes)?;
+/// assert!(World::from_bytes(&bytes).is_err()); // now refused by a structural check
+/// # Ok::<(), sapwood::SnapshotError>(())
+/// ```
+///
+/// # Errors
+/// [`SnapshotError::BadMagic`], [`SnapshotError::UnsupportedVersion`] or
+/// [`SnapshotError::Truncated`] when the bytes do not start with this version's header; they
+/// are then left as they are.
+pub fn reseal(bytes: &mut [u8]) -> Result<(), SnapshotError> {
+    read::header(&mut Reader { bytes })?;
+    if bytes.len() < PAYLOAD_AT {
+        return Err(SnapshotError::Truncated);
+    }
+    seal(bytes);
+    Ok(())
 }
 
 impl World {
@@ -154,9 +221,11 @@ impl World {
 
     /// Appends the snapshot to `out`, so that a caller saving every frame reuses one buffer.
     pub fn write_snapshot(&self, out: &mut Vec<u8>) {
+        let start = out.len();
         let mut w = Writer { out };
         w.out.extend_from_slice(&MAGIC);
         w.u32(SNAPSHOT_VERSION);
+        w.u64(0);
         w.section(CONF, |w| write::conf(w, &self.config));
         w.section(SLOT, |w| write::slots(w, self));
         w.section(LIST, |w| write::lists(w, self));
@@ -164,6 +233,7 @@ impl World {
         w.section(LINK, |w| write::links(w, self));
         w.section(CONT, |w| write::contacts(w, self));
         w.section(EVNT, |w| write::events(w, self));
+        seal(&mut out[start..]);
     }
 
     /// Restores a world written by [`World::to_bytes`] or [`World::write_snapshot`].
@@ -172,16 +242,22 @@ impl World {
     /// use sapwood::{SnapshotError, World};
     /// assert_eq!(World::from_bytes(b"not a snapshot").err(), Some(SnapshotError::BadMagic));
     /// let bytes = World::new().to_bytes();
-    /// assert_eq!(World::from_bytes(&bytes[..bytes.len() - 1]).err(), Some(SnapshotError::Truncated));
+    /// assert_eq!(World::from_bytes(&bytes[..bytes.len() - 1]).err(), Some(SnapshotError::ChecksumMismatch));
+    /// assert_eq!(World::from_bytes(&bytes[..15]).err(), Some(SnapshotError::Truncated)); // no whole header
     /// ```
     ///
     /// # Errors
-    /// A [`SnapshotError`] for bytes that are truncated, of another version, or that do not
-    /// describe a valid world (bad shape or pose, out-of-range index, zero generation,
-    /// inconsistent free lists, pairs or contacts). Never panics, whatever the bytes.
+    /// [`SnapshotError::BadMagic`] for bytes that are no snapshot,
+    /// [`SnapshotError::UnsupportedVersion`] for another format version,
+    /// [`SnapshotError::ChecksumMismatch`] for damaged bytes (truncated, extended or changed
+    /// anywhere after the version), and for bytes with a valid checksum that do not describe a
+    /// valid world (bad shape or pose, out-of-range index, zero generation, inconsistent free
+    /// lists, pairs or contacts) the variant naming the check that failed. Never panics,
+    /// whatever the bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<World, SnapshotError> {
         let mut r = Reader { bytes };
         read::header(&mut r)?;
+        read::checksum_of(&mut r, bytes)?;
         let mut world = read::conf(&mut r)?;
         read::slots(&mut r, &mut world)?;
         read::lists(&mut r, &mut world)?;

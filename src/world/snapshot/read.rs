@@ -9,7 +9,7 @@ use glam::Vec2;
 use super::codec::{MIN_SLOT_BYTES, Reader, SlotRecord};
 use super::{
     CONF, CONT, CONTACT_BYTES, EVENT_BYTES, EVNT, LINK, LIST, MAGIC, PAIR, PAIR_BYTES, Result, SLOT, SNAPSHOT_VERSION,
-    SnapshotError, bad,
+    SnapshotError, bad, checksum,
 };
 use crate::broad::{BroadPhaseKind, Pair};
 use crate::collide::{Manifold, ManifoldPoint};
@@ -17,13 +17,23 @@ use crate::math::Aabb;
 use crate::storage::flags;
 use crate::world::{Contact, NONE, PairSlot, World, WorldConfig};
 
+/// Magic and version.
 pub(super) fn header(r: &mut Reader<'_>) -> Result<()> {
     if r.take(MAGIC.len()).map_err(|_| SnapshotError::BadMagic)? != MAGIC {
         return Err(SnapshotError::BadMagic);
     }
-    let version = r.u32()?;
-    if version != SNAPSHOT_VERSION {
-        return Err(SnapshotError::UnsupportedVersion(version));
+    let found = r.u32()?;
+    if found != SNAPSHOT_VERSION {
+        return Err(SnapshotError::UnsupportedVersion { found, supported: SNAPSHOT_VERSION });
+    }
+    Ok(())
+}
+
+/// The checksum of `snapshot` (whose header `r` has read), checked before any section is.
+pub(super) fn checksum_of(r: &mut Reader<'_>, snapshot: &[u8]) -> Result<()> {
+    let stored = r.u64()?;
+    if stored != checksum(snapshot) {
+        return Err(SnapshotError::ChecksumMismatch);
     }
     Ok(())
 }

@@ -106,7 +106,24 @@ fn every_truncation_fails() {
     }
     let mut long = bytes.clone();
     long.push(0);
+    assert_eq!(World::from_bytes(&long).err(), Some(SnapshotError::ChecksumMismatch));
+    reseal(&mut long).unwrap();
     assert_eq!(World::from_bytes(&long).err(), Some(SnapshotError::TrailingBytes));
+}
+
+#[test]
+fn the_checksum_is_xxh3_of_the_bytes_after_it() {
+    // The format documentation's promise, which tools outside the crate rely on.
+    let bytes = sample().to_bytes();
+    let stored = u64::from_le_bytes(bytes[12..20].try_into().unwrap());
+    assert_eq!(stored, xxhash_rust::xxh3::xxh3_64(&bytes[20..]));
+    let mut v = bytes.clone();
+    v[30] ^= 0x10;
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::ChecksumMismatch));
+    v[30] ^= 0x10;
+    assert!(World::from_bytes(&v).is_ok());
+    assert_eq!(reseal(&mut v[..19]), Err(SnapshotError::Truncated));
+    assert_eq!(reseal(&mut [0u8; 30]), Err(SnapshotError::BadMagic));
 }
 
 #[test]
@@ -114,26 +131,29 @@ fn named_corruptions_are_caught() {
     let w = sample();
     let bytes = w.to_bytes();
     let mut v = bytes.clone();
-    v[8] = 1; // an older format version
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion(1)));
+    v[8] = 3; // the previous format version, which had no checksum
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 3, supported: 4 }));
+    assert!(World::from_bytes(&v).err().unwrap().to_string().contains("older than"));
+    // Each edit below is resealed, as a deliberate edit would be, to reach the check it names.
+    let edited = |edit: &dyn Fn(&mut Vec<u8>)| {
+        let mut v = bytes.clone();
+        edit(&mut v);
+        assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::ChecksumMismatch));
+        reseal(&mut v).unwrap();
+        World::from_bytes(&v).err()
+    };
     // A count far beyond the bytes: refused before allocating.
     let slot_count_at = bytes.windows(4).position(|t| t == SLOT).unwrap() + 12;
-    let mut v = bytes.clone();
-    v[slot_count_at..slot_count_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::Truncated));
+    let count = edited(&|v| v[slot_count_at..slot_count_at + 4].copy_from_slice(&u32::MAX.to_le_bytes()));
+    assert_eq!(count, Some(SnapshotError::Truncated));
     // The first slot's generation set to zero.
-    let mut v = bytes.clone();
-    v[slot_count_at + 4..slot_count_at + 8].fill(0);
-    assert_eq!(World::from_bytes(&v).err(), Some(bad("a slot has generation 0")));
+    let generation = edited(&|v| v[slot_count_at + 4..slot_count_at + 8].fill(0));
+    assert_eq!(generation, Some(bad("a slot has generation 0")));
     // The first slot's circle radius made negative (the shape is last in the record).
-    let mut v = bytes.clone();
     let radius_at = slot_count_at + 4 + MIN_SLOT_BYTES - 4;
-    assert_eq!(v[radius_at - 1], 0, "the first slot is a circle");
-    v[radius_at..radius_at + 4].copy_from_slice(&(-1.0f32).to_le_bytes());
-    assert_eq!(
-        World::from_bytes(&v).err(),
-        Some(SnapshotError::InvalidShape { slot: 0, error: ShapeError::NonPositiveSize })
-    );
+    assert_eq!(bytes[radius_at - 1], 0, "the first slot is a circle");
+    let radius = edited(&|v| v[radius_at..radius_at + 4].copy_from_slice(&(-1.0f32).to_le_bytes()));
+    assert_eq!(radius, Some(SnapshotError::InvalidShape { slot: 0, error: ShapeError::NonPositiveSize }));
 }
 
 #[test]

@@ -185,7 +185,7 @@ impl World {
     /// Applies `began` and `ended`: ended first (so a pair that ended and began again is a fresh
     /// pair), each list sorted so that slot allocation and events do not depend on discovery
     /// order. A touching pair freed here raises its ended event.
-    fn apply_pair_changes(&mut self) {
+    pub(in crate::world) fn apply_pair_changes(&mut self) {
         self.scratch.ended.sort_unstable();
         self.scratch.ended.dedup();
         for i in 0..self.scratch.ended.len() {

@@ -93,6 +93,17 @@ impl Aabb {
         Aabb { min: self.min - Vec2::splat(margin), max: self.max + Vec2::splat(margin) }
     }
 
+    /// The box grown by the rounding error of tests on the shape inside it: a relative 1e-5 of
+    /// its size plus 1e-6 of its largest coordinate magnitude. An exact shape test computed in
+    /// the shape's own frame (a ray cast, a point test) rounds differently from a test against
+    /// the box in world coordinates, and can accept a query that misses the box by that much.
+    #[inline]
+    #[must_use]
+    pub(crate) fn with_rounding_slack(&self) -> Aabb {
+        let magnitude = self.min.abs().max(self.max.abs()).max_element();
+        self.fattened(1e-5 * (self.max - self.min).max_element() + 1e-6 * magnitude)
+    }
+
     /// Perimeter, the 2D surface-area-heuristic cost of a box.
     #[inline]
     #[must_use]

@@ -82,8 +82,7 @@ pub fn ray_cast_part(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Optio
     let local = Ray::new(pose.inv_transform_point(ray.origin), pose.inv_transform_vector(ray.dir));
     let mut best: Option<(u32, RayHit)> = None;
     for (i, ((lp, part), b)) in c.parts().iter().zip(c.part_aabbs()).enumerate() {
-        let eps = 1e-5 * (b.max - b.min).max_element() + 1e-6 * b.min.abs().max(b.max.abs()).max_element();
-        if b.fattened(eps).ray_cast(&local, max_t).is_none() {
+        if b.with_rounding_slack().ray_cast(&local, max_t).is_none() {
             continue;
         }
         if let Some(h) = ray_cast_convex(part, &pose.mul(lp), ray, max_t)

@@ -1,7 +1,10 @@
 //! Inputs found by the fuzz targets in `fuzz/` that once broke a promise, each reduced to direct
 //! calls and named for the bug it found.
 
-use sapwood::{ColliderDesc, MAX_COORDINATE, Polygon, Pose, Shape, ShapeError, Vec2, World, WorldConfig, WorldError};
+use sapwood::{
+    ColliderDesc, MAX_COORDINATE, Polygon, Pose, QueryFilter, Ray, Shape, ShapeError, Vec2, World, WorldConfig,
+    WorldError, query,
+};
 
 /// `polygon` target, crash-4ce568c6: `Polygon::rounded_box` accepted half-extents of
 /// (9.2e4, 2.8e17) and returned a polygon whose centroid overflowed to infinity, a shape that
@@ -40,6 +43,28 @@ fn fuzz_far_near_collinear_hull_failed_validate() {
     // A clearly convex outline of the same kind is still a polygon.
     let near = [Vec2::new(-16.5, -16.5), Vec2::new(-5.5, -5.0), Vec2::ZERO, Vec2::new(-7.0, 0.0)];
     assert_eq!(Polygon::hull(&near, 0.0).map(|p| Shape::Polygon(p).validate()), Ok(Ok(())));
+}
+
+/// `world_ops` target, crash-ca5d53e7: a ray of length 0 starting 1.2e-12 left of a static
+/// circle of radius 1e6 centred at x = 1e6: `query::ray_cast` on the circle says "hit at t = 0"
+/// (in the circle's frame the origin lies on its boundary, to f32 precision), while the world's
+/// tree, testing the exact tight box, never offered the circle to that cast. The world's ray
+/// queries now test each box grown by its rounding slack, so they agree with `query::ray_cast`
+/// collider by collider.
+#[test]
+fn fuzz_ray_on_a_far_circles_rim_missed_its_box() {
+    let circle = Shape::circle(1e6).unwrap();
+    let pose = Pose::new(Vec2::new(1e6, -0.0625), -0.0625);
+    let mut world = World::new();
+    let id = world.insert(ColliderDesc::new(circle.clone(), pose).fixed()).unwrap();
+    world.step();
+    let ray = Ray::new(Vec2::new(-1.219_777_8e-12, 2.75), Vec2::new(-0.0625, -4.0));
+    let want = query::ray_cast(&circle, &pose, &ray, 0.0).map(|h| h.t);
+    assert_eq!(want, Some(0.0), "the reference cast this guards");
+    let mut all = Vec::new();
+    world.ray_cast_all(&ray, 0.0, &QueryFilter::default(), &mut all);
+    assert_eq!(all.iter().map(|h| (h.id, h.t)).collect::<Vec<_>>(), [(id, 0.0)]);
+    assert_eq!(world.ray_cast(&ray, 0.0, &QueryFilter::default()).map(|h| (h.id, h.t)), Some((id, 0.0)));
 }
 
 /// `world_ops` target, crash-0941a970: `World::with_config` accepted `aabb_margin = f32::MAX`;

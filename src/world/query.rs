@@ -187,7 +187,7 @@ impl World {
         let mut best: Option<RayCastHit> = None;
         let movers = self.mover_tree.read(&self.cols);
         for tree in [&**movers, &self.tree] {
-            let hit = tree.ray_cast_closest(ray, max_t, |slot, _| {
+            let hit = tree.ray_cast_closest_with(ray, max_t, true, |slot, _| {
                 if !self.accepts(slot, filter) {
                     return None;
                 }
@@ -211,7 +211,7 @@ impl World {
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);
         for tree in [&**movers, &self.tree] {
-            tree.ray_cast_all(ray, max_t, |slot, _| {
+            tree.ray_cast_all_with(ray, max_t, true, |slot, _| {
                 if self.accepts(slot, filter)
                     && let Some(h) = self.shape_ray_cast(slot, ray, max_t)
                 {

@@ -51,16 +51,23 @@ struct RaySlab {
     origin: Vec2,
     dir: Vec2,
     inv: Vec2,
+    /// Test every box grown by [`Aabb::with_rounding_slack`] (scene queries whose candidates
+    /// then get an exact shape cast); else the stored boxes as they are.
+    slack: bool,
 }
 
 impl RaySlab {
-    fn new(ray: &Ray) -> Self {
-        Self { origin: ray.origin, dir: ray.dir, inv: Vec2::new(1.0 / ray.dir.x, 1.0 / ray.dir.y) }
+    fn new(ray: &Ray, slack: bool) -> Self {
+        Self { origin: ray.origin, dir: ray.dir, inv: Vec2::new(1.0 / ray.dir.x, 1.0 / ray.dir.y), slack }
     }
 
     #[inline]
     fn cast(&self, b: &Aabb, max_t: f32) -> Option<f32> {
-        b.slab_cast(self.origin, self.dir, self.inv, max_t)
+        if self.slack {
+            b.with_rounding_slack().slab_cast(self.origin, self.dir, self.inv, max_t)
+        } else {
+            b.slab_cast(self.origin, self.dir, self.inv, max_t)
+        }
     }
 }
 
@@ -103,11 +110,13 @@ impl DynamicTree {
     /// The core ray traversal: visits the leaves whose tight boxes the ray enters within the
     /// current `max_t`, children nearer first, pruning nodes entered beyond `max_t`, which `visit`
     /// may lower. `visit(id, t_box, &mut max_t)` returns `false` to stop.
-    fn ray_traverse(&self, ray: &Ray, max_t: f32, mut visit: impl FnMut(u32, f32, &mut f32) -> bool) {
+    /// With `slack`, every box is grown by its rounding slack: a parent's slack is at least its
+    /// children's (larger and farther out), so pruning stays consistent.
+    fn ray_traverse(&self, ray: &Ray, max_t: f32, slack: bool, mut visit: impl FnMut(u32, f32, &mut f32) -> bool) {
         if self.root == NULL || max_t.is_nan() || max_t < 0.0 {
             return;
         }
-        let slab = RaySlab::new(ray);
+        let slab = RaySlab::new(ray, slack);
         let mut max_t = max_t;
         let Some(t_root) = slab.cast(&self.nodes[self.root as usize].aabb, max_t) else { return };
         let exact = self.exact_leaves();
@@ -158,8 +167,21 @@ impl DynamicTree {
     /// `(0, max_t)` clips the ray (farther nodes are skipped), anything else (`max_t`, a larger
     /// value, a negative value to ignore the candidate) continues unchanged. The world runs its
     /// exact shape casts in the callback.
-    pub fn ray_cast_all(&self, ray: &Ray, max_t: f32, mut callback: impl FnMut(u32, f32) -> f32) {
-        self.ray_traverse(ray, max_t, |id, t_box, max_t| {
+    pub fn ray_cast_all(&self, ray: &Ray, max_t: f32, callback: impl FnMut(u32, f32) -> f32) {
+        self.ray_cast_all_with(ray, max_t, false, callback);
+    }
+
+    /// [`DynamicTree::ray_cast_all`], with every box grown by its rounding slack when `slack`
+    /// is set: the world's scene queries, whose exact shape casts may hit a shape whose box the
+    /// ray misses by a rounding error.
+    pub(crate) fn ray_cast_all_with(
+        &self,
+        ray: &Ray,
+        max_t: f32,
+        slack: bool,
+        mut callback: impl FnMut(u32, f32) -> f32,
+    ) {
+        self.ray_traverse(ray, max_t, slack, |id, t_box, max_t| {
             let r = callback(id, t_box);
             if r == 0.0 {
                 return false;
@@ -178,10 +200,22 @@ impl DynamicTree {
         &self,
         ray: &Ray,
         max_t: f32,
+        hit_fn: impl FnMut(u32, f32) -> Option<f32>,
+    ) -> Option<RayHit> {
+        self.ray_cast_closest_with(ray, max_t, false, hit_fn)
+    }
+
+    /// [`DynamicTree::ray_cast_closest`], with the boxes grown by their rounding slack when
+    /// `slack` is set (see [`DynamicTree::ray_cast_all_with`]).
+    pub(crate) fn ray_cast_closest_with(
+        &self,
+        ray: &Ray,
+        max_t: f32,
+        slack: bool,
         mut hit_fn: impl FnMut(u32, f32) -> Option<f32>,
     ) -> Option<RayHit> {
         let mut best: Option<RayHit> = None;
-        self.ray_traverse(ray, max_t, |id, t_box, max_t| {
+        self.ray_traverse(ray, max_t, slack, |id, t_box, max_t| {
             if let Some(t) = hit_fn(id, t_box)
                 && t >= 0.0
                 && t <= *max_t

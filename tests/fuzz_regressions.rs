@@ -65,6 +65,17 @@ fn fuzz_ray_on_a_far_circles_rim_missed_its_box() {
     world.ray_cast_all(&ray, 0.0, &QueryFilter::default(), &mut all);
     assert_eq!(all.iter().map(|h| (h.id, h.t)).collect::<Vec<_>>(), [(id, 0.0)]);
     assert_eq!(world.ray_cast(&ray, 0.0, &QueryFilter::default()).map(|h| (h.id, h.t)), Some((id, 0.0)));
+    // The point and shape queries had the same blind spot.
+    assert!(query::contains_point(&circle, &pose, ray.origin));
+    let mut ids = Vec::new();
+    world.query_point(ray.origin, &QueryFilter::default(), &mut ids);
+    assert_eq!(ids, [id]);
+    let probe = Shape::circle(1e-13).unwrap();
+    let at = Pose::from_translation(ray.origin - Vec2::new(1e-13, 0.0));
+    let overlap = sapwood::collide::overlaps(&circle, &pose, &probe, &at);
+    ids.clear();
+    world.query_shape(&probe, &at, &QueryFilter::default(), &mut ids);
+    assert_eq!(ids.len(), usize::from(overlap), "query_shape agrees with collide::overlaps");
 }
 
 /// `world_ops` target, crash-0941a970: `World::with_config` accepted `aabb_margin = f32::MAX`;

@@ -58,12 +58,17 @@ impl World {
             && filter.exclude.is_none_or(|x| x != self.cols.id(slot))
     }
 
-    /// Visits the slots whose tight box overlaps `aabb` and pass `filter`, in both trees.
-    fn for_each_in_aabb(&self, aabb: &Aabb, filter: &QueryFilter, mut f: impl FnMut(u32)) {
+    /// Visits the slots whose tight box overlaps `aabb` and pass `filter`, in both trees. With
+    /// `slack` (candidates for an exact shape test), both boxes are grown by their rounding
+    /// slack: a shape test in the shape's own frame can accept a probe that misses the boxes by
+    /// a rounding error, and the query must offer it all the same.
+    fn for_each_in_aabb(&self, aabb: &Aabb, filter: &QueryFilter, slack: bool, mut f: impl FnMut(u32)) {
+        let grow = |b: &Aabb| if slack { b.with_rounding_slack() } else { *b };
+        let aabb = grow(aabb);
         let movers = self.mover_tree.read(&self.cols);
         for tree in [&**movers, &self.tree] {
-            tree.query(aabb, |slot| {
-                if self.accepts(slot, filter) && self.cols.aabb[slot as usize].overlaps(aabb) {
+            tree.query_with(&aabb, slack, |slot| {
+                if self.accepts(slot, filter) && grow(&self.cols.aabb[slot as usize]).overlaps(&aabb) {
                     f(slot);
                 }
                 true
@@ -78,14 +83,14 @@ impl World {
     /// Appends the colliders whose tight boxes overlap `aabb`, sorted by id.
     pub fn query_aabb(&self, aabb: &Aabb, filter: &QueryFilter, out: &mut Vec<ColliderId>) {
         let start = out.len();
-        self.for_each_in_aabb(aabb, filter, |s| out.push(self.cols.id(s)));
+        self.for_each_in_aabb(aabb, filter, false, |s| out.push(self.cols.id(s)));
         self.sorted_ids(start, out);
     }
 
     /// Appends the colliders whose shapes contain `point` (boundary included), sorted by id.
     pub fn query_point(&self, point: Vec2, filter: &QueryFilter, out: &mut Vec<ColliderId>) {
         let start = out.len();
-        self.for_each_in_aabb(&Aabb::new(point, point), filter, |s| {
+        self.for_each_in_aabb(&Aabb::new(point, point), filter, true, |s| {
             let s = s as usize;
             if query::contains_point(&self.cols.shape[s], &self.cols.pose[s], point) {
                 out.push(self.cols.id(s as u32));
@@ -113,7 +118,7 @@ impl World {
     /// ```
     pub fn query_point_parts(&self, point: Vec2, filter: &QueryFilter, out: &mut Vec<(ColliderId, u32)>) {
         let start = out.len();
-        self.for_each_in_aabb(&Aabb::new(point, point), filter, |s| {
+        self.for_each_in_aabb(&Aabb::new(point, point), filter, true, |s| {
             let (shape, pose) = (&self.cols.shape[s as usize], &self.cols.pose[s as usize]);
             for (i, (lp, part)) in shape.parts_iter().enumerate() {
                 if query::contains_point(part, &pose.mul(lp), point) {
@@ -136,11 +141,13 @@ impl World {
     ) {
         let start = out.len();
         let bounds = shape.aabb(pose);
-        self.for_each_in_aabb(&bounds, filter, |s| {
+        self.for_each_in_aabb(&bounds, filter, true, |s| {
             let (cs, cp) = (&self.cols.shape[s as usize], &self.cols.pose[s as usize]);
             for (i, (lp, part)) in cs.parts_iter().enumerate() {
                 let part_pose = cp.mul(lp);
-                if part.aabb(&part_pose).overlaps(&bounds) && collide::overlaps(part, &part_pose, shape, pose) {
+                if part.aabb(&part_pose).with_rounding_slack().overlaps(&bounds.with_rounding_slack())
+                    && collide::overlaps(part, &part_pose, shape, pose)
+                {
                     out.push((self.cols.id(s), i as u32));
                 }
             }
@@ -158,7 +165,7 @@ impl World {
             return;
         }
         let start = out.len();
-        self.for_each_in_aabb(&shape.aabb(pose), filter, |s| {
+        self.for_each_in_aabb(&shape.aabb(pose), filter, true, |s| {
             let s = s as usize;
             if collide::overlaps(&self.cols.shape[s], &self.cols.pose[s], shape, pose) {
                 out.push(self.cols.id(s as u32));

@@ -74,21 +74,28 @@ impl RaySlab {
 impl DynamicTree {
     /// Calls `f` with every id whose tight box overlaps `aabb` (touching counts), in unspecified
     /// order, until `f` returns `false`. Returns `false` when stopped early.
-    pub fn query(&self, aabb: &Aabb, mut f: impl FnMut(u32) -> bool) -> bool {
+    pub fn query(&self, aabb: &Aabb, f: impl FnMut(u32) -> bool) -> bool {
+        self.query_with(aabb, false, f)
+    }
+
+    /// [`DynamicTree::query`], with every stored box grown by its rounding slack when `slack` is
+    /// set (the world's scene queries; see [`DynamicTree::ray_cast_all_with`]).
+    pub(crate) fn query_with(&self, aabb: &Aabb, slack: bool, mut f: impl FnMut(u32) -> bool) -> bool {
         if self.root == NULL {
             return true;
         }
+        let overlaps = |b: &Aabb| if slack { b.with_rounding_slack().overlaps(aabb) } else { b.overlaps(aabb) };
         let exact = self.exact_leaves();
         let mut stack = SmallStack::<u32, 64>::new(NULL);
         stack.push(self.root);
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
-            if !node.aabb.overlaps(aabb) {
+            if !overlaps(&node.aabb) {
                 continue;
             }
             if node.is_leaf() {
                 let id = node.child2;
-                if (exact || self.tight[id as usize].overlaps(aabb)) && !f(id) {
+                if (exact || overlaps(&self.tight[id as usize])) && !f(id) {
                     return false;
                 }
             } else {

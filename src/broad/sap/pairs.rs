@@ -124,10 +124,10 @@ impl Tracking for PairSet {
 }
 
 /// No pair set, for a caller that keeps its own (the world): it saves a hash table of every
-/// overlapping pair and two probes per pair change. Each kept candidate is a change by
-/// construction (its old membership is the reflected boxes' overlap), so it goes into a plain
-/// log; the report sorts the log and nets out pairs that changed more than once since the last
-/// report. Removed boxes' pairs are the caller's to drop.
+/// overlapping pair and two probes per pair change. A candidate's old membership is the
+/// reflected (`prev`) boxes' overlap, so each real change goes into a plain log without a
+/// lookup; the report sorts the log and nets out pairs that changed more than once since the
+/// last report. Removed boxes' pairs are the caller's to drop.
 #[derive(Default)]
 pub(crate) struct ChangeLog {
     /// The pair changes since the last report, in order, as (packed pair, sequence number << 1 |
@@ -155,12 +155,15 @@ impl Tracking for ChangeLog {
     }
 
     fn candidate(&mut self, p: Pair, a: &Boxes, b: &Boxes) {
+        // A kept candidate need not change membership: when both boxes moved, an endpoint of
+        // one can pass the other's endpoint at its old place and the other then pass back, in
+        // the same re-sort. The report infers a pair's state before the interval from its first
+        // logged change, so only real changes are logged: membership is exactly the overlap of
+        // the `prev` boxes.
         let now = a.cur.overlaps(&b.cur);
-        // Every kept candidate changes membership: a min that passed a max kept only if the
-        // boxes overlap now and their reflected (`prev`) boxes did not; a max that passed a min
-        // is left disjoint on that axis and was kept only if the reflected boxes overlapped.
-        debug_assert_ne!(now, a.prev.overlaps(&b.prev), "candidate {p:?} changes nothing");
-        self.log(p, now);
+        if now != a.prev.overlaps(&b.prev) {
+            self.log(p, now);
+        }
     }
 
     fn inserted(&mut self, found: &[Pair]) {

@@ -484,3 +484,31 @@ fn sap_big_batch_insert_matches_sweep_oracle() {
     sap.validate().unwrap();
     assert!(e.is_empty() && b.len() > first && first > 10_000);
 }
+
+/// `world_ops` fuzz target, crash-7cddf8a6 (a debug assertion in the pair-set-free SAP): two
+/// overlapping boxes moved together past their own widths. Re-sorting the first moves its
+/// endpoints past the second's endpoints at their old places, and one of those swaps passes the
+/// filter although the pair overlaps before and after; the log took it for a change, and the
+/// report said the existing pair began. Both re-sort paths: the full pass (few endpoints) and
+/// the per-box sift (many endpoints, few moved).
+#[test]
+fn sap_without_pair_set_boxes_moving_together_change_nothing() {
+    for still in [0u32, 40] {
+        let mut h = Harness::without_pair_set();
+        let a = Aabb::new(Vec2::new(0.0, 0.0), Vec2::new(2.0, 2.0));
+        let b = Aabb::new(Vec2::new(1.0, 0.0), Vec2::new(3.0, 2.0));
+        h.insert(0, a);
+        h.insert(1, b);
+        for i in 0..still {
+            let c = Vec2::new(-100.0 - 3.0 * i as f32, 50.0);
+            h.insert(2 + i, Aabb::new(c, c + Vec2::ONE));
+        }
+        assert_eq!(h.step(), (vec![[0, 1]], vec![]));
+        for shift in [Vec2::new(10.0, 0.0), Vec2::new(-25.0, 7.0), Vec2::new(0.0, -30.0)] {
+            let (a, b) = (h.model[&0], h.model[&1]);
+            h.update(0, Aabb::new(a.min + shift, a.max + shift));
+            h.update(1, Aabb::new(b.min + shift, b.max + shift));
+            assert_eq!(h.step(), (vec![], vec![]), "still {still}, shift {shift}");
+        }
+    }
+}

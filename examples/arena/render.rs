@@ -50,9 +50,10 @@ impl View {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Hud {
     pub fps: f64,
-    /// Collision-step and sync milliseconds (smoothed by the caller).
+    /// Collision-step, sync and drawing milliseconds (smoothed by the caller).
     pub step_ms: f64,
     pub sync_ms: f64,
+    pub draw_ms: f64,
     pub debug: bool,
     pub paused: bool,
 }
@@ -243,7 +244,10 @@ fn draw_hud(game: &Game, hud: &Hud, pixmap: &mut Pixmap) {
     let s = &game.stats;
     let health = game.player_health();
     let lines = [
-        format!("FPS {:.0}   STEP {:.2} MS   SYNC {:.2} MS", hud.fps, hud.step_ms, hud.sync_ms),
+        format!(
+            "FPS {:.0}   STEP {:.2} MS   SYNC {:.2} MS   DRAW {:.2} MS",
+            hud.fps, hud.step_ms, hud.sync_ms, hud.draw_ms
+        ),
         format!("COLLIDERS {}   CONTACT PAIRS {}", game.world.len(), game.world.contacts().len()),
         format!("SCORE {}   KILLS {}   HP {}/{}   LIVES LOST {}", s.score, s.kills, health.hp, health.max, s.deaths),
     ];

@@ -16,11 +16,13 @@
 //! game logic, drawing and presenting.
 
 mod autopilot;
+mod backdrop;
 mod components;
 mod font;
 mod game;
 mod level;
 mod render;
+mod sprites;
 mod systems;
 #[cfg(test)]
 mod tests;
@@ -29,10 +31,11 @@ use std::time::{Duration, Instant};
 
 use sapwood_support::frame_times::{FrameTimes, ms_since, quantile};
 use sapwood_support::pacer::Pacer;
+use sapwood_support::pixels::rgba_to_0rgb;
 use tiny_skia::Pixmap;
 
 use game::{Config, Game, Input};
-use render::{Hud, View};
+use render::{Hud, Renderer, View};
 
 /// Pixels per world unit when following the player.
 const FOLLOW_SCALE: f32 = 5.0;
@@ -196,11 +199,14 @@ fn headless(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Erro
         ..Hud::default()
     };
     let view = view_for(game, args, args.whole_view);
-    // Drawn twice: the picture's HUD shows what the first drawing took.
+    // Drawn twice: the picture's HUD shows what the second drawing took (the first one draws
+    // the backdrop and the sprites).
+    let mut renderer = Renderer::default();
+    renderer.draw(game, &view, &hud, &mut pixmap);
     let t = Instant::now();
-    render::draw(game, &view, &hud, &mut pixmap);
+    renderer.draw(game, &view, &hud, &mut pixmap);
     let hud = Hud { draw_ms: ms_since(t), ..hud };
-    render::draw(game, &view, &hud, &mut pixmap);
+    renderer.draw(game, &view, &hud, &mut pixmap);
     pixmap.save_png(&args.png).map_err(|e| format!("could not write {}: {e}", args.png))?;
     println!("wrote {}", args.png);
     Ok(())
@@ -218,17 +224,24 @@ const PHASES: &[&str] = &["collision", "game logic", "drawing", "present"];
 
 /// The interactive game: a minifb window (X11) showing a tiny-skia picture, paced at 60 Hz.
 fn window(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
-    use minifb::{Key, KeyRepeat, Window, WindowOptions};
+    use minifb::{Key, KeyRepeat, ScaleMode, Window, WindowOptions};
     if std::env::var_os("DISPLAY").is_none() {
         return Err(format!("No display: DISPLAY is not set, so no window can open.\n{}", headless_hint(args)).into());
     }
     let title = "sapwood arena (WASD/arrows move, F1/B debug, Z zoom, P pause, Esc quits)";
-    let mut window = Window::new(title, args.width as usize, args.height as usize, WindowOptions::default())
-        .map_err(|e| format!("Could not open a window ({e}).\n{}", headless_hint(args)))?;
-    // The pacer below keeps the rate; minifb's own limiter would sleep a second time.
+    let mut window = Window::new(
+        title,
+        args.width as usize,
+        args.height as usize,
+        WindowOptions { scale_mode: ScaleMode::UpperLeft, ..WindowOptions::default() },
+    )
+    .map_err(|e| format!("Could not open a window ({e}).\n{}", headless_hint(args)))?;
+    // The pacer below keeps the rate; minifb's own limiter would sleep a second time. The
+    // picture is the window's size, and minifb's default scale mode resamples it all the same.
     window.set_target_fps(0);
     let mut pacer = Pacer::new(60.0);
     let mut pixmap = Pixmap::new(args.width, args.height).ok_or("bad window size")?;
+    let mut renderer = Renderer::default();
     let mut buffer = Vec::new();
     let mut hud = Hud { debug: args.debug, ..Hud::default() };
     let mut whole = args.whole_view;
@@ -259,8 +272,8 @@ fn window(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Error>
             hud.sync_ms = 0.9 * hud.sync_ms + 0.1 * game.stats.sync_ms;
         }
         let t = Instant::now();
-        render::draw(game, &view_for(game, args, whole), &hud, &mut pixmap);
-        render::to_0rgb(&pixmap, &mut buffer);
+        renderer.draw(game, &view_for(game, args, whole), &hud, &mut pixmap);
+        rgba_to_0rgb(pixmap.data(), &mut buffer);
         let drawing_ms = ms_since(t);
         hud.draw_ms = 0.9 * hud.draw_ms + 0.1 * drawing_ms;
         let t = Instant::now();

@@ -25,6 +25,7 @@ use sapwood::Vec2;
 use sapwood_support::SplitMix64;
 use sapwood_support::frame_times::{FrameTimes, ms_since};
 use sapwood_support::pacer::Pacer;
+use sapwood_support::pixels::rgba_to_0rgb;
 use tiny_skia::Pixmap;
 
 use render::View;
@@ -173,9 +174,14 @@ fn headless(scene: &mut Scene, args: &Args) {
 const PHASES: &[&str] = &["collision", "solver", "drawing", "present"];
 
 fn window(scene: &mut Scene, args: &Args) {
-    use minifb::{Key, Window, WindowOptions};
+    use minifb::{Key, ScaleMode, Window, WindowOptions};
     let title = format!("sapwood physics back-end: {} (Esc quits)", args.scene);
-    let mut window = match Window::new(&title, WIDTH as usize, HEIGHT as usize, WindowOptions::default()) {
+    let mut window = match Window::new(
+        &title,
+        WIDTH as usize,
+        HEIGHT as usize,
+        WindowOptions { scale_mode: ScaleMode::UpperLeft, ..WindowOptions::default() },
+    ) {
         Ok(w) => w,
         Err(e) => {
             eprintln!(
@@ -185,7 +191,8 @@ fn window(scene: &mut Scene, args: &Args) {
             std::process::exit(1);
         }
     };
-    // The pacer below keeps the rate; minifb's own limiter would sleep a second time.
+    // The pacer below keeps the rate; minifb's own limiter would sleep a second time. The
+    // picture is the window's size, and minifb's default scale mode resamples it all the same.
     window.set_target_fps(0);
     let mut pacer = Pacer::new(60.0);
     let mut pixmap = Pixmap::new(WIDTH, HEIGHT).expect("non-zero size");
@@ -199,7 +206,7 @@ fn window(scene: &mut Scene, args: &Args) {
         let solver_ms = ms_since(t) - collision_ms;
         let t = Instant::now();
         render::draw(&scene.stepper, scene.view, &mut pixmap);
-        render::to_0rgb(&pixmap, &mut buffer);
+        rgba_to_0rgb(pixmap.data(), &mut buffer);
         let drawing_ms = ms_since(t);
         let t = Instant::now();
         if window.update_with_buffer(&buffer, WIDTH as usize, HEIGHT as usize).is_err() {

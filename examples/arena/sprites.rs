@@ -1,9 +1,10 @@
 //! Pre-rendered movers. Each (ink, shape, rotation step) is drawn once with tiny-skia,
-//! anti-aliased as before, and from then on copied onto the frame with a plain premultiplied
-//! source-over per pixel (a plain copy where the sprite is opaque). Fills and outlines are separate sprites, so that a crowd can be drawn
-//! as before: all fills, then all outlines over them. A crowd of a thousand enemies on screen is a thousand
-//! small copies, where one path of a thousand outlines costs tiny-skia an edge sort, clipping
-//! and supersampled scan conversion of the whole frame's edges every frame.
+//! anti-aliased as before, and from then on copied onto the frame with a premultiplied
+//! source-over per pixel (a plain copy where the sprite is opaque). Fills and outlines are
+//! separate sprites, so that a crowd is drawn as before: all fills, then all outlines over them.
+//! A thousand enemies on screen are a thousand small copies, where one path of a thousand
+//! outlines costs tiny-skia an edge sort, clipping and supersampled scan conversion of all the
+//! frame's edges every frame.
 //!
 //! Copies are queued and then made in order of rows, in horizontal bands on rayon's threads:
 //! in the order of the ECS each copy lands on rows no other copy has touched lately, and the
@@ -123,10 +124,12 @@ impl SpriteCache {
         self.queue.push((y.round() as i32 - sprite.origin.1, x.round() as i32 - sprite.origin.0, slot));
     }
 
-    /// Draws what was queued, in queue order where copies overlap.
+    /// Draws what was queued, top rows first: where two copies overlap, the lower one lands on
+    /// top whatever the queue order (both are of one ink in the arena's passes, so this hardly
+    /// shows).
     pub fn flush(&mut self, pixmap: &mut Pixmap) {
-        // Stable: copies that start on the same row keep their order.
-        self.queue.sort_by_key(|&(y, _, _)| y);
+        // Unstable: a stable sort would allocate its scratch every frame.
+        self.queue.sort_unstable_by_key(|&(y, x, _)| (y, x));
         let width = pixmap.width() as usize;
         let (queue, sprites, tallest) = (&self.queue, &self.sprites, self.tallest);
         pixmap.data_mut().par_chunks_mut(4 * width * BAND_ROWS).enumerate().for_each(|(band, rows)| {
@@ -144,35 +147,24 @@ impl SpriteCache {
     }
 }
 
-/// The local geometry in 1/`SUBPIXEL`-pixel steps, hashed (FNV-1a over the steps); `None` for
-/// compounds, which are drawn as paths.
+/// The local geometry in 1/`SUBPIXEL`-pixel steps after a tag for the kind of shape, hashed
+/// (FNV-1a over the numbers); `None` for compounds, which are drawn as paths.
 fn geometry_key(shape: &Shape, scale: f32) -> Option<u64> {
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    let mut put = |v: f32| {
-        hash ^= (v * scale * SUBPIXEL).round() as i64 as u64;
+    let mut mix = |v: i64| {
+        hash ^= v as u64;
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     };
+    let step = |v: f32| (v * scale * SUBPIXEL).round() as i64;
     match shape {
-        Shape::Circle(c) => {
-            put(0.0);
-            put(c.radius);
-        }
+        Shape::Circle(c) => [0, step(c.radius)].into_iter().for_each(&mut mix),
         Shape::Capsule(c) => {
-            put(1.0);
-            [c.a.x, c.a.y, c.b.x, c.b.y, c.radius].into_iter().for_each(&mut put);
+            [1, step(c.a.x), step(c.a.y), step(c.b.x), step(c.b.y), step(c.radius)].into_iter().for_each(&mut mix)
         }
-        Shape::Cuboid(b) => {
-            put(2.0);
-            put(b.half_extents.x);
-            put(b.half_extents.y);
-        }
+        Shape::Cuboid(b) => [2, step(b.half_extents.x), step(b.half_extents.y)].into_iter().for_each(&mut mix),
         Shape::Polygon(p) => {
-            put(3.0);
-            put(p.radius());
-            p.vertices().iter().for_each(|v| {
-                put(v.x);
-                put(v.y);
-            });
+            [3, step(p.radius())].into_iter().for_each(&mut mix);
+            p.vertices().iter().for_each(|v| [step(v.x), step(v.y)].into_iter().for_each(&mut mix));
         }
         Shape::Compound(_) => return None,
     }

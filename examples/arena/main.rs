@@ -237,7 +237,7 @@ fn window(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Error>
     )
     .map_err(|e| format!("Could not open a window ({e}).\n{}", headless_hint(args)))?;
     // The pacer below keeps the rate; minifb's own limiter would sleep a second time. The
-    // picture is the window's size, and minifb's default scale mode resamples it all the same.
+    // picture is the window's size: UpperLeft copies it, the default Stretch would resample it.
     window.set_target_fps(0);
     let mut pacer = Pacer::new(60.0);
     let mut pixmap = Pixmap::new(args.width, args.height).ok_or("bad window size")?;

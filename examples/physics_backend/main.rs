@@ -192,7 +192,7 @@ fn window(scene: &mut Scene, args: &Args) {
         }
     };
     // The pacer below keeps the rate; minifb's own limiter would sleep a second time. The
-    // picture is the window's size, and minifb's default scale mode resamples it all the same.
+    // picture is the window's size: UpperLeft copies it, the default Stretch would resample it.
     window.set_target_fps(0);
     let mut pacer = Pacer::new(60.0);
     let mut pixmap = Pixmap::new(WIDTH, HEIGHT).expect("non-zero size");

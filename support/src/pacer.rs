@@ -22,21 +22,17 @@ impl Pacer {
         Pacer { period, next: Instant::now() + period }
     }
 
-    /// Sleeps until the next tick and returns the milliseconds slept. A frame that ran past its
-    /// tick by a whole period or more restarts the schedule, so one slow frame is not followed
-    /// by a burst of unpaced ones catching up.
-    pub fn wait(&mut self) -> f64 {
+    /// Sleeps until the next tick. A frame that ran past its tick by a whole period or more
+    /// restarts the schedule, so one slow frame is not followed by a burst of unpaced ones
+    /// catching up.
+    pub fn wait(&mut self) {
         let now = Instant::now();
-        let slept = if now < self.next {
+        if now < self.next {
             std::thread::sleep(self.next - now);
-            (self.next - now).as_secs_f64() * 1e3
-        } else {
-            0.0
-        };
+        }
         self.next += self.period;
         if self.next + self.period <= now {
             self.next = now + self.period;
         }
-        slept
     }
 }

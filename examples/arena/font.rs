@@ -9,7 +9,7 @@
 //!         0b001]     . . #
 //! ```
 
-use tiny_skia::{Paint, Pixmap, Rect, Transform};
+use tiny_skia::Pixmap;
 
 /// The rows of `c` (lower case is drawn as upper case; unknown characters are blank).
 pub fn glyph(c: char) -> [u8; 5] {
@@ -67,18 +67,32 @@ pub const ADVANCE: f32 = 4.0;
 /// Line height in font pixels (5 high + 2 space).
 pub const LINE: f32 = 7.0;
 
-/// Draws `text` with its top-left corner at (x, y), each font pixel a `scale`-sized square.
-pub fn draw_text(pixmap: &mut Pixmap, text: &str, x: f32, y: f32, scale: f32, paint: &Paint) {
+/// Draws `text` with its top-left corner at (x, y) in the opaque RGBA `colour`, each font
+/// pixel a `scale`-sized square rounded to whole pixels: written straight into the pixmap, as
+/// a few thousand tiny-skia rectangle fills a frame cost milliseconds.
+pub fn draw_text(pixmap: &mut Pixmap, text: &str, x: f32, y: f32, scale: f32, colour: [u8; 4]) {
     for (i, c) in text.chars().enumerate() {
         let gx = x + i as f32 * ADVANCE * scale;
         for (row, bits) in glyph(c).iter().enumerate() {
             for col in 0..3 {
-                if bits & (0b100 >> col) != 0
-                    && let Some(r) = Rect::from_xywh(gx + col as f32 * scale, y + row as f32 * scale, scale, scale)
-                {
-                    pixmap.fill_rect(r, paint, Transform::identity(), None);
+                if bits & (0b100 >> col) != 0 {
+                    fill_square(pixmap, gx + col as f32 * scale, y + row as f32 * scale, scale, colour);
                 }
             }
+        }
+    }
+}
+
+/// The pixels of the `size`-sided square at (x, y), clipped to the pixmap.
+fn fill_square(pixmap: &mut Pixmap, x: f32, y: f32, size: f32, colour: [u8; 4]) {
+    let (width, height) = (pixmap.width() as f32, pixmap.height() as f32);
+    let (x0, x1) = (x.round().clamp(0.0, width) as usize, (x + size).round().clamp(0.0, width) as usize);
+    let (y0, y1) = (y.round().clamp(0.0, height) as usize, (y + size).round().clamp(0.0, height) as usize);
+    let stride = 4 * pixmap.width() as usize;
+    let data = pixmap.data_mut();
+    for row in y0..y1 {
+        for px in data[row * stride + 4 * x0..row * stride + 4 * x1].chunks_exact_mut(4) {
+            px.copy_from_slice(&colour);
         }
     }
 }

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo run --release --example arena                     # play (needs an X11 display)
+//! cargo run --release --example arena -- --seconds 20     # play 20 s, then print frame times
 //! cargo run --release --example arena -- --headless --frames 600 --png arena.png
 //! ```
 //! Thousands of chasers (circles, capsules, convex polygons) push one another apart with the
@@ -10,24 +11,31 @@
 //! overlay, Z toggles the whole-arena view, P pauses, Esc quits.
 //!
 //! Options: `--enemies N` (default 5000), `--seed S`, `--margin M` (fat-box margin), `--frames N` and `--png PATH` (headless),
-//! `--view follow|whole` (headless picture), `--size WxH`, `--debug` (overlay on).
+//! `--seconds N` (the window quits by itself after N seconds), `--view follow|whole`, `--size WxH`, `--debug` (overlay on).
+//! The window prints its median and 99th-percentile frame time on exit, split into collision,
+//! game logic, drawing and presenting.
 
 mod autopilot;
+mod backdrop;
 mod components;
 mod font;
 mod game;
 mod level;
 mod render;
+mod sprites;
 mod systems;
 #[cfg(test)]
 mod tests;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use sapwood_support::frame_times::{FrameTimes, ms_since, quantile};
+use sapwood_support::pacer::Pacer;
+use sapwood_support::pixels::rgba_to_0rgb;
 use tiny_skia::Pixmap;
 
 use game::{Config, Game, Input};
-use render::{Hud, View};
+use render::{Hud, Renderer, View};
 
 /// Pixels per world unit when following the player.
 const FOLLOW_SCALE: f32 = 5.0;
@@ -35,6 +43,8 @@ const FOLLOW_SCALE: f32 = 5.0;
 struct Args {
     headless: bool,
     frames: u64,
+    /// Wall-clock seconds after which the window closes itself.
+    seconds: Option<f64>,
     png: String,
     config: Config,
     whole_view: bool,
@@ -48,6 +58,7 @@ fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         headless: false,
         frames: 600,
+        seconds: None,
         png: "arena.png".into(),
         config: Config::default(),
         whole_view: false,
@@ -64,6 +75,9 @@ fn parse_args() -> Result<Args, String> {
             "--headless" => args.headless = true,
             "--debug" => args.debug = true,
             "--frames" => args.frames = number(it.next(), "--frames")?,
+            "--seconds" => {
+                args.seconds = Some(it.next().and_then(|s| s.parse().ok()).ok_or("--seconds needs a number")?)
+            }
             "--enemies" => args.config.enemies = number(it.next(), "--enemies")? as usize,
             "--seed" => args.config.seed = number(it.next(), "--seed")?,
             "--broad" => {
@@ -109,7 +123,7 @@ fn main() {
         Ok(a) => a,
         Err(e) => {
             eprintln!(
-                "{e}\nusage: arena [--headless] [--frames N] [--png PATH] [--enemies N] [--seed S] [--margin M] [--broad sap|sort|grid|hash|quadtree|tree] [--view follow|whole] [--size WxH] [--debug]"
+                "{e}\nusage: arena [--headless] [--frames N] [--png PATH] [--seconds N] [--enemies N] [--seed S] [--margin M] [--broad sap|sort|grid|hash|quadtree|tree] [--view follow|whole] [--size WxH] [--debug]"
             );
             std::process::exit(2);
         }
@@ -129,11 +143,7 @@ fn main() {
 }
 
 fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_unstable_by(f64::total_cmp);
-    v[v.len() / 2]
+    quantile(v, 0.5)
 }
 
 fn view_for(game: &Game, args: &Args, whole: bool) -> View {
@@ -188,7 +198,15 @@ fn headless(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Erro
         debug: args.debug,
         ..Hud::default()
     };
-    render::draw(game, &view_for(game, args, args.whole_view), &hud, &mut pixmap);
+    let view = view_for(game, args, args.whole_view);
+    // Drawn twice: the picture's HUD shows what the second drawing took (the first one draws
+    // the backdrop and the sprites).
+    let mut renderer = Renderer::default();
+    renderer.draw(game, &view, &hud, &mut pixmap);
+    let t = Instant::now();
+    renderer.draw(game, &view, &hud, &mut pixmap);
+    let hud = Hud { draw_ms: ms_since(t), ..hud };
+    renderer.draw(game, &view, &hud, &mut pixmap);
     pixmap.save_png(&args.png).map_err(|e| format!("could not write {}: {e}", args.png))?;
     println!("wrote {}", args.png);
     Ok(())
@@ -201,22 +219,36 @@ fn headless_hint(args: &Args) -> String {
     )
 }
 
-/// The interactive game: a minifb window (X11) showing a tiny-skia picture.
+/// The phases a windowed frame is split into, in the order `FrameTimes::record` gets them.
+const PHASES: &[&str] = &["collision", "game logic", "drawing", "present"];
+
+/// The interactive game: a minifb window (X11) showing a tiny-skia picture, paced at 60 Hz.
 fn window(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
-    use minifb::{Key, KeyRepeat, Window, WindowOptions};
+    use minifb::{Key, KeyRepeat, ScaleMode, Window, WindowOptions};
     if std::env::var_os("DISPLAY").is_none() {
         return Err(format!("No display: DISPLAY is not set, so no window can open.\n{}", headless_hint(args)).into());
     }
     let title = "sapwood arena (WASD/arrows move, F1/B debug, Z zoom, P pause, Esc quits)";
-    let mut window = Window::new(title, args.width as usize, args.height as usize, WindowOptions::default())
-        .map_err(|e| format!("Could not open a window ({e}).\n{}", headless_hint(args)))?;
-    window.set_target_fps(60);
+    let mut window = Window::new(
+        title,
+        args.width as usize,
+        args.height as usize,
+        WindowOptions { scale_mode: ScaleMode::UpperLeft, ..WindowOptions::default() },
+    )
+    .map_err(|e| format!("Could not open a window ({e}).\n{}", headless_hint(args)))?;
+    // The pacer below keeps the rate; minifb's own limiter would sleep a second time. The
+    // picture is the window's size: UpperLeft copies it, the default Stretch would resample it.
+    window.set_target_fps(0);
+    let mut pacer = Pacer::new(60.0);
     let mut pixmap = Pixmap::new(args.width, args.height).ok_or("bad window size")?;
+    let mut renderer = Renderer::default();
     let mut buffer = Vec::new();
     let mut hud = Hud { debug: args.debug, ..Hud::default() };
     let mut whole = args.whole_view;
+    let end = args.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
+    let mut times = FrameTimes::new(PHASES, (60.0 * args.seconds.unwrap_or(60.0)) as usize + 60);
     let (mut frames, mut since) = (0u32, Instant::now());
-    while window.is_open() && !window.is_key_down(Key::Escape) {
+    while window.is_open() && !window.is_key_down(Key::Escape) && end.is_none_or(|end| Instant::now() < end) {
         for key in window.get_keys_pressed(KeyRepeat::No) {
             match key {
                 Key::F1 | Key::B => hud.debug = !hud.debug,
@@ -229,15 +261,25 @@ fn window(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Error>
         let mut dir = sapwood::Vec2::ZERO;
         dir.x += f32::from(u8::from(down([Key::D, Key::Right]))) - f32::from(u8::from(down([Key::A, Key::Left])));
         dir.y += f32::from(u8::from(down([Key::W, Key::Up]))) - f32::from(u8::from(down([Key::S, Key::Down])));
+        let (mut collision_ms, mut logic_ms) = (0.0, 0.0);
         if !hud.paused {
+            let t = Instant::now();
             game.frame(Input { dir })?;
+            collision_ms = game.stats.step_ms + game.stats.sync_ms;
+            logic_ms = ms_since(t) - collision_ms;
             // Smoothed so that the numbers can be read.
             hud.step_ms = 0.9 * hud.step_ms + 0.1 * game.stats.step_ms;
             hud.sync_ms = 0.9 * hud.sync_ms + 0.1 * game.stats.sync_ms;
         }
-        render::draw(game, &view_for(game, args, whole), &hud, &mut pixmap);
-        render::to_0rgb(&pixmap, &mut buffer);
+        let t = Instant::now();
+        renderer.draw(game, &view_for(game, args, whole), &hud, &mut pixmap);
+        rgba_to_0rgb(pixmap.data(), &mut buffer);
+        let drawing_ms = ms_since(t);
+        hud.draw_ms = 0.9 * hud.draw_ms + 0.1 * drawing_ms;
+        let t = Instant::now();
         window.update_with_buffer(&buffer, args.width as usize, args.height as usize)?;
+        times.record(&[collision_ms, logic_ms, drawing_ms, ms_since(t)]);
+        pacer.wait();
         frames += 1;
         let elapsed = since.elapsed().as_secs_f64();
         if elapsed >= 0.5 {
@@ -245,5 +287,6 @@ fn window(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Error>
             (frames, since) = (0, Instant::now());
         }
     }
+    println!("arena window {}x{}, {} enemies: {}", args.width, args.height, args.config.enemies, times.report());
     Ok(())
 }

@@ -1,13 +1,25 @@
-//! Drawing the arena with tiny-skia: anti-aliased paths, one path per colour (thousands of
-//! enemies are a few fills, not thousands), the debug overlay and the HUD.
+//! Drawing the arena with tiny-skia. Per frame: the static backdrop is copied in
+//! (`backdrop.rs`), enemies and projectiles are blitted from pre-rendered sprites
+//! (`sprites.rs`), the player, the debug overlay and the HUD are drawn directly.
 
 use sapwood::{Pose, Shape, Vec2};
 use tiny_skia::{Color, FillRule, Paint, Path, PathBuilder, Pixmap, Rect, Stroke, Transform};
 
+use crate::backdrop::Backdrop;
 use crate::components::{Enemy, EnemyKind, Player, Projectile};
 use crate::font;
 use crate::game::Game;
 use crate::level;
+use crate::sprites::{Ink, SpriteCache};
+
+/// Outside the arena.
+const BACKGROUND: [u8; 4] = [14, 15, 20, 255];
+
+/// Enemy fills by kind (the `EnemyKind` order), drawn in that order: circles under capsules
+/// under polygons, each kind's outlines over its fills.
+const ENEMY_FILLS: [[u8; 4]; 3] = [[226, 84, 96, 255], [96, 206, 120, 255], [168, 112, 234, 255]];
+const ENEMY_LINE: Ink = Ink::Line([16, 12, 20, 255]);
+const SHOT: Ink = Ink::Fill([255, 236, 120, 255]);
 
 /// Which part of the world the picture shows.
 #[derive(Clone, Copy, Debug)]
@@ -35,7 +47,15 @@ impl View {
         View { center: target.clamp(-limit, limit), scale, width, height }
     }
 
-    fn px(&self, p: Vec2) -> (f32, f32) {
+    /// The same view moved by less than a pixel so that the world origin falls on a pixel
+    /// corner: everything it draws lines up with the backdrop's pixels.
+    pub fn snapped(&self) -> View {
+        let (ox, oy) = self.px(Vec2::ZERO);
+        let (hw, hh) = (0.5 * self.width as f32, 0.5 * self.height as f32);
+        View { center: Vec2::new(hw - ox.round(), oy.round() - hh) / self.scale, ..*self }
+    }
+
+    pub fn px(&self, p: Vec2) -> (f32, f32) {
         let q = (p - self.center) * self.scale;
         (0.5 * self.width as f32 + q.x, 0.5 * self.height as f32 - q.y)
     }
@@ -50,16 +70,17 @@ impl View {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Hud {
     pub fps: f64,
-    /// Collision-step and sync milliseconds (smoothed by the caller).
+    /// Collision-step, sync and drawing milliseconds (smoothed by the caller).
     pub step_ms: f64,
     pub sync_ms: f64,
+    pub draw_ms: f64,
     pub debug: bool,
     pub paused: bool,
 }
 
 /// Appends `shape` at `pose` to `pb` as a closed outline (circles natively, capsule caps as
 /// 8-segment arcs).
-fn push_shape(pb: &mut PathBuilder, view: &View, shape: &Shape, pose: &Pose) {
+pub fn push_shape(pb: &mut PathBuilder, view: &View, shape: &Shape, pose: &Pose) {
     let mut poly = |pts: &mut dyn Iterator<Item = Vec2>| {
         for (k, p) in pts.enumerate() {
             let (x, y) = view.px(pose.transform_point(p));
@@ -129,12 +150,54 @@ fn stroke(pixmap: &mut Pixmap, path: Option<Path>, line: &Paint, stroke: &Stroke
     }
 }
 
-/// Draws the game into `pixmap` as seen through `view`.
-pub fn draw(game: &Game, view: &View, hud: &Hud, pixmap: &mut Pixmap) {
-    pixmap.fill(Color::from_rgba8(14, 15, 20, 255));
-    let edge = 0.6f32.max(0.12 * view.scale);
+/// Outline width in pixels at `scale` pixels per unit.
+fn edge_width(scale: f32) -> f32 {
+    0.6f32.max(0.12 * scale)
+}
 
-    // Floor and a faint grid every 20 units.
+/// What drawing keeps from frame to frame.
+#[derive(Default)]
+pub struct Renderer {
+    backdrop: Backdrop,
+    sprites: SpriteCache,
+}
+
+impl Renderer {
+    /// Draws the game into `pixmap` as seen through `view` (snapped to whole pixels).
+    pub fn draw(&mut self, game: &Game, view: &View, hud: &Hud, pixmap: &mut Pixmap) {
+        let view = view.snapped();
+        let edge = edge_width(view.scale);
+        self.backdrop.draw(game, &view, pixmap);
+        self.sprites.prepare(view.scale, edge);
+        for (kind, fill) in ENEMY_FILLS.into_iter().enumerate() {
+            for ink in [Ink::Fill(fill), ENEMY_LINE] {
+                for (pose, shape, enemy) in game.ecs.query::<(&Pose, &Shape, &Enemy)>().iter() {
+                    if enemy.kind as usize == kind && view.visible(pose.p, 3.0) {
+                        self.sprites.queue(pixmap, &view, shape, pose, ink);
+                    }
+                }
+                self.sprites.flush(pixmap);
+            }
+        }
+        for (pose, shape, _) in game.ecs.query::<(&Pose, &Shape, &Projectile)>().iter() {
+            if view.visible(pose.p, 3.0) {
+                self.sprites.queue(pixmap, &view, shape, pose, SHOT);
+            }
+        }
+        self.sprites.flush(pixmap);
+        draw_player(game, &view, pixmap, edge);
+        if hud.debug {
+            draw_debug(game, &view, pixmap);
+        }
+        draw_hud(game, hud, pixmap);
+    }
+}
+
+/// The static picture: background, floor with a faint grid every 20 units, walls and obstacles.
+pub fn draw_static(game: &Game, view: &View, pixmap: &mut Pixmap) {
+    let [r, g, b, a] = BACKGROUND;
+    pixmap.fill(Color::from_rgba8(r, g, b, a));
+    let edge = edge_width(view.scale);
     let (x0, y0) = view.px(Vec2::new(-level::HALF.x, level::HALF.y));
     let (x1, y1) = view.px(Vec2::new(level::HALF.x, -level::HALF.y));
     if let Some(r) = Rect::from_ltrb(x0, y0, x1, y1) {
@@ -161,30 +224,10 @@ pub fn draw(game: &Game, view: &View, hud: &Hud, pixmap: &mut Pixmap) {
         push_shape(&mut walls, view, shape, pose);
     }
     fill_and_stroke(pixmap, walls, &paint(96, 102, 120, 255), Some((&paint(150, 158, 180, 255), edge)));
+}
 
-    // Enemies, one path per kind.
-    let mut by_kind = [PathBuilder::new(), PathBuilder::new(), PathBuilder::new()];
-    for (pose, shape, enemy) in game.ecs.query::<(&Pose, &Shape, &Enemy)>().iter() {
-        if view.visible(pose.p, 3.0) {
-            push_shape(&mut by_kind[enemy.kind as usize], view, shape, pose);
-        }
-    }
-    let dark = paint(16, 12, 20, 255);
-    let [circles, capsules, polygons] = by_kind;
-    fill_and_stroke(pixmap, circles, &paint(226, 84, 96, 255), Some((&dark, edge)));
-    fill_and_stroke(pixmap, capsules, &paint(96, 206, 120, 255), Some((&dark, edge)));
-    fill_and_stroke(pixmap, polygons, &paint(168, 112, 234, 255), Some((&dark, edge)));
-
-    // Projectiles.
-    let mut shots = PathBuilder::new();
-    for (pose, shape, _) in game.ecs.query::<(&Pose, &Shape, &Projectile)>().iter() {
-        if view.visible(pose.p, 3.0) {
-            push_shape(&mut shots, view, shape, pose);
-        }
-    }
-    fill_and_stroke(pixmap, shots, &paint(255, 236, 120, 255), None);
-
-    // The player, with a health arc.
+/// The player, with a health arc (one shape: a path costs less than a sprite would save).
+fn draw_player(game: &Game, view: &View, pixmap: &mut Pixmap, edge: f32) {
     for (pose, shape, _) in game.ecs.query::<(&Pose, &Shape, &Player)>().iter() {
         let mut pb = PathBuilder::new();
         push_shape(&mut pb, view, shape, pose);
@@ -200,11 +243,6 @@ pub fn draw(game: &Game, view: &View, hud: &Hud, pixmap: &mut Pixmap) {
         }
         stroke(pixmap, arc.finish(), &paint(120, 255, 140, 255), &Stroke { width: edge * 2.0, ..Stroke::default() });
     }
-
-    if hud.debug {
-        draw_debug(game, view, pixmap);
-    }
-    draw_hud(game, hud, pixmap);
 }
 
 /// The broad phase's view: fat boxes of the movers (green, in the SAP) and of the tree
@@ -243,7 +281,10 @@ fn draw_hud(game: &Game, hud: &Hud, pixmap: &mut Pixmap) {
     let s = &game.stats;
     let health = game.player_health();
     let lines = [
-        format!("FPS {:.0}   STEP {:.2} MS   SYNC {:.2} MS", hud.fps, hud.step_ms, hud.sync_ms),
+        format!(
+            "FPS {:.0}   STEP {:.2} MS   SYNC {:.2} MS   DRAW {:.2} MS",
+            hud.fps, hud.step_ms, hud.sync_ms, hud.draw_ms
+        ),
         format!("COLLIDERS {}   CONTACT PAIRS {}", game.world.len(), game.world.contacts().len()),
         format!("SCORE {}   KILLS {}   HP {}/{}   LIVES LOST {}", s.score, s.kills, health.hp, health.max, s.deaths),
     ];
@@ -252,9 +293,9 @@ fn draw_hud(game: &Game, hud: &Hud, pixmap: &mut Pixmap) {
     if let Some(r) = Rect::from_xywh(6.0, 6.0, width + 16.0, lines.len() as f32 * font::LINE * scale + 10.0) {
         pixmap.fill_rect(r, &paint(0, 0, 0, 150), Transform::identity(), None);
     }
-    let text = Paint { anti_alias: false, ..paint(235, 238, 245, 255) };
+    let text = [235, 238, 245, 255];
     for (i, line) in lines.iter().enumerate() {
-        font::draw_text(pixmap, line, 14.0, 14.0 + i as f32 * font::LINE * scale, scale, &text);
+        font::draw_text(pixmap, line, 14.0, 14.0 + i as f32 * font::LINE * scale, scale, text);
     }
     let mut keys = String::from("WASD/ARROWS MOVE   F1/B DEBUG   Z ZOOM   P PAUSE   ESC QUIT");
     if hud.debug {
@@ -267,19 +308,10 @@ fn draw_hud(game: &Game, hud: &Hud, pixmap: &mut Pixmap) {
     if let Some(r) = Rect::from_xywh(6.0, y - 6.0, font::text_width(&keys, 2.0) + 16.0, 5.0 * 2.0 + 12.0) {
         pixmap.fill_rect(r, &paint(0, 0, 0, 150), Transform::identity(), None);
     }
-    font::draw_text(pixmap, &keys, 14.0, y, 2.0, &text);
+    font::draw_text(pixmap, &keys, 14.0, y, 2.0, text);
 }
 
-/// The pixmap as minifb's `0RGB` words (the background is opaque, so premultiplied colour is
-/// plain colour).
-pub fn to_0rgb(pixmap: &Pixmap, out: &mut Vec<u32>) {
-    out.clear();
-    out.extend(
-        pixmap.pixels().iter().map(|p| (u32::from(p.red()) << 16) | (u32::from(p.green()) << 8) | u32::from(p.blue())),
-    );
-}
-
-/// Kept in one place so the enum order and the path order above cannot drift apart.
+/// `ENEMY_FILLS` is indexed by `EnemyKind as usize`.
 const _: () = {
     assert!(EnemyKind::Circle as usize == 0);
     assert!(EnemyKind::Capsule as usize == 1);

@@ -4,11 +4,14 @@
 //! ```text
 //! cargo run --release --example physics_backend                       # window if a display is there
 //! cargo run --release --example physics_backend -- --scene pile
+//! cargo run --release --example physics_backend -- --seconds 20     # window quits after 20 s
 //! cargo run --release --example physics_backend -- --headless --scene pyramid --png out.png
 //! ```
 //! Scenes: `pyramid` (20 rows of boxes), `column` (20 boxes on each other), `pile` (circles and capsules), `pour` (convex polygons
 //! poured into a container). Headless mode steps `--seconds` of simulated time at 60 Hz and
-//! writes the last frame as a PNG; it is the default when `DISPLAY` is unset.
+//! writes the last frame as a PNG; it is the default when `DISPLAY` is unset. The window, paced
+//! at 60 Hz, closes itself after `--seconds` of wall-clock time if given, and prints its median
+//! and 99th-percentile frame time on exit, split into collision, solver, drawing and presenting.
 
 mod render;
 mod scenes;
@@ -16,10 +19,13 @@ mod solver;
 #[cfg(test)]
 mod tests;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use sapwood::Vec2;
 use sapwood_support::SplitMix64;
+use sapwood_support::frame_times::{FrameTimes, ms_since};
+use sapwood_support::pacer::Pacer;
+use sapwood_support::pixels::rgba_to_0rgb;
 use tiny_skia::Pixmap;
 
 use render::View;
@@ -164,10 +170,18 @@ fn headless(scene: &mut Scene, args: &Args) {
     }
 }
 
+/// The phases a windowed frame is split into, in the order `FrameTimes::record` gets them.
+const PHASES: &[&str] = &["collision", "solver", "drawing", "present"];
+
 fn window(scene: &mut Scene, args: &Args) {
-    use minifb::{Key, Window, WindowOptions};
+    use minifb::{Key, ScaleMode, Window, WindowOptions};
     let title = format!("sapwood physics back-end: {} (Esc quits)", args.scene);
-    let mut window = match Window::new(&title, WIDTH as usize, HEIGHT as usize, WindowOptions::default()) {
+    let mut window = match Window::new(
+        &title,
+        WIDTH as usize,
+        HEIGHT as usize,
+        WindowOptions { scale_mode: ScaleMode::UpperLeft, ..WindowOptions::default() },
+    ) {
         Ok(w) => w,
         Err(e) => {
             eprintln!(
@@ -177,15 +191,29 @@ fn window(scene: &mut Scene, args: &Args) {
             std::process::exit(1);
         }
     };
-    window.set_target_fps(60);
+    // The pacer below keeps the rate; minifb's own limiter would sleep a second time. The
+    // picture is the window's size: UpperLeft copies it, the default Stretch would resample it.
+    window.set_target_fps(0);
+    let mut pacer = Pacer::new(60.0);
     let mut pixmap = Pixmap::new(WIDTH, HEIGHT).expect("non-zero size");
     let mut buffer = Vec::new();
-    while window.is_open() && !window.is_key_down(Key::Escape) {
+    let end = args.seconds.map(|s| Instant::now() + Duration::from_secs_f64(f64::from(s)));
+    let mut times = FrameTimes::new(PHASES, (60.0 * args.seconds.unwrap_or(60.0)) as usize + 60);
+    while window.is_open() && !window.is_key_down(Key::Escape) && end.is_none_or(|end| Instant::now() < end) {
+        let t = Instant::now();
         scene.step();
+        let collision_ms = scene.stepper.stats.collision_ms;
+        let solver_ms = ms_since(t) - collision_ms;
+        let t = Instant::now();
         render::draw(&scene.stepper, scene.view, &mut pixmap);
-        render::to_0rgb(&pixmap, &mut buffer);
+        rgba_to_0rgb(pixmap.data(), &mut buffer);
+        let drawing_ms = ms_since(t);
+        let t = Instant::now();
         if window.update_with_buffer(&buffer, WIDTH as usize, HEIGHT as usize).is_err() {
             break;
         }
+        times.record(&[collision_ms, solver_ms, drawing_ms, ms_since(t)]);
+        pacer.wait();
     }
+    println!("{} window, {} bodies: {}", args.scene, scene.stepper.bodies.len(), times.report());
 }

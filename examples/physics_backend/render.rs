@@ -99,12 +99,3 @@ pub fn draw(stepper: &Stepper, view: View, pixmap: &mut Pixmap) {
         pixmap.stroke_path(&path, &line, &stroke, Transform::identity(), None);
     }
 }
-
-/// The pixmap as minifb's `0RGB` words (the background is opaque, so premultiplied colour is
-/// plain colour).
-pub fn to_0rgb(pixmap: &Pixmap, out: &mut Vec<u32>) {
-    out.clear();
-    out.extend(
-        pixmap.pixels().iter().map(|p| (u32::from(p.red()) << 16) | (u32::from(p.green()) << 8) | u32::from(p.blue())),
-    );
-}

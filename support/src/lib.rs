@@ -1,17 +1,21 @@
 //! What sapwood's tests, benches and examples share, as one unpublished crate: the standard
 //! scenes every benchmark and example builds its colliders from, the soak, the periodic world of
-//! the determinism and allocation tests, oracle helpers, and the peer engines' harness.
+//! the determinism and allocation tests, oracle helpers, the peer engines' harness, and the
+//! windowed examples' frame timings, pacing and pixel conversion.
 //!
 //! Features keep the heavy peers out of builds that do not need them: `parry` (parry2d's shapes
 //! for the oracle tests) and `peers` (rapier2d).
 
 pub mod cpu;
 pub mod f64_rng;
+pub mod frame_times;
+pub mod pacer;
 #[cfg(feature = "parry")]
 pub mod parry_shapes;
 #[cfg(feature = "peers")]
 pub mod peers;
 pub mod periodic;
+pub mod pixels;
 pub mod scenes;
 pub mod soak;
 

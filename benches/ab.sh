@@ -40,7 +40,7 @@ runs() {
                 bin=$before
                 [ "$which" = after ] && bin=$after
                 # shellcheck disable=SC2086 # word splitting of the environment and arguments is meant
-                out=$(env $envs "$bin" $args 2>&1 | tail -3 | tr '\n' ' ')
+                out=$(env $envs "$bin" $args 2>&1 | grep -E '^(CPU per step|wall of World::step|wall per phase)' | tr '\n' ' ')
                 echo "$out" | sed -E "s/.*CPU per step \(set_pose \+ step\): ([0-9.]+) ms.*median ([0-9.]+) ms.*aabbs ([0-9.]+) ms, broad ([0-9.]+) ms, narrow ([0-9.]+) ms.*; ([0-9]+) contacts.*/$label|$which|\1|\2|\3|\4|\5|\6/"
             done
         done

@@ -11,8 +11,8 @@
 //! `aabb_motion_factor`; `SEED_SCENE=random-half` (any
 //! scenario without insertions or removals) runs a seed-table scene instead of the peer scene.
 //! Prints CPU time per step (from /proc/self/task/*/schedstat, so other processes' load does not
-//! count), the median wall-clock time of `World::step`, and the wall-clock time of each phase
-//! from `World::last_step_timings`; then the median time of `World::state_hash` (per collider:
+//! count), the median, mean, p90 and p99 wall-clock time of `World::step`, and the wall-clock
+//! time of each phase from `World::last_step_timings`; then the median time of `World::state_hash` (per collider:
 //! what a rollback game pays to compare peers every frame), and of one `World::shift_origin`
 //! and the step after it (which re-derives every box and manifold).
 
@@ -87,7 +87,15 @@ fn main() {
     let k = steps.max(1) as f64;
     println!("CPU per step (set_pose + step): {:.3} ms", cpu / k * 1e3);
     walls.sort_by(f64::total_cmp);
-    println!("wall of World::step: median {:.3} ms", walls.get(walls.len() / 2).copied().unwrap_or(0.0));
+    // A game feels its worst frames: the tail beside the median (nearest-rank percentiles).
+    let pct = |q: f64| walls.get(((walls.len() as f64 * q).ceil() as usize).saturating_sub(1)).copied().unwrap_or(0.0);
+    let mean = walls.iter().sum::<f64>() / walls.len().max(1) as f64;
+    println!(
+        "wall of World::step: median {:.3} ms, mean {mean:.3} ms, p90 {:.3} ms, p99 {:.3} ms",
+        walls.get(walls.len() / 2).copied().unwrap_or(0.0),
+        pct(0.9),
+        pct(0.99)
+    );
     println!(
         "wall per phase: aabbs {:.3} ms, broad {:.3} ms, narrow {:.3} ms, events {:.3} ms; {} contacts",
         phases[0] / k,

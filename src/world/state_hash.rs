@@ -149,8 +149,8 @@ impl World {
     /// last step's [`World::events`] and timings, leftovers of removed colliders and freed pair
     /// slots, and the broad-phase structures, which are derived (a snapshot rebuilds them).
     ///
-    /// Cost: a pass over the columns at memory speed (XXH3); see BENCHMARKS.md for ns per
-    /// collider. The value is the same on every little-endian host.
+    /// Cost: one pass over the columns, pairs and contacts at memory speed (XXH3), linear in
+    /// their count. The value is the same on every little-endian host.
     ///
     /// ```
     /// use sapwood::{ColliderDesc, Pose, Shape, Vec2, World};

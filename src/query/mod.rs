@@ -29,11 +29,87 @@
 //! # Ok::<(), sapwood::ShapeError>(())
 //! ```
 
+mod advance;
+mod cast;
+mod distance;
+mod gjk;
 mod point;
 mod ray;
 #[cfg(test)]
 mod tests;
+mod toi;
 
+pub use advance::Sweep;
+pub use cast::{CastHit, CastOptions, cast_shapes};
+pub use distance::{DistanceOutput, distance, distance_cached};
+pub use gjk::SimplexCache;
 pub(crate) use point::{EdgeRegion, edge_region, max_separation, within};
-pub use point::{contains_point, containing_part};
+pub use point::{containing_part, contains_point};
 pub use ray::{RayHit, ray_cast, ray_cast_part};
+pub use toi::{Toi, ToiState, time_of_impact};
+
+use glam::Vec2;
+
+use crate::math::Pose;
+use crate::shape::Shape;
+use gjk::Proxy;
+
+/// Why a query refused its input. Queries never panic; this is their answer to input that has
+/// no meaningful result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QueryError {
+    /// A pose, translation, sweep, fraction or distance is NaN or infinite, or a pose's
+    /// rotation is not a unit rotation.
+    NonFinite,
+    /// A fraction or distance is negative.
+    Negative,
+}
+
+impl std::fmt::Display for QueryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            QueryError::NonFinite => "query input is NaN, infinite or not a unit rotation",
+            QueryError::Negative => "query fraction or distance is negative",
+        })
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+fn check_pose(pose: &Pose) -> Result<(), QueryError> {
+    if pose.is_valid() { Ok(()) } else { Err(QueryError::NonFinite) }
+}
+
+fn check_vector(v: Vec2) -> Result<(), QueryError> {
+    if v.is_finite() { Ok(()) } else { Err(QueryError::NonFinite) }
+}
+
+/// A finite, non-negative scalar (a fraction or a distance).
+fn check_amount(x: f32) -> Result<(), QueryError> {
+    if !x.is_finite() {
+        Err(QueryError::NonFinite)
+    } else if x < 0.0 {
+        Err(QueryError::Negative)
+    } else {
+        Ok(())
+    }
+}
+
+/// A shape's convex parts with their index and pose in the shape's frame: a convex shape is
+/// its own part 0 at the identity.
+fn parts(shape: &Shape) -> impl Iterator<Item = (u32, Pose, &Shape)> {
+    let (single, many) = match shape {
+        Shape::Compound(c) => (None, c.parts()),
+        s => (Some(s), &[][..]),
+    };
+    let many = many.iter().enumerate().map(|(i, (lp, part))| (i as u32, *lp, part));
+    single.map(|s| (0, Pose::IDENTITY, s)).into_iter().chain(many)
+}
+
+/// A part's GJK proxy in its shape's frame (`None` only for a nested compound, which no
+/// constructor builds).
+#[inline]
+fn part_proxy(local: &Pose, part: &Shape) -> Option<Proxy> {
+    let p = Proxy::of(part)?;
+    Some(if *local == Pose::IDENTITY { p } else { p.transformed(local) })
+}

@@ -129,8 +129,7 @@ fn parry_query(shape: &Shape, pose: &PPose, ray: &PRay, max_t: f32, point: Vec2)
         Shape::Capsule(c) => answer(&PCapsule::new(pv(c.a), pv(c.b), c.radius), pose, ray, max_t, pv(point)),
         Shape::Cuboid(b) => answer(&PCuboid::new(pv(b.half_extents)), pose, ray, max_t, pv(point)),
         Shape::Polygon(poly) => {
-            let inner =
-                ConvexPolygon::from_convex_polyline(poly.vertices().iter().map(|v| pv(*v)).collect()).unwrap();
+            let inner = ConvexPolygon::from_convex_polyline(poly.vertices().iter().map(|v| pv(*v)).collect()).unwrap();
             if poly.radius > 0.0 {
                 answer(&RoundShape { inner_shape: inner, border_radius: poly.radius }, pose, ray, max_t, pv(point))
             } else {
@@ -225,8 +224,7 @@ fn random_rays_and_points_match_parry() {
                 }
                 if let Shape::Polygon(poly) = shape {
                     let local = pose.inv_transform_point(probe);
-                    let inside_core =
-                        poly.vertices().iter().zip(poly.normals()).all(|(v, n)| n.dot(local - *v) <= 0.0);
+                    let inside_core = poly.vertices().iter().zip(poly.normals()).all(|(v, n)| n.dot(local - *v) <= 0.0);
                     let brute = inside_core || brute_distance_to_core(poly, local) <= poly.radius;
                     assert_eq!(sure_in, brute);
                 }
@@ -290,11 +288,8 @@ fn random_rays_and_points_match_parry() {
                             (Some(h), _) if h.t == 0.0 => {
                                 let Shape::Polygon(poly) = shape else { unreachable!() };
                                 let local = pose.inv_transform_point(o);
-                                let in_core = poly
-                                    .vertices()
-                                    .iter()
-                                    .zip(poly.normals())
-                                    .all(|(v, n)| n.dot(local - *v) <= 0.0);
+                                let in_core =
+                                    poly.vertices().iter().zip(poly.normals()).all(|(v, n)| n.dot(local - *v) <= 0.0);
                                 in_core || brute_distance_to_core(poly, local) <= poly.radius + 1e-6
                             }
                             (Some(h), _) => {
@@ -304,10 +299,7 @@ fn random_rays_and_points_match_parry() {
                             (None, Some((t, _))) => !contains_point(shape, &pose, ray.at(t)),
                             (None, None) => true,
                         };
-                    assert!(
-                        grazing || brute_ok,
-                        "{shape:?} {pose:?} {ray:?} max_t {max_t}: {mine:?} vs {theirs:?}"
-                    );
+                    assert!(grazing || brute_ok, "{shape:?} {pose:?} {ray:?} max_t {max_t}: {mine:?} vs {theirs:?}");
                 }
             }
         }

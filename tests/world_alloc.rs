@@ -41,15 +41,25 @@ const WARM_UP_PERIODS: usize = 12;
 #[test]
 fn steady_state_step_allocates_nothing() {
     for config in periodic::configs() {
-        steady_state_step_allocates_nothing_with(config);
+        steady_state_step_allocates_nothing_with(config, false);
     }
 }
 
-fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig) {
+/// The pair filter (at pair creation) and the contact hook (in the parallel narrow phase) add
+/// no allocation either.
+#[test]
+fn steady_state_step_with_pair_hooks_allocates_nothing() {
+    steady_state_step_allocates_nothing_with(sapwood::WorldConfig::default(), true);
+}
+
+fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig, hooks: bool) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
         ALLOCS.store(0, Ordering::SeqCst);
         let mut scene = periodic::build_with(4000, 3, config);
+        if hooks {
+            scene.world.set_pair_hooks(Some(std::sync::Arc::new(periodic::Hooks)));
+        }
         for t in 0..2 * periodic::PERIOD {
             periodic::animate(&mut scene, t);
             scene.world.step();

@@ -32,6 +32,9 @@ impl PairHooks for Salted {
     }
 }
 
+/// Manifolds by `(lower slot, higher slot)`.
+type Contacts = BTreeMap<(u32, u32), Manifold>;
+
 /// What the world should report, computed from scratch: every pair of live colliders (lower
 /// slot first) that are not both static, the filter allows, and whose shapes touch, with the
 /// contact hook applied to non-sensor manifolds. The periodic scene's user data is the
@@ -40,7 +43,7 @@ fn model(
     world: &World,
     ids: &[ColliderId],
     hooks: Option<&Salted>,
-) -> (BTreeMap<(u32, u32), Manifold>, BTreeSet<(u32, u32)>) {
+) -> (Contacts, BTreeSet<(u32, u32)>) {
     let mut live: Vec<ColliderId> = ids.iter().copied().filter(|&id| world.contains(id)).collect();
     live.sort_by_key(|id| id.index());
     let (mut contacts, mut sensors) = (BTreeMap::new(), BTreeSet::new());
@@ -387,8 +390,8 @@ fn one_way_platform_holds_from_above_and_lets_through_from_below() {
     }
     assert!(crossed, "box 1 must overlap the platform on its way up");
     assert!(began_at[0].is_some() && began_at[1] > began_at[0], "{began_at:?}");
-    for i in 0..2 {
-        assert!((y[i] - (top + half)).abs() < 0.02, "box {i} rests on top: y {}", y[i]);
+    for (i, y) in y.iter().enumerate() {
+        assert!((y - (top + half)).abs() < 0.02, "box {i} rests on top: y {y}");
     }
     assert_eq!(world.contacts().len(), 2);
 }

@@ -1,62 +1,8 @@
 //! Pair hooks: user code that refuses candidate pairs and disables or edits contacts.
 //!
-//! A [`PairHooks`] set on the world with [`World::set_pair_hooks`] has two callbacks, each with
-//! a default that changes nothing:
-//!
-//! - [`PairHooks::filter_pair`] decides whether a candidate pair exists at all, beyond the
-//!   [`Filter`](crate::Filter) bits and the static rule (rapier's `filter_contact_pair`,
-//!   Box2D v3's `b2CustomFilterFcn`). A refused pair never gets a manifold, a contact or an
-//!   event, sensor pairs included.
-//! - [`PairHooks::modify_contact`] sees each touching non-sensor pair's manifold as it is
-//!   computed and may edit it or disable the contact (rapier's `modify_solver_contacts`,
-//!   Box2D v3's `b2PreSolveFcn`). One-way platforms are the classic use.
-//!
-//! # When the filter is asked
-//! The answer is stored in the pair and kept for its whole life, so that the filter costs
-//! nothing per step and a pair's fate does not change behind the user's back. It is asked:
-//! - when the pair begins: the step (or [`World::shift_origin`]) finds that the colliders'
-//!   fat boxes started to overlap, which happens before their shapes can touch;
-//! - for every pair of a collider when [`World::refilter`] or [`World::set_shape`] is called
-//!   on it (Box2D v3 re-asks on a shape change too);
-//! - for every pair when [`World::set_pair_hooks`] is called.
-//!
-//! Those calls ask at once, and their effect on contacts and events comes at the next step,
-//! like that of any edit: a touching pair refused then ends (`ContactEnded`/`SensorExited`),
-//! a pair accepted again is evaluated and begins if its shapes touch. A pair that ends (its fat
-//! boxes part) and begins again is asked again. So a filter should read what it is given (ids,
-//! user data, shapes, flags) or state that changes only together with a `refilter` call; poses
-//! change every step and are better judged by the contact hook.
-//!
-//! # What a disabled contact means
-//! A pair counts as touching when its shapes touch *and* the contact hook keeps the contact.
-//! A disabled pair is not in [`World::contacts`]; it neither begins nor continues touching: a
-//! touching pair the hook disables ends with `ContactEnded`, and begins again with
-//! `ContactBegan` when the hook next keeps it. So events always describe how the contacts
-//! array changed. The hook runs when the pair's manifold is recomputed: at each step in which
-//! either collider moved or changed (the rule for every manifold); a pair of two unmoved
-//! colliders keeps its last result, manifold as edited or disabled. [`World::refilter`] makes
-//! a collider's pairs go through both hooks again at the next step.
-//!
-//! # Determinism, threads and allocation
-//! The filter runs serially, in ascending pair order. The contact hook runs inside the parallel
-//! narrow phase, from several threads at once and in no fixed order, hence `Send + Sync`; its
-//! result is applied serially in the order fixed by the input, so when both hooks are pure
-//! functions of their arguments (and of state that does not change during a step), the step's
-//! output is bit-identical for any thread count. Calling them allocates nothing.
-//!
-//! # Why the hooks live on the world
-//! The filter's answers are world state, and the world asks for them outside of `step` too
-//! (`refilter`, `set_shape`, `shift_origin`, [`World::rebuilt_with`], which shares the hooks
-//! with the copy). Holding the hooks keeps one filter behind every stored answer, and keeps
-//! `World::step` the one call it was, for the ECS integration and every other caller. An `Arc`
-//! lets the copy share them and the user keep a handle to the hook's own state.
-//!
-//! # Snapshots
-//! Hooks are code, not state: a snapshot stores the filter's answers (they decide what the next
-//! step does) but not the hooks. A restored world has none until set; pairs that begin before
-//! then are accepted and contacts are left as computed. Set the hooks on the restored world
-//! before its first step: every pair is asked again and re-evaluated, and with pure hooks the
-//! restored world goes on exactly as the original.
+//! The trait and the views it is given live here, with the world's calls that set the hooks and
+//! ask the filter again; the step calls them from `step/broad.rs` (pair creation, via
+//! `pairs.rs`) and `step/narrow.rs` (the contact hook). The semantics are on [`PairHooks`].
 
 use std::sync::Arc;
 
@@ -84,12 +30,74 @@ pub struct ColliderView<'a> {
     pub sensor: bool,
 }
 
-/// User callbacks deciding which pairs exist and what their contacts are (see the
-/// [module docs](self) for when each is called). Both default to changing nothing.
+/// User callbacks deciding which pairs exist and what their contacts are.
 ///
+/// Set on the world with [`World::set_pair_hooks`]; two callbacks, each with a default that
+/// changes nothing:
+///
+/// - [`PairHooks::filter_pair`] decides whether a candidate pair exists at all, beyond the
+///   [`Filter`](crate::Filter) bits and the static rule (rapier's `filter_contact_pair`,
+///   Box2D v3's `b2CustomFilterFcn`). A refused pair never gets a manifold, a contact or an
+///   event, sensor pairs included.
+/// - [`PairHooks::modify_contact`] sees each touching non-sensor pair's manifold as it is
+///   computed and may edit it or disable the contact (rapier's `modify_solver_contacts`,
+///   Box2D v3's `b2PreSolveFcn`). One-way platforms are the classic use.
+///
+/// # When the filter is asked
+/// The answer is stored in the pair and kept for its whole life, so that the filter costs
+/// nothing per step and a pair's fate does not change behind the user's back. It is asked:
+/// - when the pair begins: the step (or [`World::shift_origin`]) finds that the colliders'
+///   fat boxes started to overlap, which happens before their shapes can touch;
+/// - for every pair of a collider when [`World::refilter`] or [`World::set_shape`] is called
+///   on it (Box2D v3 re-asks on a shape change too);
+/// - for every pair when [`World::set_pair_hooks`] is called.
+///
+/// Those calls ask at once, and their effect on contacts and events comes at the next step,
+/// like that of any edit: a touching pair refused then ends (`ContactEnded`/`SensorExited`),
+/// a pair accepted again is evaluated and begins if its shapes touch. A pair that ends (its fat
+/// boxes part) and begins again is asked again. So a filter should read what it is given (ids,
+/// user data, shapes, flags) or state that changes only together with a `refilter` call; poses
+/// change every step and are better judged by the contact hook.
+///
+/// # What a disabled contact means
+/// A pair counts as touching when its shapes touch *and* the contact hook keeps the contact.
+/// A disabled pair is not in [`World::contacts`]; it neither begins nor continues touching: a
+/// touching pair the hook disables ends with `ContactEnded`, and begins again with
+/// `ContactBegan` when the hook next keeps it. So events always describe how the contacts
+/// array changed. The hook runs when the pair's manifold is recomputed: at each step in which
+/// either collider moved or changed (the rule for every manifold); a pair of two unmoved
+/// colliders keeps its last result, manifold as edited or disabled. [`World::refilter`] makes
+/// a collider's pairs go through both hooks again at the next step.
+///
+/// # Determinism, threads and allocation
+/// The filter runs serially, in an order fixed by the input. The contact hook runs inside the
+/// parallel narrow phase, from several threads at once and in no fixed order, hence
+/// `Send + Sync`; its result is applied serially in an order fixed by the input, so when both
+/// hooks are pure
+/// functions of their arguments (and of state that does not change during a step), the step's
+/// output is bit-identical for any thread count. Calling them allocates nothing.
+///
+/// # Why the hooks live on the world
+/// The filter's answers are world state, and the world asks for them outside of `step` too
+/// (`refilter`, `set_shape`, `shift_origin`, [`World::rebuilt_with`], which shares the hooks
+/// with the copy). Holding the hooks keeps one filter behind every stored answer, and keeps
+/// `World::step` the one call it was, for the ECS integration and every other caller. An `Arc`
+/// lets the copy share them and the user keep a handle to the hook's own state.
+///
+/// # Snapshots
+/// Hooks are code, not state: a snapshot stores the filter's answers (they decide what the next
+/// step does) but not the hooks. A restored world has none until set; pairs that begin before
+/// then are accepted and contacts are left as computed. Set the hooks on the restored world
+/// before its first step: every pair is asked again and re-evaluated, and with pure hooks the
+/// restored world goes on exactly as the original.
+///
+/// # Example
 /// A one-way platform: the contact with a platform (user data 1) is kept only while the other
 /// collider rests on its top face, so a box coming from below passes through and one landing
-/// from above is held.
+/// from above is held. A collision world knows no velocities, so this rule judges by depth and
+/// needs bodies to sink less than 0.1 per step; a game that has velocities can share them with
+/// its hook (written between steps) and keep the contact only for a body not moving up, which
+/// holds at any speed (`tests/world_hooks.rs` does).
 ///
 /// ```
 /// use std::sync::Arc;

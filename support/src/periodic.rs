@@ -91,7 +91,7 @@ impl Hooks {
 
     /// The contact hook on user data and the manifold, as `PairHooks::modify_contact`.
     pub fn modify(a: u64, b: u64, m: &mut Manifold) -> bool {
-        if a % 3 == 0 && m.normal.y > 0.7 {
+        if a.is_multiple_of(3) && m.normal.y > 0.7 {
             return false;
         }
         if (a ^ b) % 4 == 1 {

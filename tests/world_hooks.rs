@@ -39,11 +39,7 @@ type Contacts = BTreeMap<(u32, u32), Manifold>;
 /// slot first) that are not both static, the filter allows, and whose shapes touch, with the
 /// contact hook applied to non-sensor manifolds. The periodic scene's user data is the
 /// collider's index, from which its static and sensor flags follow.
-fn model(
-    world: &World,
-    ids: &[ColliderId],
-    hooks: Option<&Salted>,
-) -> (Contacts, BTreeSet<(u32, u32)>) {
+fn model(world: &World, ids: &[ColliderId], hooks: Option<&Salted>) -> (Contacts, BTreeSet<(u32, u32)>) {
     let mut live: Vec<ColliderId> = ids.iter().copied().filter(|&id| world.contains(id)).collect();
     live.sort_by_key(|id| id.index());
     let (mut contacts, mut sensors) = (BTreeMap::new(), BTreeSet::new());

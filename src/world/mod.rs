@@ -12,10 +12,10 @@
 //! box is recomputed; only when it leaves the collider's fat box does the broad phase hear of it.
 //!
 //! # Pair bookkeeping
-//! Every candidate pair (fat boxes overlap, filters allow it) owns a `PairSlot`, refused or not
-//! by the pair hooks' filter, found by its
-//! ordered slot pair in a [`PairTable`] and linked into both colliders' doubly linked pair lists
-//! (Box2D's contact edges), so that removing or moving a collider reaches its pairs directly.
+//! Every candidate pair (fat boxes overlap, filters allow it) owns a `PairSlot`, whether the
+//! pair hooks' filter refused it or not, found by its ordered slot pair in a [`PairTable`] and
+//! linked into both colliders' doubly linked pair lists (Box2D's contact edges), so that
+//! removing or moving a collider reaches its pairs directly.
 //! Touching pairs additionally own an entry in the dense, `Pod` contacts array that
 //! [`World::contacts`] exposes.
 
@@ -107,7 +107,8 @@ pub struct World {
     /// The user's pair filter and contact hook (see `hooks`). Code, not state: never stored.
     hooks: Option<Arc<dyn PairHooks>>,
     /// Some touching pair was refused since the last step: the next narrow phase checks the
-    /// contacts it updates in place for it (derived: true iff a refused pair touches).
+    /// contacts it updates in place for it. Derived (a snapshot restore sets it when a refused
+    /// pair touches); a refusal only makes the check necessary, never wrong.
     refusals_pending: bool,
 }
 

@@ -15,7 +15,9 @@
 //!
 //! A step = the scene moves its colliders ([`Scene::step`], untimed), then the timed part: the
 //! world is told ([`World::remove`] / [`World::set_pose`] / [`World::insert`]) and steps (AABBs,
-//! broad phase, narrow phase with manifolds, events). Every algorithm sees the same motion, so
+//! broad phase, narrow phase with manifolds, events). Each cell also reports its first step from
+//! scratch (the world built with `insert_batch`, then its first step), the work the seed's
+//! per-frame numbers measure. Every algorithm sees the same motion, so
 //! its touching-pair count after every step must equal brute force's (at 65536, where brute
 //! force is skipped, every algorithm's must agree): the job exits with status 1 when one
 //! differs or an algorithm panics.

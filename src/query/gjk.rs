@@ -148,8 +148,19 @@ struct Vertex {
 const MAX_ITERATIONS: usize = 24;
 
 /// The distance between the cores of `a` (in A's frame) and `b` (in B's frame) with B at `xf`
-/// relative to A, warm-started from `cache` and leaving the final simplex in it.
+/// relative to A, warm-started from `cache` and leaving the final simplex in it. A core that is
+/// a single point (a circle's) takes the closed form instead: the closest point of the other
+/// core, edge by edge.
 pub(crate) fn gjk(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> GjkOutput {
+    if b.count == 1 {
+        let q = xf.transform_point(b.points[0]);
+        let (pa, n) = closest_to_point(a.points(), q);
+        return output(pa, q, n);
+    }
+    if a.count == 1 {
+        let (pb, n) = closest_to_point(b.points(), xf.inv_transform_point(a.points[0]));
+        return output(a.points[0], xf.transform_point(pb), -xf.q.rotate(n));
+    }
     let make = |ia: usize, ib: usize| {
         let (wa, wb) = (a.points[ia], xf.transform_point(b.points[ib]));
         Vertex { wa, wb, w: wb - wa, a: 1.0, ia: ia as u8, ib: ib as u8 }
@@ -210,6 +221,50 @@ pub(crate) fn gjk(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> 
         return GjkOutput { point_a: pa, point_b: pa, distance, normal: Vec2::ZERO };
     }
     GjkOutput { point_a: pa, point_b: pb, distance, normal }
+}
+
+/// The closest point of the convex hull of `pts` (counter-clockwise when three or more) to `x`,
+/// and the unit direction from it to `x` (zero when `x` is inside).
+fn closest_to_point(pts: &[Vec2], x: Vec2) -> (Vec2, Vec2) {
+    let on_segment = |a: Vec2, b: Vec2| {
+        let e = b - a;
+        let t = (x - a).dot(e) / e.length_squared();
+        a + t.clamp(0.0, 1.0) * e
+    };
+    let q = match pts {
+        [p] => *p,
+        [a, b] => on_segment(*a, *b),
+        _ => {
+            let mut best: Option<(Vec2, f32)> = None;
+            let mut inside = true;
+            for (i, &a) in pts.iter().enumerate() {
+                let b = pts[if i + 1 == pts.len() { 0 } else { i + 1 }];
+                if (b - a).perp_dot(x - a) < 0.0 {
+                    inside = false;
+                    let q = on_segment(a, b);
+                    let d = (x - q).length_squared();
+                    if best.is_none_or(|(_, bd)| d < bd) {
+                        best = Some((q, d));
+                    }
+                }
+            }
+            match best {
+                Some((q, _)) if !inside => q,
+                _ => x,
+            }
+        }
+    };
+    (q, (x - q).normalize_or_zero())
+}
+
+/// A [`GjkOutput`] from closest points and the unit normal from A's core to B's (zero when the
+/// cores touch or overlap).
+#[inline]
+fn output(point_a: Vec2, point_b: Vec2, normal: Vec2) -> GjkOutput {
+    if normal == Vec2::ZERO {
+        return GjkOutput { point_a, point_b: point_a, distance: 0.0, normal };
+    }
+    GjkOutput { point_a, point_b, distance: (point_b - point_a).dot(normal).max(0.0), normal }
 }
 
 /// The direction from the simplex (a point or a segment) towards the origin. For a segment it

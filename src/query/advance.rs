@@ -114,39 +114,53 @@ pub(crate) fn advance(a: &Proxy, sa: &Sweep, b: &Proxy, sb: &Sweep, target: f32,
     let rel = (sb.end.p - sb.start.p) - (sa.end.p - sa.start.p);
     let reach = |p: &Proxy, angle: f32| if angle == 0.0 { 0.0 } else { angle.abs() * p.reach() };
     let swing = reach(a, angle_a) + reach(b, angle_b);
+    // The distance at `t` in A's frame at `t`, and the relative translation in that frame.
+    // Without turning, B's pose relative to A moves on a line: no pose products per step.
+    let (xf0, rel0) = (sa.start.inv_mul(&sb.start), sa.start.q.inv_rotate(rel));
+    let turning = angle_a != 0.0 || angle_b != 0.0;
+    let local = |t: f32, cache: &mut SimplexCache| {
+        if turning {
+            let pa = sa.at_angle(t, angle_a);
+            (proxy_distance(a, b, &pa.inv_mul(&sb.at_angle(t, angle_b)), cache), pa.q.inv_rotate(rel))
+        } else {
+            (proxy_distance(a, b, &Pose { p: xf0.p + t * rel0, q: xf0.q }, cache), rel0)
+        }
+    };
+    let done = |outcome: Outcome, t: f32, d: LocalDistance| {
+        let pa = sa.at_angle(t, angle_a);
+        let at = LocalDistance {
+            distance: d.distance,
+            point_a: pa.transform_point(d.point_a),
+            point_b: pa.transform_point(d.point_b),
+            normal: pa.q.rotate(d.normal),
+        };
+        Advance { outcome, t, at }
+    };
     let aim = target + 0.5 * tol;
     let mut cache = SimplexCache::default();
     let mut t = 0.0f32;
+    let mut approach = Vec2::ZERO;
     for k in 0..MAX_ITERATIONS {
-        let pa = sa.at_angle(t, angle_a);
-        let d = world_distance(a, &pa, b, &sb.at_angle(t, angle_b), &mut cache);
+        let (mut d, rel) = local(t, &mut cache);
         if d.distance <= target + tol {
-            let outcome = if k == 0 { Outcome::AtStart } else { Outcome::Hit };
-            return Advance { outcome, t, at: d };
+            // Cores that touch exactly at the hit have no normal of their own; the direction
+            // they approached along, from the last step, is the contact's normal.
+            if d.normal == Vec2::ZERO {
+                d.normal = approach;
+            }
+            return done(if k == 0 { Outcome::AtStart } else { Outcome::Hit }, t, d);
         }
+        approach = d.normal;
         let bound = -rel.dot(d.normal) + swing;
         if bound <= 0.0 {
-            return Advance { outcome: Outcome::Missed, t, at: d };
+            return done(Outcome::Missed, t, d);
         }
         t += (d.distance - aim) / bound;
         if t > max_t {
-            return Advance { outcome: Outcome::Missed, t: max_t, at: d };
+            return done(Outcome::Missed, max_t, d);
         }
     }
-    let d = world_distance(a, &sa.at_angle(t, angle_a), b, &sb.at_angle(t, angle_b), &mut cache);
-    Advance { outcome: Outcome::Limit, t, at: d }
-}
-
-/// The distance between proxies at world poses, in world space.
-#[inline]
-fn world_distance(a: &Proxy, pa: &Pose, b: &Proxy, pb: &Pose, cache: &mut SimplexCache) -> LocalDistance {
-    let d = proxy_distance(a, b, &pa.inv_mul(pb), cache);
-    LocalDistance {
-        distance: d.distance,
-        point_a: pa.transform_point(d.point_a),
-        point_b: pa.transform_point(d.point_b),
-        normal: pa.q.rotate(d.normal),
-    }
+    done(Outcome::Limit, t, local(t, &mut cache).0)
 }
 
 /// A part's bounding circle as a proxy (centre in its shape's frame): culls part pairs of

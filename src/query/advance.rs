@@ -103,9 +103,12 @@ pub(crate) const MAX_ITERATIONS: usize = 256;
 /// plus the rounding of the coordinates GJK works in. The advancement aims at the target plus
 /// half of it and stops within the target plus all of it, which keeps every step short of
 /// the true contact despite f32 rounding of the distance.
-pub(crate) fn tolerance(a: &Proxy, b: &Proxy, sa: &Sweep, sb: &Sweep) -> f32 {
+pub(crate) fn tolerance(a: &Proxy, b: &Proxy, sa: &Sweep, sb: &Sweep, max_t: f32) -> f32 {
     let (ea, eb) = (a.extent(), b.extent());
-    let span = (sb.start.p - sa.start.p).abs().max_element() + (sb.end.p - sa.end.p).abs().max_element();
+    // The relative offsets at the ends of the searched span, not of the whole sweep: a long
+    // translation searched over a short fraction stays in small coordinates.
+    let (d0, d1) = (sb.start.p - sa.start.p, sb.end.p - sa.end.p);
+    let span = d0.abs().max_element() + (d0 + max_t.min(1.0) * (d1 - d0)).abs().max_element();
     1e-4 * ea.min(eb) + 8.0 * f32::EPSILON * (span + ea + eb)
 }
 

@@ -432,14 +432,21 @@ impl MinkowskiDifference {
     }
 }
 
+/// Signed distance between one part pair: the distance when apart, minus the depth of the
+/// minimum translation out of contact when overlapping.
+pub fn pair_signed_distance(a: &Core, b: &Core) -> f64 {
+    let d = pair_distance(a, b);
+    if d.distance > 0.0 { d.distance } else { MinkowskiDifference::new(a, b).signed_distance(DVec2::ZERO) }
+}
+
 /// Signed distance between two placed shapes (negative: penetration depth), the minimum over
 /// part pairs. For convex shapes this is exact; for a compound it is the deepest part pair's
-/// depth.
+/// depth. It changes no faster than the shapes' points move relative to each other.
 pub fn signed_distance(a: &[Core], b: &[Core]) -> f64 {
     let mut best = f64::INFINITY;
     for ca in a {
         for cb in b {
-            best = best.min(MinkowskiDifference::new(ca, cb).signed_distance(DVec2::ZERO));
+            best = best.min(pair_signed_distance(ca, cb));
         }
     }
     best
@@ -497,12 +504,13 @@ impl ExactCast {
         self.pairs.iter().map(|(md, _, _)| md.signed_distance(self.relative * t)).fold(f64::INFINITY, f64::min)
     }
 
-    /// The minimum distance over `[0, max_fraction]` and a fraction attaining it (golden-section
-    /// search per part pair, each pair's distance being convex in the fraction).
-    pub fn min_distance(&self) -> (f64, f64) {
+    /// The minimum signed distance over `[0, max_fraction]` and a fraction attaining it
+    /// (golden-section search per part pair, each pair's signed distance being convex in the
+    /// fraction: the signed distance to a convex set is convex, and the point moves on a line).
+    pub fn min_signed_distance(&self) -> (f64, f64) {
         let mut best = (f64::INFINITY, 0.0);
         for (md, _, _) in &self.pairs {
-            let f = |t: f64| md.signed_distance(self.relative * t).max(0.0);
+            let f = |t: f64| md.signed_distance(self.relative * t);
             let (t, d) = golden_min(&f, 0.0, self.max_fraction);
             if d < best.0 {
                 best = (d, t);
@@ -511,12 +519,12 @@ impl ExactCast {
         best
     }
 
-    /// The first fraction where the distance is `<= target`, or `None` when it stays above it
-    /// over `[0, max_fraction]`.
+    /// The first fraction where the signed distance is `<= target` (a negative target asks for
+    /// that much penetration), or `None` when it stays above it over `[0, max_fraction]`.
     pub fn first_within(&self, target: f64) -> Option<CastAnswer> {
         let mut best: Option<CastAnswer> = None;
         for (md, i, j) in &self.pairs {
-            let f = |t: f64| md.signed_distance(self.relative * t).max(0.0);
+            let f = |t: f64| md.signed_distance(self.relative * t);
             let hit = if f(0.0) <= target {
                 Some(0.0)
             } else {
@@ -613,19 +621,19 @@ impl SweepD {
 /// The reference's time-of-impact answer.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ExactToi {
-    /// At `fraction` the distance is within `tol` of the target, and before it the distance
-    /// never dropped to the target.
+    /// At `fraction` the signed distance is within `tol` of the target, and before it the
+    /// signed distance never dropped to the target.
     Within {
         /// The first sample within `target + tol`.
         fraction: f64,
-        /// The distance there.
+        /// The signed distance there.
         distance: f64,
         /// Samples taken.
         samples: usize,
     },
-    /// The distance stays above the target over the whole sweep.
+    /// The signed distance stays above the target over the whole sweep.
     Separated {
-        /// The smallest sampled distance (an upper bound on the true minimum).
+        /// The smallest sampled signed distance (an upper bound on the true minimum).
         min_sampled: f64,
         /// Samples taken.
         samples: usize,
@@ -642,9 +650,10 @@ pub fn distance_rate_bound(a: &Body, sa: &SweepD, b: &Body, sb: &SweepD) -> f64 
     ((sb.p1 - sb.start.p) - (sa.p1 - sa.start.p)).length() + sa.da.abs() * a.reach + sb.da.abs() * b.reach
 }
 
-/// The first fraction in `[0, max_fraction]` at which the shapes come within `target + tol`,
-/// having stayed above `target` before (see the module docs), sampling at most `max_samples`
-/// times.
+/// The first fraction in `[0, max_fraction]` at which the signed distance comes within
+/// `target + tol`, having stayed above `target` before (see the module docs), sampling at most
+/// `max_samples` times. A negative target asks for that much penetration: the signed distance
+/// changes no faster than the distance does.
 pub fn time_of_impact(
     a: &Body,
     sa: &SweepD,
@@ -662,7 +671,7 @@ pub fn time_of_impact(
     for samples in 1..=max_samples {
         a.place_into(&sa.at(t), &mut ca);
         b.place_into(&sb.at(t), &mut cb);
-        let d = distance_placed(&ca, &cb).distance;
+        let d = signed_distance(&ca, &cb);
         min_sampled = min_sampled.min(d);
         if d <= target + tol {
             return ExactToi::Within { fraction: t, distance: d, samples };
@@ -675,6 +684,11 @@ pub fn time_of_impact(
         t = (t + step).min(max_fraction);
     }
     ExactToi::Undecided { fraction: t }
+}
+
+/// The signed distance between two swept shapes at fraction `t`.
+pub fn signed_distance_on_sweeps(a: &Body, sa: &SweepD, b: &Body, sb: &SweepD, t: f64) -> f64 {
+    signed_distance(&a.placed(&sa.at(t)), &b.placed(&sb.at(t)))
 }
 
 /// The distance between two swept shapes at fraction `t`.
@@ -821,10 +835,13 @@ mod tests {
         assert!(close(hit.fraction, 3.5 / 8.0, 1e-14), "{hit:?}");
         // A target distance of 0.5 stops half a unit earlier.
         assert!(close(cast.first_within(0.5).unwrap().fraction, 3.0 / 8.0, 1e-14));
+        // A negative target asks for that much penetration.
+        assert!(close(cast.first_within(-0.25).unwrap().fraction, 3.75 / 8.0, 1e-14));
+        assert!(close(cast.signed_distance_at(3.75 / 8.0), -0.25, 1e-14));
         // max_fraction short of it: no hit, and the minimum is at the end.
         let short = ExactCast::new(&pa, DVec2::ZERO, &pb, DVec2::new(-8.0, 0.0), 0.25);
         assert_eq!(short.first_within(0.0), None);
-        assert!(close(short.min_distance().0, 3.5 - 2.0, 1e-9));
+        assert!(close(short.min_signed_distance().0, 3.5 - 2.0, 1e-9));
         // Moving A instead of B is the same cast.
         let mirrored = ExactCast::new(&pa, DVec2::new(8.0, 0.0), &pb, DVec2::ZERO, 1.0);
         assert!(close(mirrored.first_within(0.0).unwrap().fraction, 3.5 / 8.0, 1e-14));
@@ -844,7 +861,7 @@ mod tests {
                 // It touches the corner when its centre is right above it, at x = 1.
                 assert!(close(cast.first_within(0.0).unwrap().fraction, 0.4, 1e-4), "e = {e}");
             } else {
-                assert!(close(cast.min_distance().0, 1e-9, 1e-12));
+                assert!(close(cast.min_signed_distance().0, 1e-9, 1e-12));
             }
         }
     }
@@ -896,6 +913,13 @@ mod tests {
         let still = SweepD::new(PoseD::IDENTITY, DVec2::ZERO, 0.0);
         match time_of_impact(&bar, &sweep_bar, &ball, &still, 1.0, 0.0, 1e-9, 1_000) {
             ExactToi::Within { fraction, .. } => assert!(close(fraction, (50.0 - 0.015) / 100.0, 1e-9), "{fraction}"),
+            other => panic!("{other:?}"),
+        }
+        // 5e-3 deep: the signed distance of the box and the circle is their x gap minus 0.015.
+        match time_of_impact(&bar, &sweep_bar, &ball, &still, 1.0, -0.005, 1e-9, 1_000) {
+            ExactToi::Within { fraction, distance, .. } => {
+                assert!(close(fraction, (50.0 - 0.01) / 100.0, 1e-9) && close(distance, -0.005, 1e-9), "{fraction}")
+            }
             other => panic!("{other:?}"),
         }
     }

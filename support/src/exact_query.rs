@@ -75,7 +75,8 @@ impl Core {
         }
     }
 
-    fn transformed(&self, pose: &PoseD) -> Core {
+    /// The core moved by `pose`.
+    pub fn transformed(&self, pose: &PoseD) -> Core {
         let mut c = *self;
         for p in &mut c.pts[..c.n] {
             *p = pose.apply(*p);

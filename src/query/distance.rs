@@ -104,9 +104,14 @@ pub(crate) fn proxy_distance(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut Simple
     if gap > 0.0 {
         return LocalDistance { distance: gap, point_a: pa, point_b: pb, normal: n };
     }
-    // Overlapping: the midpoint of the stretch along the normal that lies in both shapes (both
-    // ends of it are in both when the cores are apart; all four points coincide when not).
-    let mid = 0.5 * (pa + pb);
+    // Overlapping: the midpoint of the stretch of the line through the cores' closest points
+    // that lies in both shapes. Along `n` from A's core point, A holds `[-ra, ra]` and B holds
+    // `[d - rb, d + rb]` (d the cores' distance); they meet since `d <= ra + rb`. Their
+    // intersection, not `[d - rb, ra]`: a small shape deep inside a large one ends before the
+    // large one's far surface. All of it is A's core point when the cores overlap (n = 0).
+    let lo = (g.distance - b.radius).max(-a.radius);
+    let hi = a.radius.min(g.distance + b.radius);
+    let mid = g.point_a + 0.5 * (lo + hi) * n;
     LocalDistance { distance: 0.0, point_a: mid, point_b: mid, normal: n }
 }
 

@@ -161,14 +161,16 @@ pub(crate) fn gjk(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> 
         s[0] = make(0, 0);
     }
 
-    for _ in 0..MAX_ITERATIONS {
+    // The simplex is solved at the top of every pass, the last one included, so that the loop
+    // never ends on a vertex added but not solved.
+    for pass in 0..=MAX_ITERATIONS {
         n = match n {
             2 => solve2(&mut s),
             3 => solve3(&mut s),
             _ => 1,
         };
-        if n == 3 {
-            break; // the origin is inside the triangle: the cores overlap
+        if n == 3 || pass == MAX_ITERATIONS {
+            break; // n == 3: the origin is inside the triangle, the cores overlap
         }
         let d = search_direction(&s[..n]);
         if d == Vec2::ZERO {
@@ -178,6 +180,11 @@ pub(crate) fn gjk(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> 
         let v = make(a.support(-d), b.support(xf.q.inv_rotate(d)));
         if s[..n].iter().any(|u| u.ia == v.ia && u.ib == v.ib) {
             break; // no new support point: the simplex is the closest feature
+        }
+        // No progress towards the origin: another support point on the closest feature (two
+        // parallel edges give several), which would only make a flat triangle.
+        if v.w.dot(d) <= s[0].w.dot(d) {
+            break;
         }
         s[n] = v;
         n += 1;

@@ -260,6 +260,7 @@ struct Stats {
     tois: [usize; 4],
     tois_in_band: usize,
     toi_undecided: usize,
+    toi_samples: usize,
     toi_close_over_tol: f64,
     parry: ParryStats,
     failures: Vec<String>,
@@ -388,6 +389,16 @@ fn gap_along(a: &Core, b: &Core, n: DVec2) -> f64 {
     let max_a = a.vertices().iter().map(|v| v.dot(n)).fold(f64::NEG_INFINITY, f64::max);
     let min_b = b.vertices().iter().map(|v| v.dot(n)).fold(f64::INFINITY, f64::min);
     min_b - max_a - a.radius - b.radius
+}
+
+/// The case with B moved away from A along the line of their positions, with probability `p`.
+fn pushed(rng: &mut F64Rng, c: &Case, p: f64) -> Case {
+    if !rng.chance(p) {
+        return Case::new(c.sa.clone(), c.pa, c.sb.clone(), c.pb, c.aligned);
+    }
+    let away = (d64(c.pb.p) - d64(c.pa.p)).try_normalize().unwrap_or_else(|| rng.dir());
+    let pb = Pose { p: v2(d64(c.pb.p) + away * c.size * rng.log_range(0.01, 2.0)), q: c.pb.q };
+    Case::new(c.sa.clone(), c.pa, c.sb.clone(), pb, c.aligned)
 }
 
 fn random_translations(rng: &mut F64Rng, c: &Case) -> (Vec2, Vec2) {
@@ -609,8 +620,14 @@ fn check_toi(c: &Case, sw_a: &Sweep, sw_b: &Sweep, max: f32, idx: usize, st: &mu
     // The first sample at or below -slack, the shapes having stayed above -2 slack before.
     let deep = exact::time_of_impact(&c.body_a, &xa, &c.body_b, &xb, max as f64, -2.0 * slack, slack, TOI_SAMPLES);
     let first_deep = match deep {
-        ExactToi::Within { fraction, .. } => Some(fraction),
-        ExactToi::Separated { .. } => None,
+        ExactToi::Within { fraction, samples, .. } => {
+            st.toi_samples += samples;
+            Some(fraction)
+        }
+        ExactToi::Separated { samples, .. } => {
+            st.toi_samples += samples;
+            None
+        }
         ExactToi::Undecided { fraction } => {
             st.toi_undecided += 1;
             // Cleared up to `fraction`: judge only what lies before it.
@@ -708,16 +725,21 @@ fn run_pair(ka: Kind, kb: Kind) {
         // One generator per case, so that a case reruns on its own.
         let mut rng = F64Rng::new(seed ^ (idx as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let c = random_case(&mut rng, ka, kb);
-        let (ta, tb) = random_translations(&mut rng, &c);
+        // The cast and the sweep mostly start apart: B is pushed away from A first.
+        let cc = pushed(&mut rng, &c, 0.6);
+        let (ta, tb) = random_translations(&mut rng, &cc);
         let opts = random_cast_options(&mut rng, c.size);
-        let (sw_a, sw_b, max) = random_sweeps(&mut rng, &c);
+        let ct = pushed(&mut rng, &c, 0.7);
+        let (sw_a, sw_b, max) = random_sweeps(&mut rng, &ct);
         if only.is_some() {
-            println!("{}\n  cast ta {ta:?} tb {tb:?} {opts:?}\n  sweeps {sw_a:?} {sw_b:?} max {max}", c.describe());
+            println!("distance: {}", c.describe());
+            println!("cast: {}\n  ta {ta:?} tb {tb:?} {opts:?}", cc.describe());
+            println!("sweeps: {sw_a:?} {sw_b:?} max {max}");
         }
         st.cases += 1;
         check_distance(&c, idx, &mut st);
-        check_cast(&c, ta, tb, &opts, idx, &mut st);
-        check_toi(&c, &sw_a, &sw_b, max, idx, &mut st);
+        check_cast(&cc, ta, tb, &opts, idx, &mut st);
+        check_toi(&ct, &sw_a, &sw_b, max, idx, &mut st);
     }
     let p = &st.parry;
     println!(
@@ -725,7 +747,7 @@ fn run_pair(ka: Kind, kb: Kind) {
          max error {:.3} x 4e-6 scale, max normal error {:.2} of its tolerance; swap bit-exact {}\n  \
          cast: {} hits ({} started in contact), {} in band; worst distance at hit {:.2} of the tolerance\n  \
          toi: hit {}, separated {}, overlapping {}, iteration limit {}; {} separated within the band, \
-         reference undecided {}; worst distance at hit {:.2} of the tolerance\n  \
+         reference undecided {}, {:.1} samples per sweep; worst distance at hit {:.2} of the tolerance\n  \
          parry misses: distance {}, closest points {}, cast missed {} / spurious {} / stopped short {} / late {}, \
          toi missed {} / stopped short {} / late {}; sapwood beyond the band where parry is right {}",
         st.cases,
@@ -746,6 +768,7 @@ fn run_pair(ka: Kind, kb: Kind) {
         st.tois[ToiState::IterationLimit as usize],
         st.tois_in_band,
         st.toi_undecided,
+        st.toi_samples as f64 / st.cases as f64,
         st.toi_close_over_tol,
         p.distance,
         p.closest_points,
@@ -972,4 +995,45 @@ fn bad_arguments_are_errors() {
     assert_eq!(cast(Vec2::X, opts(-1.0, 0.0)), Err(QueryError::Negative));
     assert_eq!(cast(Vec2::X, opts(1.0, f32::INFINITY)), Err(QueryError::NonFinite));
     assert_eq!(query::distance(&c, &at(f32::NAN, 0.0), &c, &Pose::IDENTITY).err(), Some(QueryError::NonFinite));
+}
+
+/// Regression: on two parallel box faces GJK took a support point collinear with the closest
+/// edge of the Minkowski difference (no progress towards the origin), cycled to its iteration
+/// cap and read the unsolved flat triangle as an overlap: distance 0 for boxes 7.3e-5 apart.
+#[test]
+fn gjk_collinear_support_on_parallel_faces_is_not_an_overlap() {
+    let a = Shape::cuboid(Vec2::new(0.405_261_6, 0.271_615_2)).unwrap();
+    let b = Shape::cuboid(Vec2::new(0.203_342_44, 0.141_891_94)).unwrap();
+    let (pa, pb) = (at(-3.732_974_5, 1.278_593_8), at(-3.124_297_1, 1.278_593_8));
+    let want = exact::distance(&a, &pa, &b, &pb).distance;
+    let d = query::distance(&a, &pa, &b, &pb).unwrap();
+    assert!((d.distance as f64 - want).abs() < 1e-6 && d.normal == Vec2::X, "{d:?}, exact {want:e}");
+    let mut st = Stats::default();
+    check_distance(&named(a, pa, b, pb), 0, &mut st);
+    assert_clean(st, "parallel faces");
+}
+
+/// Regression: the point reported for overlapping shapes (documented as a point both hold) was
+/// the midpoint of `[d - rb, ra]` along the normal, outside a small shape deep inside a large
+/// one (here at x = 1.2 for a ball of radius 0.1 at x = 0.5).
+#[test]
+fn overlap_point_lies_in_both_shapes() {
+    let big = Shape::circle(2.0).unwrap();
+    let cases = [
+        (big.clone(), Pose::IDENTITY, Shape::circle(0.1).unwrap(), at(0.5, 0.0)),
+        (Shape::circle(0.1).unwrap(), at(0.5, 0.0), big, Pose::IDENTITY),
+        (
+            Shape::rounded_box(Vec2::new(3.0, 1.0), 0.5).unwrap(),
+            Pose::IDENTITY,
+            Shape::capsule(Vec2::new(-0.2, 0.0), Vec2::new(0.2, 0.0), 0.1).unwrap(),
+            at(1.0, 1.2),
+        ),
+    ];
+    for (sa, pa, sb, pb) in cases {
+        let d = query::distance(&sa, &pa, &sb, &pb).unwrap();
+        let (a, b) = (Body::new(&sa).placed(&PoseD::from_pose(&pa)), Body::new(&sb).placed(&PoseD::from_pose(&pb)));
+        let p = d64(d.point_a);
+        assert!(d.distance == 0.0 && d.point_a == d.point_b, "{d:?}");
+        assert!(point_signed_distance(&a, p) <= 0.0 && point_signed_distance(&b, p) <= 0.0, "{d:?}");
+    }
 }

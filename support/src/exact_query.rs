@@ -239,26 +239,34 @@ pub struct CoreDistance {
 /// The exact distance between two convex cores: the minimum vertex–edge distance, or 0 when
 /// the support gap along its direction shows the cores intersect (see the module docs).
 pub fn core_distance(a: &Core, b: &Core) -> CoreDistance {
+    // Each edge as origin, direction and inverse squared length (0 for a point's edge), so that
+    // the vertex-edge loops divide nothing.
+    let edges = |c: &Core| {
+        let mut out = [(DVec2::ZERO, DVec2::ZERO, 0.0f64); MAX_CORE];
+        for (i, o) in out.iter_mut().enumerate().take(c.edge_count()) {
+            let (p, q) = c.edge(i);
+            let e = q - p;
+            let l2 = e.length_squared();
+            *o = (p, e, if l2 > 0.0 { 1.0 / l2 } else { 0.0 });
+        }
+        out
+    };
+    let nearest = |v: DVec2, es: &[(DVec2, DVec2, f64)], best: &mut (f64, DVec2, DVec2), flip: bool| {
+        for &(p, e, inv) in es {
+            let c = p + e * ((v - p).dot(e) * inv).clamp(0.0, 1.0);
+            let d2 = (c - v).length_squared();
+            if d2 < best.0 {
+                *best = if flip { (d2, c, v) } else { (d2, v, c) };
+            }
+        }
+    };
+    let (ea, eb) = (edges(a), edges(b));
     let mut best = (f64::INFINITY, DVec2::ZERO, DVec2::ZERO);
     for &v in a.vertices() {
-        for i in 0..b.edge_count() {
-            let (p, q) = b.edge(i);
-            let c = closest_on_segment(p, q, v);
-            let d2 = (c - v).length_squared();
-            if d2 < best.0 {
-                best = (d2, v, c);
-            }
-        }
+        nearest(v, &eb[..b.edge_count()], &mut best, false);
     }
     for &v in b.vertices() {
-        for i in 0..a.edge_count() {
-            let (p, q) = a.edge(i);
-            let c = closest_on_segment(p, q, v);
-            let d2 = (c - v).length_squared();
-            if d2 < best.0 {
-                best = (d2, c, v);
-            }
-        }
+        nearest(v, &ea[..a.edge_count()], &mut best, true);
     }
     let (d2, pa, pb) = best;
     let d = d2.sqrt();
@@ -387,11 +395,17 @@ fn hull(mut pts: Vec<DVec2>) -> Vec<DVec2> {
     h
 }
 
-/// The Minkowski difference `B ⊖ A` of two cores: the hull of every `b - a`, and the radii sum.
+/// The Minkowski difference `B ⊖ A` of two cores: the hull of every `b - a` with its unit edge
+/// normals, and the radii sum.
 #[derive(Clone, Debug)]
 pub struct MinkowskiDifference {
     hull: Vec<DVec2>,
+    normals: Vec<DVec2>,
     radius: f64,
+    /// The hull's centre and the radius of a circle about it holding the grown hull, for
+    /// culling far pairs.
+    centre: DVec2,
+    reach: f64,
 }
 
 impl MinkowskiDifference {
@@ -403,7 +417,22 @@ impl MinkowskiDifference {
                 d.push(vb - va);
             }
         }
-        MinkowskiDifference { hull: hull(d), radius: a.radius + b.radius }
+        let hull = hull(d);
+        let n = hull.len();
+        let normals = if n >= 3 {
+            (0..n)
+                .map(|i| {
+                    let e = hull[(i + 1) % n] - hull[i];
+                    DVec2::new(e.y, -e.x).normalize()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let centre = hull.iter().copied().sum::<DVec2>() / n as f64;
+        let radius = a.radius + b.radius;
+        let reach = hull.iter().map(|v| (*v - centre).length()).fold(0.0, f64::max) + radius;
+        MinkowskiDifference { hull, normals, radius, centre, reach }
     }
 
     /// Signed distance between the shapes with B shifted by `shift` relative to A: negative is
@@ -417,19 +446,30 @@ impl MinkowskiDifference {
             n => {
                 let mut inside = f64::NEG_INFINITY;
                 for i in 0..n {
-                    let e = h[(i + 1) % n] - h[i];
-                    inside = inside.max(DVec2::new(e.y, -e.x).normalize().dot(q - h[i]));
+                    inside = inside.max(self.normals[i].dot(q - h[i]));
                 }
                 if inside <= 0.0 {
                     inside
                 } else {
-                    (0..n)
-                        .map(|i| (closest_on_segment(h[i], h[(i + 1) % n], q) - q).length())
-                        .fold(f64::INFINITY, f64::min)
+                    // Outside: the nearest point is on an edge that faces q.
+                    let mut best = f64::INFINITY;
+                    for i in 0..n {
+                        if self.normals[i].dot(q - h[i]) >= 0.0 {
+                            best = best.min((closest_on_segment(h[i], h[(i + 1) % n], q) - q).length_squared());
+                        }
+                    }
+                    best.sqrt()
                 }
             }
         };
         sd - self.radius
+    }
+
+    /// A lower bound on the signed distance over shifts `shift0 + s * dir` for `s` in `[0, 1]`.
+    fn lower_bound_along(&self, shift0: DVec2, dir: DVec2) -> f64 {
+        // The distance from the hull's centre to the moving point -shift, less the reach.
+        let (p, q) = (-shift0, -shift0 - dir);
+        (closest_on_segment(p, q, self.centre) - self.centre).length() - self.reach
     }
 }
 
@@ -456,17 +496,28 @@ pub fn signed_distance(a: &[Core], b: &[Core]) -> f64 {
 // ---------------------------------------------------------------------------------------------
 // Linear cast
 
-/// Golden-section iterations: the bracket shrinks by 0.618 per step, so 80 steps take `[0, 1]`
-/// below `1e-16`.
-const GOLDEN_STEPS: usize = 80;
-/// Bisection steps: 64 halvings reach `f64` resolution on `[0, 1]`.
-const BISECT_STEPS: usize = 64;
+/// Golden-section iterations: the bracket shrinks by 0.618 per step, so 48 steps take `[0, 1]`
+/// to `1e-10`, far below the `f32` resolution of the fractions it is compared with.
+const GOLDEN_STEPS: usize = 48;
+/// Bisection steps: 48 halvings take `[0, 1]` to `4e-15`.
+const BISECT_STEPS: usize = 48;
+
+/// One part pair of a cast: its Minkowski difference, a lower bound of its signed distance over
+/// the cast, and (once asked) its minimum.
+#[derive(Clone, Debug)]
+struct CastPair {
+    md: MinkowskiDifference,
+    part_a: usize,
+    part_b: usize,
+    lower_bound: f64,
+    min: std::cell::Cell<Option<(f64, f64)>>,
+}
 
 /// A linear cast set up for repeated questions: the part pairs' Minkowski differences and the
 /// motion of B relative to A.
 #[derive(Clone, Debug)]
 pub struct ExactCast {
-    pairs: Vec<(MinkowskiDifference, usize, usize)>,
+    pairs: Vec<CastPair>,
     /// B's velocity relative to A per unit fraction.
     relative: DVec2,
     max_fraction: f64,
@@ -486,33 +537,53 @@ pub struct CastAnswer {
 impl ExactCast {
     /// A moving by `ta` and B by `tb` per unit fraction, over `[0, max_fraction]`.
     pub fn new(a: &[Core], ta: DVec2, b: &[Core], tb: DVec2, max_fraction: f64) -> ExactCast {
+        let relative = tb - ta;
         let mut pairs = Vec::with_capacity(a.len() * b.len());
         for (i, ca) in a.iter().enumerate() {
             for (j, cb) in b.iter().enumerate() {
-                pairs.push((MinkowskiDifference::new(ca, cb), i, j));
+                let md = MinkowskiDifference::new(ca, cb);
+                let lower_bound = md.lower_bound_along(DVec2::ZERO, relative * max_fraction);
+                pairs.push(CastPair { md, part_a: i, part_b: j, lower_bound, min: std::cell::Cell::new(None) });
             }
         }
-        ExactCast { pairs, relative: tb - ta, max_fraction }
+        ExactCast { pairs, relative, max_fraction }
+    }
+
+    fn pair_at(&self, p: &CastPair, t: f64) -> f64 {
+        p.md.signed_distance(self.relative * t)
+    }
+
+    /// The pair's minimum over `[0, max_fraction]`: `(argmin, min)`, by golden section (each
+    /// pair's signed distance is convex in the fraction: the signed distance to a convex set is
+    /// convex, and the point moves on a line).
+    fn pair_min(&self, p: &CastPair) -> (f64, f64) {
+        if let Some(m) = p.min.get() {
+            return m;
+        }
+        let f = |t: f64| self.pair_at(p, t);
+        let m = golden_min(&f, 0.0, self.max_fraction);
+        p.min.set(Some(m));
+        m
     }
 
     /// The shapes' distance at fraction `t` (clamped at 0), the minimum over part pairs.
     pub fn distance_at(&self, t: f64) -> f64 {
-        self.pairs.iter().map(|(md, _, _)| md.signed_distance(self.relative * t).max(0.0)).fold(f64::INFINITY, f64::min)
+        self.signed_distance_at(t).max(0.0)
     }
 
     /// The signed distance at fraction `t` (negative: the deepest part pair's depth).
     pub fn signed_distance_at(&self, t: f64) -> f64 {
-        self.pairs.iter().map(|(md, _, _)| md.signed_distance(self.relative * t)).fold(f64::INFINITY, f64::min)
+        self.pairs.iter().map(|p| self.pair_at(p, t)).fold(f64::INFINITY, f64::min)
     }
 
-    /// The minimum signed distance over `[0, max_fraction]` and a fraction attaining it
-    /// (golden-section search per part pair, each pair's signed distance being convex in the
-    /// fraction: the signed distance to a convex set is convex, and the point moves on a line).
+    /// The minimum signed distance over `[0, max_fraction]` and a fraction attaining it.
     pub fn min_signed_distance(&self) -> (f64, f64) {
         let mut best = (f64::INFINITY, 0.0);
-        for (md, _, _) in &self.pairs {
-            let f = |t: f64| md.signed_distance(self.relative * t);
-            let (t, d) = golden_min(&f, 0.0, self.max_fraction);
+        for p in &self.pairs {
+            if p.lower_bound >= best.0 {
+                continue;
+            }
+            let (t, d) = self.pair_min(p);
             if d < best.0 {
                 best = (d, t);
             }
@@ -524,17 +595,20 @@ impl ExactCast {
     /// that much penetration), or `None` when it stays above it over `[0, max_fraction]`.
     pub fn first_within(&self, target: f64) -> Option<CastAnswer> {
         let mut best: Option<CastAnswer> = None;
-        for (md, i, j) in &self.pairs {
-            let f = |t: f64| md.signed_distance(self.relative * t);
+        for p in &self.pairs {
+            if p.lower_bound > target {
+                continue;
+            }
+            let f = |t: f64| self.pair_at(p, t);
             let hit = if f(0.0) <= target {
                 Some(0.0)
             } else {
-                let (tmin, dmin) = golden_min(&f, 0.0, self.max_fraction);
-                let (tmin, dmin) =
-                    if f(self.max_fraction) < dmin { (self.max_fraction, f(self.max_fraction)) } else { (tmin, dmin) };
-                (dmin <= target).then(|| {
-                    // f is non-increasing on [0, tmin]: f(lo) > target >= f(hi).
-                    let (mut lo, mut hi) = (0.0, tmin);
+                let (tmin, dmin) = self.pair_min(p);
+                // f is non-increasing on [0, tmin]: f(lo) > target >= f(hi). A pair still above
+                // the target at the best fraction so far crosses later, if at all.
+                let hi = best.map_or(tmin, |b| b.fraction.min(tmin));
+                (dmin <= target && f(hi) <= target).then(|| {
+                    let (mut lo, mut hi) = (0.0, hi);
                     for _ in 0..BISECT_STEPS {
                         let mid = 0.5 * (lo + hi);
                         if f(mid) <= target {
@@ -546,10 +620,10 @@ impl ExactCast {
                     hi
                 })
             };
-            if let Some(t) = hit {
-                if best.is_none_or(|b| t < b.fraction) {
-                    best = Some(CastAnswer { fraction: t, part_a: *i, part_b: *j });
-                }
+            if let Some(t) = hit
+                && best.is_none_or(|b| t < b.fraction)
+            {
+                best = Some(CastAnswer { fraction: t, part_a: p.part_a, part_b: p.part_b });
             }
         }
         best

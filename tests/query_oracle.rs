@@ -305,7 +305,7 @@ fn check_distance(c: &Case, idx: usize, st: &mut Stats) {
     let rev = query::distance(&c.sb, &c.pb, &c.sa, &c.pa).unwrap();
     let d = out.distance as f64;
     let err = (d - ex.distance).abs();
-    st.max_dist_err = st.max_dist_err.max(err / (slack / 4e-6));
+    st.max_dist_err = st.max_dist_err.max(err / slack);
     if err > slack || !d.is_finite() {
         st.fail("distance value", idx, format!("{d:e} vs exact {:e} (slack {slack:e})", ex.distance));
     }
@@ -319,11 +319,21 @@ fn check_distance(c: &Case, idx: usize, st: &mut Stats) {
         if (n.length() - 1.0).abs() > 1e-5 {
             st.fail("distance normal not unit", idx, format!("{n:?}"));
         }
-        let nerr = (n - ex.normal).length();
+        // The reported parts must attain the distance; their normal is the one to match (a
+        // compound may have several part pairs at the same distance, each with its own normal;
+        // for convex shapes it is the unique minimum direction).
+        let pair = |i: u32, j: u32, a: &[Core], b: &[Core]| match (a.get(i as usize), b.get(j as usize)) {
+            (Some(ca), Some(cb)) => Some(exact::pair_distance(ca, cb)),
+            _ => None,
+        };
+        let Some(p) = pair(out.part_a, out.part_b, &a, &b).filter(|p| (p.distance - d).abs() <= slack) else {
+            return st.fail("distance parts", idx, format!("parts ({}, {}) do not attain {d}", out.part_a, out.part_b));
+        };
+        let nerr = (n - p.normal).length();
         let ntol = 2.0 * slack / ex.distance + 1e-5;
         st.max_normal_err = st.max_normal_err.max(nerr / ntol);
         if nerr > ntol {
-            st.fail("distance normal", idx, format!("{n:?} vs exact {:?} at distance {:e}", ex.normal, ex.distance));
+            st.fail("distance normal", idx, format!("{n:?} vs exact {:?} at distance {:e}", p.normal, ex.distance));
         }
         let (ea, eb) = (point_signed_distance(&a, pa), point_signed_distance(&b, pb));
         if ea.abs() > slack || eb.abs() > slack {
@@ -332,13 +342,9 @@ fn check_distance(c: &Case, idx: usize, st: &mut Stats) {
         if ((pb - pa) - n * d).length() > slack {
             st.fail("distance points not distance·normal apart", idx, format!("{pa:?} {pb:?} {n:?} {d}"));
         }
-        if (d64(rev.normal) + n).length() > ntol {
-            st.fail("distance swap normal", idx, format!("{:?} reversed vs {n:?}", rev.normal));
-        }
-        let (i, j) = (out.part_a as usize, out.part_b as usize);
-        match (a.get(i), b.get(j)) {
-            (Some(ca), Some(cb)) if (exact::pair_distance(ca, cb).distance - d).abs() <= slack => {}
-            _ => st.fail("distance parts", idx, format!("parts ({i}, {j}) do not attain {d}")),
+        match pair(rev.part_b, rev.part_a, &a, &b) {
+            Some(p) if (d64(rev.normal) + p.normal).length() <= ntol => {}
+            _ => st.fail("distance swap normal", idx, format!("{:?} reversed vs {n:?}", rev.normal)),
         }
     } else if sd < -slack {
         st.overlapping += 1;
@@ -465,7 +471,7 @@ fn check_cast(c: &Case, ta: Vec2, tb: Vec2, opts: &CastOptions, idx: usize, st: 
         Some(h) => {
             st.casts_hit += 1;
             st.casts_started_in_contact += h.started_in_contact as usize;
-            check_cast_hit(c, &a, &b, &ex, &h, ta, tb, opts, slack, close, late_limit, idx, st);
+            check_cast_hit(&a, &b, &ex, &h, (ta, tb), opts, (slack, close, c.size), late_limit, must_hit, idx, st);
         }
     }
     if sd0 < target - slack && hit.is_some_and(|h| !h.started_in_contact) {
@@ -499,19 +505,19 @@ fn check_cast(c: &Case, ta: Vec2, tb: Vec2, opts: &CastOptions, idx: usize, st: 
     }
 }
 
+/// A cast hit: in range, close to the target, not late, a normal that separates the hit parts
+/// (and opposes the motion unless the approach only grazes), the point midway.
 #[allow(clippy::too_many_arguments)]
 fn check_cast_hit(
-    c: &Case,
     a: &[Core],
     b: &[Core],
     ex: &ExactCast,
     h: &CastHit,
-    ta: Vec2,
-    tb: Vec2,
+    (ta, tb): (Vec2, Vec2),
     opts: &CastOptions,
-    slack: f64,
-    close: f64,
+    (slack, close, size): (f64, f64, f64),
     late_limit: Option<f64>,
+    crossing: bool,
     idx: usize,
     st: &mut Stats,
 ) {
@@ -544,8 +550,10 @@ fn check_cast_hit(
     if (n.length() - 1.0).abs() > 1e-4 {
         return st.fail("cast normal not unit", idx, what());
     }
+    // Where the shapes cross the target the distance is falling at the first fraction within
+    // the tolerance; a graze may stop just past its closest approach.
     let relative = d64(tb) - d64(ta);
-    if relative.dot(n) > 1e-3 * relative.length() {
+    if crossing && relative.dot(n) > 1e-3 * relative.length() {
         st.fail("cast normal along the motion", idx, what());
     }
     // At the hit the normal separates the hit parts (up to a small gap deficit).
@@ -564,17 +572,17 @@ fn check_cast_hit(
     if pair_sd > close {
         st.fail("cast parts do not touch", idx, format!("pair distance {pair_sd:e}; {}", what()));
     }
-    if gap < pair_sd - 1e-3 * c.size - slack {
+    if gap < pair_sd - 1e-3 * size - slack {
         st.fail("cast normal does not separate", idx, format!("gap {gap:e} vs distance {pair_sd:e}; {}", what()));
     }
     // The point is midway between the closest points.
     let p = d64(h.point);
     let half = 0.5 * sd.max(0.0);
     let (ea, eb) = (point_signed_distance(&ah, p), point_signed_distance(&bh, p));
-    if (ea - half).abs() > 2.0 * slack + 1e-4 * c.small || (eb - half).abs() > 2.0 * slack + 1e-4 * c.small {
+    let small_tol = close - target - slack;
+    if (ea - half).abs() > 2.0 * slack + small_tol || (eb - half).abs() > 2.0 * slack + small_tol {
         st.fail("cast point not midway", idx, format!("{ea:e} from A, {eb:e} from B, half gap {half:e}; {}", what()));
     }
-    let _ = c;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -744,7 +752,7 @@ fn run_pair(ka: Kind, kb: Kind) {
     let p = &st.parry;
     println!(
         "{ka:?}-{kb:?}: {} cases in {:.1} s (seed {seed:#x})\n  distance: {} separated, {} overlapping, {} in band; \
-         max error {:.3} x 4e-6 scale, max normal error {:.2} of its tolerance; swap bit-exact {}\n  \
+         max error {:.3} of the slack, max normal error {:.3} of its tolerance; swap bit-exact {}\n  \
          cast: {} hits ({} started in contact), {} in band; worst distance at hit {:.2} of the tolerance\n  \
          toi: hit {}, separated {}, overlapping {}, iteration limit {}; {} separated within the band, \
          reference undecided {}, {:.1} samples per sweep; worst distance at hit {:.2} of the tolerance\n  \
@@ -1036,4 +1044,58 @@ fn overlap_point_lies_in_both_shapes() {
         assert!(d.distance == 0.0 && d.point_a == d.point_b, "{d:?}");
         assert!(point_signed_distance(&a, p) <= 0.0 && point_signed_distance(&b, p) <= 0.0, "{d:?}");
     }
+}
+
+/// Regression: two boxes with the same centre (a Minkowski difference symmetric about the
+/// origin, which lands on a simplex edge) came out a rounding error apart (7e-9) instead of
+/// overlapping; a sweep starting there reported a hit at 0, not an overlap.
+#[test]
+fn gjk_origin_on_a_simplex_edge_is_an_overlap() {
+    let a = Shape::cuboid(Vec2::new(0.181_078_58, 1.918_189_6)).unwrap();
+    let b = Shape::cuboid(Vec2::new(0.078_847_334, 0.092_041_574)).unwrap();
+    let p = Vec2::new(-1.045_420_9, 4.972_788);
+    let pa = Pose { p, q: Rot { c: 0.364_718_7, s: -0.931_117_8 } };
+    let pb = Pose { p, q: Rot { c: -0.998_877_94, s: -0.047_359_06 } };
+    let d = query::distance(&a, &pa, &b, &pb).unwrap();
+    assert_eq!(d.distance, 0.0, "{d:?}");
+    let toi = query::time_of_impact(&a, &Sweep::fixed(pa), &b, &Sweep::new(pb, Pose { p: p + Vec2::X, q: pb.q }), 1.0);
+    assert_eq!(toi.unwrap().state, ToiState::Overlapping);
+}
+
+/// Regression: a sweep starting with one part of a compound overlapping the other shape and
+/// another part merely within the tolerance reported `Hit` at 0 (the first part pair found
+/// within the tolerance decided), not `Overlapping`.
+#[test]
+fn toi_overlap_of_any_compound_part_at_the_start_is_an_overlap() {
+    let capsule = |a: (f32, f32), b: (f32, f32), r: f32| Shape::capsule(Vec2::new(a.0, a.1), Vec2::new(b.0, b.1), r).unwrap();
+    let a = capsule((1.001_455_1, 1.376_892_1), (-1.000_451, -1.373_921_6), 2.179_880_9);
+    let rot = |c: f32, s: f32| Rot { c, s };
+    let b = Shape::compound(vec![
+        (
+            Pose { p: Vec2::ZERO, q: rot(0.578_040_24, -0.816_008_27) },
+            capsule((-0.009_684_904, 0.004_282_556), (0.008_966_258, -0.004_101_582), 0.001_744_260_5),
+        ),
+        (
+            Pose { p: Vec2::new(0.021_004_666, 0.048_987_13), q: rot(-0.559_899_03, -0.828_560_8) },
+            capsule((-0.006_267_519_5, -0.004_962_110_4), (0.004_799_970_4, 0.003_117_019_3), 0.002_742_647_4),
+        ),
+        (
+            Pose { p: Vec2::new(-0.043_413_296, -0.013_332_071), q: rot(0.544_881_3, 0.838_513_2) },
+            capsule((-0.009_142_945_5, 0.008_214_522), (0.005_282_679_6, -0.007_018_831_6), 0.019_214_991),
+        ),
+    ])
+    .unwrap();
+    let sweep_a = Sweep::new(
+        Pose { p: Vec2::new(-4.893_737_3, 4.131_370_5), q: rot(-0.462_372_42, -0.886_685_85) },
+        Pose { p: Vec2::new(2.510_672_6, 4.793_513_3), q: rot(-0.697_827_94, -0.716_265_5) },
+    );
+    let qb = rot(0.288_496_1, 0.957_481_1);
+    let sweep_b = Sweep::new(
+        Pose { p: Vec2::new(-5.449_057, 0.858_271_5), q: qb },
+        Pose { p: Vec2::new(-3.476_003_2, -2.306_814_7), q: qb },
+    );
+    let start = exact::distance(&a, &sweep_a.start, &b, &sweep_b.start);
+    assert_eq!(start.distance, 0.0, "the fixture overlaps at the start");
+    let toi = query::time_of_impact(&a, &sweep_a, &b, &sweep_b, 1.0).unwrap();
+    assert_eq!((toi.state, toi.fraction), (ToiState::Overlapping, 0.0), "{toi:?}");
 }

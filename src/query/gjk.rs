@@ -222,7 +222,15 @@ fn search_direction(s: &[Vertex]) -> Vec2 {
         return -v.w;
     }
     let e = s[1].w - s[0].w;
-    if e.perp_dot(-s[0].w) > 0.0 { e.perp() } else { -e.perp() }
+    let side = e.perp_dot(-s[0].w);
+    // The origin on the segment up to the rounding of its end points (a few ulps of their
+    // magnitude, times the edge length the cross product carries): the cores touch. Without
+    // this, deeply overlapping cores whose Minkowski difference has the origin on a simplex
+    // edge (coincident centres) come out a rounding error apart, not overlapping.
+    if side.abs() <= 8.0 * f32::EPSILON * e.length() * s[0].w.abs().max(s[1].w.abs()).max_element() {
+        return Vec2::ZERO;
+    }
+    if side > 0.0 { e.perp() } else { -e.perp() }
 }
 
 /// The closest point of segment `s[0]`–`s[1]` to the origin: keeps the vertices of its Voronoi

@@ -40,8 +40,11 @@ impl Proxy {
                 p.count = 4;
             }
             Shape::Polygon(poly) => {
-                let n = poly.count();
-                p.points[..n].copy_from_slice(poly.vertices());
+                // A polygon assembled from bytes may claim no vertices or more than the arrays
+                // hold: never index past them, never build an empty proxy (the answer for such
+                // a shape is unspecified, but it is an answer).
+                let n = poly.count().clamp(1, MAX_POLYGON_VERTICES);
+                p.points[..n].copy_from_slice(&poly.vertices[..n]);
                 (p.count, p.radius) = (n, poly.radius);
             }
             Shape::Compound(_) => return None,

@@ -40,9 +40,11 @@
 //!
 //! Normals are checked by what they promise, not against one direction (a vertex touching a
 //! vertex has a cone of valid normals): a distance's normal is `(point_b - point_a) / distance`,
-//! which is unique for convex shapes, so it is compared with the reference within
-//! `2 SLACK / distance + 1e-5`; a cast's normal must separate the hit parts at the hit up to a
-//! gap deficit of `1e-3 · size` and must oppose the relative motion.
+//! which is unique for a convex part pair, so it is compared with the reference's for the part
+//! pair reported, within `2 SLACK / min(distance, shortest edge of the two parts) + 1e-5` (an
+//! f32 direction carries the rounding of the points it is computed from over their distance);
+//! a cast's normal must separate the hit parts at the hit up to a gap deficit of `1e-3 · size`
+//! and, where the shapes cross the target (not a graze), oppose the relative motion.
 //!
 //! # parry2d
 //! parry answers the same questions (`distance`, `closest_points`, `cast_shapes`,
@@ -329,8 +331,11 @@ fn check_distance(c: &Case, idx: usize, st: &mut Stats) {
         let Some(p) = pair(out.part_a, out.part_b, &a, &b).filter(|p| (p.distance - d).abs() <= slack) else {
             return st.fail("distance parts", idx, format!("parts ({}, {}) do not attain {d}", out.part_a, out.part_b));
         };
+        // The normal carries the rounding of the points it comes from over their distance: of
+        // the closest points over the distance, or of an edge's end points over its length.
+        let (ca, cb) = (&a[out.part_a as usize], &b[out.part_b as usize]);
         let nerr = (n - p.normal).length();
-        let ntol = 2.0 * slack / ex.distance + 1e-5;
+        let ntol = 2.0 * slack / ex.distance.min(shortest_edge(ca)).min(shortest_edge(cb)) + 1e-5;
         st.max_normal_err = st.max_normal_err.max(nerr / ntol);
         if nerr > ntol {
             st.fail("distance normal", idx, format!("{n:?} vs exact {:?} at distance {:e}", p.normal, ex.distance));
@@ -342,8 +347,12 @@ fn check_distance(c: &Case, idx: usize, st: &mut Stats) {
         if ((pb - pa) - n * d).length() > slack {
             st.fail("distance points not distance·normal apart", idx, format!("{pa:?} {pb:?} {n:?} {d}"));
         }
+        let rev_tol = |i: u32, j: u32| {
+            let (ca, cb) = (&a[i as usize], &b[j as usize]);
+            2.0 * slack / ex.distance.min(shortest_edge(ca)).min(shortest_edge(cb)) + 1e-5
+        };
         match pair(rev.part_b, rev.part_a, &a, &b) {
-            Some(p) if (d64(rev.normal) + p.normal).length() <= ntol => {}
+            Some(p) if (d64(rev.normal) + p.normal).length() <= rev_tol(rev.part_b, rev.part_a) => {}
             _ => st.fail("distance swap normal", idx, format!("{:?} reversed vs {n:?}", rev.normal)),
         }
     } else if sd < -slack {
@@ -384,6 +393,15 @@ fn check_distance(c: &Case, idx: usize, st: &mut Stats) {
             _ => st.parry.closest_points += 1,
         }
     }
+}
+
+/// The length of a core's shortest edge (infinite for a point).
+fn shortest_edge(c: &Core) -> f64 {
+    let v = c.vertices();
+    if v.len() < 2 {
+        return f64::INFINITY;
+    }
+    (0..v.len()).map(|i| (v[(i + 1) % v.len()] - v[i]).length()).fold(f64::INFINITY, f64::min)
 }
 
 // ---------------------------------------------------------------------------------------------

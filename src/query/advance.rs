@@ -110,13 +110,20 @@ pub(crate) fn advance(a: &Proxy, sa: &Sweep, b: &Proxy, sb: &Sweep, target: f32,
     let aim = target + 0.5 * tol;
     let mut cache = SimplexCache::default();
     let mut t = 0.0f32;
+    let mut approach = Vec2::ZERO;
     for k in 0..MAX_ITERATIONS {
         let pa = sa.at_angle(t, angle_a);
-        let d = world_distance(a, &pa, b, &sb.at_angle(t, angle_b), &mut cache);
+        let mut d = world_distance(a, &pa, b, &sb.at_angle(t, angle_b), &mut cache);
         if d.distance <= target + tol {
             let outcome = if k == 0 { Outcome::AtStart } else { Outcome::Hit };
+            // Cores that touch exactly at the hit have no normal of their own; the direction
+            // they approached along, from the last step, is the contact's normal.
+            if d.normal == Vec2::ZERO {
+                d.normal = approach;
+            }
             return Advance { outcome, t, at: d };
         }
+        approach = d.normal;
         let bound = -rel.dot(d.normal) + swing;
         if bound <= 0.0 {
             return Advance { outcome: Outcome::Missed, t, at: d };

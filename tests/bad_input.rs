@@ -659,6 +659,9 @@ fn build() -> Matrix {
             let _ = query::distance(&shape, &Pose::IDENTITY, &ball, &far);
             let _ = query::distance(&ball, &far, &shape, &Pose::IDENTITY);
             let _ = query::cast_shapes(&shape, &Pose::IDENTITY, Vec2::X, &ball, &far, Vec2::ZERO, &CastOptions::default());
+            // Starting in contact: a cast then asks the narrow phase for the contact normal.
+            let _ = query::cast_shapes(&shape, &Pose::IDENTITY, Vec2::X, &ball, &Pose::IDENTITY, Vec2::ZERO, &CastOptions::default());
+            let _ = query::cast_shapes(&ball, &Pose::IDENTITY, Vec2::X, &shape, &Pose::IDENTITY, Vec2::ZERO, &CastOptions::default());
             let _ = query::time_of_impact(&shape, &Sweep::new(Pose::IDENTITY, far), &ball, &Sweep::fixed(far), 1.0);
             "answered".into()
         });

@@ -92,7 +92,9 @@ pub fn cast_shapes(
     };
     let started_in_contact = adv.outcome == Outcome::AtStart;
     let mut normal = adv.at.normal;
-    if normal == Vec2::ZERO {
+    // The narrow-phase kernels trust their shapes; one assembled from bytes (unspecified
+    // answer, see `distance`) must not reach them.
+    if normal == Vec2::ZERO && sa.validate().is_ok() && sb.validate().is_ok() {
         normal = collide::contact(sa, pa, sb, pb).normal;
     }
     Ok(Some(CastHit {

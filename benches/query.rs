@@ -144,7 +144,12 @@ fn touching(a: &Shape, pa: &Pose, b: &Shape, qb: Rot, u: Vec2) -> f32 {
 
 fn nonlinear(sweep: &Sweep) -> pq::NonlinearRigidMotion {
     let lin = sweep.end.p - sweep.start.p;
-    pq::NonlinearRigidMotion::new(parry_pose(&sweep.start), pm::Vector::ZERO, pm::Vector::new(lin.x, lin.y), sweep.angle())
+    pq::NonlinearRigidMotion::new(
+        parry_pose(&sweep.start),
+        pm::Vector::ZERO,
+        pm::Vector::new(lin.x, lin.y),
+        sweep.angle(),
+    )
 }
 
 fn batch(ka: Kind, kb: Kind, seed: u64) -> Vec<Input> {

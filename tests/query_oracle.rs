@@ -677,7 +677,11 @@ fn check_toi(c: &Case, sw_a: &Sweep, sw_b: &Sweep, max: f32, idx: usize, st: &mu
         }
         ToiState::Separated => {
             if let Some(t) = first_deep {
-                st.fail("toi separated but the shapes touch", idx, format!("exact depth {slack:e} at {t}; {}", what(&toi)));
+                st.fail(
+                    "toi separated but the shapes touch",
+                    idx,
+                    format!("exact depth {slack:e} at {t}; {}", what(&toi)),
+                );
             }
             if let ExactToi::Separated { min_sampled, .. } = deep {
                 st.tois_in_band += (min_sampled <= close) as usize;
@@ -697,7 +701,11 @@ fn check_toi(c: &Case, sw_a: &Sweep, sw_b: &Sweep, max: f32, idx: usize, st: &mu
                 let sd = sd_at(f);
                 st.toi_close_over_tol = st.toi_close_over_tol.max(sd / close);
                 if sd > close {
-                    st.fail("toi hit while apart", idx, format!("exact distance there {sd:e} > {close:e}; {}", what(&toi)));
+                    st.fail(
+                        "toi hit while apart",
+                        idx,
+                        format!("exact distance there {sd:e} > {close:e}; {}", what(&toi)),
+                    );
                 }
                 let n = d64(toi.normal);
                 if n != DVec2::ZERO && (n.length() - 1.0).abs() > 1e-4 {
@@ -883,7 +891,8 @@ fn parallel_edges() {
         // Cast B straight down onto A: the faces meet after `gap`.
         let opts = CastOptions { max_fraction: 1.0, target_distance: 0.0 };
         check_cast(&c, Vec2::ZERO, Vec2::new(0.0, -4.0), &opts, k, &mut st);
-        let h = query::cast_shapes(&c.sa, &c.pa, Vec2::ZERO, &c.sb, &c.pb, Vec2::new(0.0, -4.0), &opts).unwrap().unwrap();
+        let h =
+            query::cast_shapes(&c.sa, &c.pa, Vec2::ZERO, &c.sb, &c.pb, Vec2::new(0.0, -4.0), &opts).unwrap().unwrap();
         assert!((h.fraction * 4.0 - gap).abs() <= 1e-4 * 0.56 + 1e-5, "{h:?}");
         assert!((h.normal - Vec2::Y).length() < 1e-5, "{h:?}");
     }
@@ -1016,7 +1025,8 @@ fn bad_arguments_are_errors() {
     let c = Shape::circle(1.0).unwrap();
     let nan = Vec2::new(f32::NAN, 0.0);
     let opts = |m: f32, t: f32| CastOptions { max_fraction: m, target_distance: t };
-    let cast = |ta: Vec2, o: CastOptions| query::cast_shapes(&c, &Pose::IDENTITY, ta, &c, &at(5.0, 0.0), Vec2::ZERO, &o);
+    let cast =
+        |ta: Vec2, o: CastOptions| query::cast_shapes(&c, &Pose::IDENTITY, ta, &c, &at(5.0, 0.0), Vec2::ZERO, &o);
     assert_eq!(cast(nan, opts(1.0, 0.0)), Err(QueryError::NonFinite));
     assert_eq!(cast(Vec2::X, opts(-1.0, 0.0)), Err(QueryError::Negative));
     assert_eq!(cast(Vec2::X, opts(1.0, f32::INFINITY)), Err(QueryError::NonFinite));
@@ -1085,7 +1095,8 @@ fn gjk_origin_on_a_simplex_edge_is_an_overlap() {
 /// within the tolerance decided), not `Overlapping`.
 #[test]
 fn toi_overlap_of_any_compound_part_at_the_start_is_an_overlap() {
-    let capsule = |a: (f32, f32), b: (f32, f32), r: f32| Shape::capsule(Vec2::new(a.0, a.1), Vec2::new(b.0, b.1), r).unwrap();
+    let capsule =
+        |a: (f32, f32), b: (f32, f32), r: f32| Shape::capsule(Vec2::new(a.0, a.1), Vec2::new(b.0, b.1), r).unwrap();
     let a = capsule((1.001_455_1, 1.376_892_1), (-1.000_451, -1.373_921_6), 2.179_880_9);
     let rot = |c: f32, s: f32| Rot { c, s };
     let b = Shape::compound(vec![

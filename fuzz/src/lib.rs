@@ -764,7 +764,7 @@ pub fn run_snapshot(data: &[u8]) {
 pub fn run_queries(data: &[u8]) {
     let mut b = Bytes::new(data);
     let shape = |b: &mut Bytes| {
-        if b.u8() % 6 == 0 {
+        if b.u8().is_multiple_of(6) {
             // A compound of constructor-built parts (a compound cannot hold invalid parts).
             let n = 1 + b.u8() as usize % 3;
             let parts: Vec<(Pose, Shape)> = (0..n).map(|_| (b.pose(), b.shape())).collect();
@@ -777,8 +777,8 @@ pub fn run_queries(data: &[u8]) {
     let (pa, pb) = (b.pose(), b.pose());
     let (ta, tb) = (b.vec2(), b.vec2());
     let (ea, eb) = (b.pose(), b.pose());
-    let max = if b.u8() % 2 == 0 { 1.0 } else { b.f32() };
-    let target = if b.u8() % 2 == 0 { 0.0 } else { b.f32() };
+    let max = if b.u8().is_multiple_of(2) { 1.0 } else { b.f32() };
+    let target = if b.u8().is_multiple_of(2) { 0.0 } else { b.f32() };
 
     let d = query::distance(&sa, &pa, &sb, &pb);
     let d_rev = query::distance(&sb, &pb, &sa, &pa);

@@ -128,7 +128,7 @@ pub(crate) fn earliest(
             let limit = best.map_or(max_t, |(adv, ..)| adv.t);
             let tol = tolerance(&pa, &pb, wa, wb);
             if !convex {
-                let (ca, cb) = (bounding_circle(&la, a.bounding_radius()), bounding_circle(&lb, b.bounding_radius()));
+                let (ca, cb) = (bounding_circle(&la, pa.reach_from(la.p)), bounding_circle(&lb, pb.reach_from(lb.p)));
                 if advance(&ca, wa, &cb, wb, target, tol, limit).outcome == Outcome::Missed {
                     continue;
                 }

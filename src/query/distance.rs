@@ -119,13 +119,14 @@ pub(crate) fn proxy_distance(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut Simple
 fn compound_distance(sa: &Shape, sb: &Shape, xf: &Pose) -> (LocalDistance, u32, u32) {
     let mut best: Option<(LocalDistance, u32, u32)> = None;
     for (i, la, a) in parts(sa) {
-        let (ca, ra) = (la.p, a.bounding_radius());
+        let Some(pa) = part_proxy(&la, a) else { continue };
+        let (ca, ra) = (la.p, pa.reach_from(la.p));
         for (j, lb, b) in parts(sb) {
-            let lower = (xf.transform_point(lb.p) - ca).length() - ra - b.bounding_radius();
+            let Some(pb) = part_proxy(&lb, b) else { continue };
+            let lower = (xf.transform_point(lb.p) - ca).length() - ra - pb.reach_from(lb.p);
             if best.is_some_and(|(d, ..)| lower >= d.distance) {
                 continue;
             }
-            let (Some(pa), Some(pb)) = (part_proxy(&la, a), part_proxy(&lb, b)) else { continue };
             let d = proxy_distance(&pa, &pb, xf, &mut SimplexCache::default());
             if best.is_none_or(|(b, ..)| d.distance < b.distance) {
                 best = Some((d, i, j));

@@ -80,6 +80,13 @@ impl Proxy {
         best.0
     }
 
+    /// The largest distance from `centre` to a point of the shape: the radius of a bounding
+    /// circle about it (safe for shapes assembled from bytes, unlike `Shape::bounding_radius`).
+    #[inline]
+    pub fn reach_from(&self, centre: Vec2) -> f32 {
+        self.points().iter().map(|v| (*v - centre).length()).fold(0.0, f32::max) + self.radius
+    }
+
     /// The largest distance from the frame's origin to a point of the shape: how far a point
     /// of it can move per radian turned about that origin.
     #[inline]

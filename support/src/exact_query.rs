@@ -97,11 +97,12 @@ impl Core {
                 return inside;
             }
         }
-        (0..self.edge_count()).map(|i| {
-            let (a, b) = self.edge(i);
-            (closest_on_segment(a, b, q) - q).length()
-        })
-        .fold(f64::INFINITY, f64::min)
+        (0..self.edge_count())
+            .map(|i| {
+                let (a, b) = self.edge(i);
+                (closest_on_segment(a, b, q) - q).length()
+            })
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// Signed distance from `q` to the shape (negative inside).
@@ -137,11 +138,7 @@ impl PoseD {
 
     /// `self * other`: first `other`, then `self`.
     pub fn mul(&self, o: &PoseD) -> PoseD {
-        PoseD {
-            p: self.apply(o.p),
-            c: self.c * o.c - self.s * o.s,
-            s: self.s * o.c + self.c * o.s,
-        }
+        PoseD { p: self.apply(o.p), c: self.c * o.c - self.s * o.s, s: self.s * o.c + self.c * o.s }
     }
 }
 
@@ -444,10 +441,8 @@ impl MinkowskiDifference {
             1 => (h[0] - q).length(),
             2 => (closest_on_segment(h[0], h[1], q) - q).length(),
             n => {
-                let mut inside = f64::NEG_INFINITY;
-                for i in 0..n {
-                    inside = inside.max(self.normals[i].dot(q - h[i]));
-                }
+                let inside =
+                    self.normals.iter().zip(h).map(|(nrm, v)| nrm.dot(q - *v)).fold(f64::NEG_INFINITY, f64::max);
                 if inside <= 0.0 {
                     inside
                 } else {
@@ -729,6 +724,7 @@ pub fn distance_rate_bound(a: &Body, sa: &SweepD, b: &Body, sb: &SweepD) -> f64 
 /// `target + tol`, having stayed above `target` before (see the module docs), sampling at most
 /// `max_samples` times. A negative target asks for that much penetration: the signed distance
 /// changes no faster than the distance does.
+#[allow(clippy::too_many_arguments)] // the two bodies, their sweeps, and the question's four numbers
 pub fn time_of_impact(
     a: &Body,
     sa: &SweepD,
@@ -952,7 +948,7 @@ mod tests {
         let centre = DVec2::new(1.0, 1.0).normalize();
         let sweep_bar = SweepD::new(PoseD::IDENTITY, DVec2::ZERO, std::f64::consts::FRAC_PI_2);
         let still = SweepD::new(PoseD { p: centre, c: 1.0, s: 0.0 }, centre, 0.0);
-        let r_sum = r_bar as f32 as f64 + r_ball as f32 as f64;
+        let r_sum = r_bar as f64 + r_ball as f64;
         let theta = std::f64::consts::FRAC_PI_4 - r_sum.asin();
         let exact = theta / std::f64::consts::FRAC_PI_2;
         let tol = 1e-9;

@@ -130,7 +130,8 @@ pub(crate) struct GjkOutput {
     /// The distance between the cores; 0 when they touch or overlap, and then
     /// `point_a == point_b` is a point of both.
     pub distance: f32,
-    /// Unit, from A's core to B's, when the distance is positive; zero otherwise. Taken from
+    /// Unit, from A's core to B's, when the distance is positive or the cores touch along a
+    /// simplex edge (the edge's normal); zero otherwise. Taken from
     /// the final simplex (the vertex difference, or the edge normal), not from the difference
     /// of the closest points, which is mostly rounding when the cores nearly touch.
     pub normal: Vec2,
@@ -183,7 +184,7 @@ pub(crate) fn gjk(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> 
             break; // n == 3: the origin is inside the triangle, the cores overlap
         }
         let d = search_direction(&s[..n]);
-        if d == Vec2::ZERO {
+        if d == Vec2::ZERO || n == 2 && origin_on_segment(&s[..2]) {
             break; // the origin is on the simplex
         }
         // The support point of B - A along d: B's farthest along d, A's farthest against it.
@@ -216,9 +217,14 @@ pub(crate) fn gjk(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> 
         2 => (-search_direction(&s[..2])).normalize_or_zero(),
         _ => Vec2::ZERO,
     };
-    let distance = if n < 3 { s[0].w.dot(normal).max(0.0) } else { 0.0 };
+    // Touching on a segment keeps the segment's normal: the cores touch along it (or, in the
+    // degenerate case of the origin on an inner edge, overlap), and a cast stopping there needs
+    // a direction.
+    let touching_edge = n == 2 && origin_on_segment(&s[..2]);
+    let distance = if n < 3 && !touching_edge { s[0].w.dot(normal).max(0.0) } else { 0.0 };
     if distance == 0.0 {
-        return GjkOutput { point_a: pa, point_b: pa, distance, normal: Vec2::ZERO };
+        let normal = if touching_edge { normal } else { Vec2::ZERO };
+        return GjkOutput { point_a: pa, point_b: pa, distance, normal };
     }
     GjkOutput { point_a: pa, point_b: pb, distance, normal }
 }
@@ -232,15 +238,18 @@ fn search_direction(s: &[Vertex]) -> Vec2 {
         return -v.w;
     }
     let e = s[1].w - s[0].w;
-    let side = e.perp_dot(-s[0].w);
-    // The origin on the segment up to the rounding of its end points (a few ulps of their
-    // magnitude, times the edge length the cross product carries): the cores touch. Without
-    // this, deeply overlapping cores whose Minkowski difference has the origin on a simplex
-    // edge (coincident centres) come out a rounding error apart, not overlapping.
-    if side.abs() <= 8.0 * f32::EPSILON * e.length() * s[0].w.abs().max(s[1].w.abs()).max_element() {
-        return Vec2::ZERO;
-    }
-    if side > 0.0 { e.perp() } else { -e.perp() }
+    if e.perp_dot(-s[0].w) > 0.0 { e.perp() } else { -e.perp() }
+}
+
+/// Whether the origin lies on the segment `s[0]`–`s[1]` (its closest point, after `solve2`) up
+/// to the rounding of the end points: a few ulps of their magnitude, times the edge length the
+/// cross product carries. The cores then touch. Without this, deeply overlapping cores whose
+/// Minkowski difference has the origin on a simplex edge (coincident centres) come out a
+/// rounding error apart, not overlapping.
+#[inline]
+fn origin_on_segment(s: &[Vertex]) -> bool {
+    let e = s[1].w - s[0].w;
+    e.perp_dot(-s[0].w).abs() <= 8.0 * f32::EPSILON * e.length() * s[0].w.abs().max(s[1].w.abs()).max_element()
 }
 
 /// The closest point of segment `s[0]`–`s[1]` to the origin: keeps the vertices of its Voronoi

@@ -13,6 +13,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use sapwood::broad::BroadPhaseKind;
 use sapwood::ecs::{ColliderHandle, HecsSync};
+use sapwood::query::{self, CastOptions, SimplexCache, Sweep};
 use sapwood::{
     Aabb, Capsule, Circle, ColliderDesc, ColliderId, Cuboid, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot,
     Shape, Vec2, World, WorldConfig,
@@ -572,6 +573,141 @@ fn build() -> Matrix {
             let mut all = vec![];
             w.ray_cast_all(&ray, max_t, &f, &mut all);
             format!("{} / {} hits", if one.is_some() { "Some" } else { "None" }, all.len())
+        });
+    }
+
+    // ---- Shape queries (no world): distance, cast, time of impact ---------------------------
+    let ball = circle();
+    let far = at(5.0, 0.0);
+    let q = |x: Result<String, query::QueryError>| match x {
+        Ok(s) => s,
+        Err(e) => format!("Err({e:?})"),
+    };
+    for (input, pa, pb) in [
+        ("A at NaN position", at(NAN, 0.0), far),
+        ("B at +inf position", Pose::IDENTITY, at(INF, 0.0)),
+        ("A with NaN rotation", Pose { p: Vec2::ZERO, q: Rot { c: NAN, s: 0.0 } }, far),
+        ("B with non-unit rotation (2, 0)", Pose::IDENTITY, Pose { p: Vec2::X, q: Rot { c: 2.0, s: 0.0 } }),
+    ] {
+        m.pure("query::distance", input, "Err(NonFinite)", || {
+            q(query::distance(&ball, &pa, &ball, &pb).map(|_| "Ok".into()))
+        });
+        m.pure("query::distance_cached", input, "Err(NonFinite)", || {
+            let mut cache = SimplexCache::default();
+            q(query::distance_cached(&ball, &pa, &ball, &pb, &mut cache).map(|_| "Ok".into()))
+        });
+        m.pure("query::cast_shapes", input, "Err(NonFinite)", || {
+            q(query::cast_shapes(&ball, &pa, Vec2::X, &ball, &pb, Vec2::ZERO, &CastOptions::default())
+                .map(|_| "Ok".into()))
+        });
+        m.pure("query::time_of_impact", &format!("sweep start: {input}"), "Err(NonFinite)", || {
+            q(query::time_of_impact(&ball, &Sweep::new(pa, Pose::IDENTITY), &ball, &Sweep::new(pb, far), 1.0)
+                .map(|_| "Ok".into()))
+        });
+        m.pure("query::time_of_impact", &format!("sweep end: {input}"), "Err(NonFinite)", || {
+            q(query::time_of_impact(&ball, &Sweep::new(Pose::IDENTITY, pa), &ball, &Sweep::new(far, pb), 1.0)
+                .map(|_| "Ok".into()))
+        });
+    }
+    m.pure(
+        "query::distance_cached",
+        "a cache from a polygon pair, used on circles",
+        "Ok, same as a fresh cache",
+        || {
+            let poly = Shape::polygon(&[Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y, Vec2::new(0.5, 1.5)], 0.0).unwrap();
+            let mut cache = SimplexCache::default();
+            query::distance_cached(&poly, &Pose::IDENTITY, &poly, &at(3.0, 0.2), &mut cache).unwrap();
+            let warm = query::distance_cached(&ball, &Pose::IDENTITY, &ball, &far, &mut cache);
+            let fresh = query::distance(&ball, &Pose::IDENTITY, &ball, &far);
+            if warm == fresh { "Ok, same as a fresh cache".into() } else { format!("{warm:?} vs {fresh:?}") }
+        },
+    );
+    let cast = |ta: Vec2, tb: Vec2, max_fraction: f32, target_distance: f32| {
+        let o = CastOptions { max_fraction, target_distance };
+        q(query::cast_shapes(&ball, &Pose::IDENTITY, ta, &ball, &far, tb, &o)
+            .map(|h| h.map_or("Ok(None)".into(), |h| format!("Ok(Some), fraction {}", h.fraction))))
+    };
+    for (input, ta, tb, max, target, want) in [
+        ("translation_a NaN", Vec2::new(NAN, 0.0), Vec2::ZERO, 1.0, 0.0, "Err(NonFinite)"),
+        ("translation_b -inf", Vec2::ZERO, Vec2::new(0.0, -INF), 1.0, 0.0, "Err(NonFinite)"),
+        ("max_fraction NaN", Vec2::X, Vec2::ZERO, NAN, 0.0, "Err(NonFinite)"),
+        ("max_fraction +inf", Vec2::X, Vec2::ZERO, INF, 0.0, "Err(NonFinite)"),
+        ("max_fraction -1", Vec2::X, Vec2::ZERO, -1.0, 0.0, "Err(Negative)"),
+        ("max_fraction -0 (zero)", Vec2::X, Vec2::ZERO, -0.0, 0.0, "Ok(None)"),
+        ("target_distance NaN", Vec2::X, Vec2::ZERO, 1.0, NAN, "Err(NonFinite)"),
+        ("target_distance +inf", Vec2::X, Vec2::ZERO, 1.0, INF, "Err(NonFinite)"),
+        ("target_distance -1", Vec2::X, Vec2::ZERO, 1.0, -1.0, "Err(Negative)"),
+        ("zero translations, apart", Vec2::ZERO, Vec2::ZERO, 1.0, 0.0, "Ok(None)"),
+    ] {
+        m.pure("query::cast_shapes", input, want, || cast(ta, tb, max, target));
+    }
+    let toi = |sa: Sweep, max: f32| {
+        q(query::time_of_impact(&ball, &sa, &ball, &Sweep::fixed(far), max).map(|t| format!("Ok({:?})", t.state)))
+    };
+    let through = Sweep::new(Pose::IDENTITY, at(10.0, 0.0));
+    for (input, sweep, max, want) in [
+        ("max_fraction NaN", through, NAN, "Err(NonFinite)"),
+        ("max_fraction -inf", through, -INF, "Err(NonFinite)"),
+        ("max_fraction -1", through, -1.0, "Err(Negative)"),
+        ("max_fraction 0, apart", through, 0.0, "Ok(Separated)"),
+        (
+            "half a turn and more per sweep (end = start turned by pi)",
+            Sweep::new(Pose::IDENTITY, Pose::new(Vec2::ZERO, std::f32::consts::PI)),
+            1.0,
+            "Ok(Separated)",
+        ),
+    ] {
+        m.pure("query::time_of_impact", input, want, || toi(sweep, max));
+    }
+    // Shapes assembled from public fields or bytes: queries take shapes as they are (no
+    // validation per call); the documented answer is unspecified but finite in time and never
+    // a panic.
+    let mut shapes: Vec<(&str, Shape)> = bad_shapes().into_iter().map(|(i, s, _)| (i, s)).collect();
+    let mut many =
+        raw_polygon(&[Vec2::ZERO, Vec2::X, Vec2::Y], &[Vec2::NEG_Y, Vec2::ONE.normalize(), Vec2::NEG_X], 0.0);
+    if let Shape::Polygon(p) = &mut many {
+        bytemuck::cast_slice_mut::<Polygon, u32>(std::slice::from_mut(p))[35] = 200;
+    }
+    shapes.push(("polygon claiming 200 vertices (raw bytes)", many));
+    for (input, shape) in shapes {
+        m.pure("query::distance / cast_shapes / time_of_impact", input, "answered", || {
+            let _ = query::distance(&shape, &Pose::IDENTITY, &ball, &far);
+            let _ = query::distance(&ball, &far, &shape, &Pose::IDENTITY);
+            let _ =
+                query::cast_shapes(&shape, &Pose::IDENTITY, Vec2::X, &ball, &far, Vec2::ZERO, &CastOptions::default());
+            // Against a compound (its part culling measures each part).
+            let pair = Shape::compound(vec![(Pose::IDENTITY, circle()), (at(1.0, 0.0), circle())]).unwrap();
+            let _ = query::distance(&shape, &Pose::IDENTITY, &pair, &far);
+            let _ = query::cast_shapes(
+                &pair,
+                &far,
+                Vec2::NEG_X,
+                &shape,
+                &Pose::IDENTITY,
+                Vec2::ZERO,
+                &CastOptions::default(),
+            );
+            // Starting in contact: a cast then asks the narrow phase for the contact normal.
+            let _ = query::cast_shapes(
+                &shape,
+                &Pose::IDENTITY,
+                Vec2::X,
+                &ball,
+                &Pose::IDENTITY,
+                Vec2::ZERO,
+                &CastOptions::default(),
+            );
+            let _ = query::cast_shapes(
+                &ball,
+                &Pose::IDENTITY,
+                Vec2::X,
+                &shape,
+                &Pose::IDENTITY,
+                Vec2::ZERO,
+                &CastOptions::default(),
+            );
+            let _ = query::time_of_impact(&shape, &Sweep::new(Pose::IDENTITY, far), &ball, &Sweep::fixed(far), 1.0);
+            "answered".into()
         });
     }
 

@@ -751,3 +751,94 @@ pub fn run_snapshot(data: &[u8]) {
     world.step();
     assert!(world.is_empty() && world.contacts().is_empty());
 }
+
+/// Distance, shape cast and time of impact on decoded shapes (valid, or assembled from fields
+/// and bytes), poses, translations, sweeps, fractions and target distances. Any input must get
+/// an answer or a typed error, never a panic; non-finite or non-unit poses, translations and
+/// fractions must be refused. Where every input is valid and within
+/// [`MAX_COORDINATE`](sapwood::MAX_COORDINATE): the distance is finite, `>= 0` and the same
+/// both ways round and with any cache; a cast's fraction lies in `[0, max]` and the shapes are
+/// within the target (plus tolerance) there; a time of impact's fraction lies in `[0, max]` and
+/// a hit leaves the shapes within the tolerance. The tolerance is the queries' documented
+/// `1e-4` of the smaller shape plus `2e-5` of the magnitudes involved (f32 rounding).
+pub fn run_queries(data: &[u8]) {
+    let mut b = Bytes::new(data);
+    let shape = |b: &mut Bytes| {
+        if b.u8().is_multiple_of(6) {
+            // A compound of constructor-built parts (a compound cannot hold invalid parts).
+            let n = 1 + b.u8() as usize % 3;
+            let parts: Vec<(Pose, Shape)> = (0..n).map(|_| (b.pose(), b.shape())).collect();
+            Shape::compound(parts).unwrap_or_else(|_| b.shape())
+        } else {
+            b.shape()
+        }
+    };
+    let (sa, sb) = (shape(&mut b), shape(&mut b));
+    let (pa, pb) = (b.pose(), b.pose());
+    let (ta, tb) = (b.vec2(), b.vec2());
+    let (ea, eb) = (b.pose(), b.pose());
+    let max = if b.u8().is_multiple_of(2) { 1.0 } else { b.f32() };
+    let target = if b.u8().is_multiple_of(2) { 0.0 } else { b.f32() };
+
+    let d = query::distance(&sa, &pa, &sb, &pb);
+    let d_rev = query::distance(&sb, &pb, &sa, &pa);
+    let mut cache = query::SimplexCache::default();
+    let _ = query::distance_cached(&sb, &pa, &sa, &pb, &mut cache); // another pair's cache
+    let d_cached = query::distance_cached(&sa, &pa, &sb, &pb, &mut cache);
+    let options = query::CastOptions { max_fraction: max, target_distance: target };
+    let cast = query::cast_shapes(&sa, &pa, ta, &sb, &pb, tb, &options);
+    let (wa, wb) = (query::Sweep::new(pa, ea), query::Sweep::new(pb, eb));
+    let toi = query::time_of_impact(&sa, &wa, &sb, &wb, max);
+
+    let poses_ok = [pa, pb, ea, eb].iter().all(|p| p.is_valid());
+    if !poses_ok {
+        if !pa.is_valid() || !pb.is_valid() {
+            assert_eq!(d.err(), Some(query::QueryError::NonFinite), "invalid poses {pa:?} {pb:?}");
+            assert_eq!(cast.err(), Some(query::QueryError::NonFinite), "invalid cast poses");
+        }
+        assert_eq!(toi.err(), Some(query::QueryError::NonFinite), "invalid sweep poses");
+        return;
+    }
+    let amounts_ok = max.is_finite() && max >= 0.0 && target.is_finite() && target >= 0.0;
+    if !ta.is_finite() || !tb.is_finite() || !amounts_ok {
+        assert!(cast.is_err(), "cast accepted {ta:?} {tb:?} {options:?}");
+    }
+    if !(max.is_finite() && max >= 0.0) {
+        assert!(toi.is_err(), "time of impact accepted max fraction {max}");
+    }
+    let sane = |v: Vec2| v.is_finite() && v.abs().max_element() <= MAX_COORDINATE;
+    let valid = sa.validate().is_ok()
+        && sb.validate().is_ok()
+        && [pa.p, pb.p, ea.p, eb.p, pa.p + ta, pb.p + tb].into_iter().all(sane)
+        && amounts_ok
+        && max <= 10.0
+        && target <= MAX_SHAPE_SIZE;
+    if !valid {
+        return;
+    }
+    let (ra, rb) = (sa.bounding_radius(), sb.bounding_radius());
+    let magnitude = |ps: &[Vec2]| ps.iter().map(|p| p.abs().max_element()).sum::<f32>() + ra + rb;
+    let tol = |ps: &[Vec2]| 1e-4 * ra.min(rb) + 2e-5 * magnitude(ps);
+
+    let (d, d_rev, d_cached) = (d.unwrap(), d_rev.unwrap(), d_cached.unwrap());
+    let t0 = tol(&[pa.p, pb.p]);
+    assert!(d.distance.is_finite() && d.distance >= 0.0, "distance {d:?}");
+    assert!((d.distance - d_rev.distance).abs() <= t0, "asymmetric: {d:?} vs {d_rev:?}");
+    assert!((d.distance - d_cached.distance).abs() <= t0, "cache changed the answer: {d:?} vs {d_cached:?}");
+    let dist_at = |pa: &Pose, pb: &Pose| query::distance(&sa, pa, &sb, pb).unwrap().distance;
+
+    if let Some(h) = cast.unwrap() {
+        assert!((0.0..=max).contains(&h.fraction), "cast fraction {h:?} outside [0, {max}]");
+        let (ha, hb) = (Pose { p: pa.p + h.fraction * ta, q: pa.q }, Pose { p: pb.p + h.fraction * tb, q: pb.q });
+        let t = tol(&[pa.p, pb.p, ta * max, tb * max]);
+        assert!(dist_at(&ha, &hb) <= target + 2.0 * t, "cast hit {h:?} leaves the shapes apart by more than the target");
+        assert!(!h.started_in_contact || h.fraction == 0.0, "{h:?}");
+    }
+    let toi = toi.unwrap();
+    assert!((0.0..=max).contains(&toi.fraction), "toi fraction {toi:?} outside [0, {max}]");
+    if toi.state == query::ToiState::Hit {
+        let t = tol(&[pa.p, pb.p, ea.p, eb.p]);
+        let apart = dist_at(&wa.at(toi.fraction), &wb.at(toi.fraction));
+        assert!(apart <= 2.0 * t, "toi hit {toi:?} with the shapes {apart} apart");
+    }
+}

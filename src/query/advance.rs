@@ -15,14 +15,14 @@
 //! it from the new time converges on that time from below (Mirtich 1996; Catto's GDC 2013 talk
 //! on continuous collision).
 //!
-//! Without rotation the same plane argument runs inside GJK itself ([`gjk_cast`]): each support
-//! point either advances the time to where its plane is reached or refines the simplex, so a
-//! translating pair costs about one GJK run rather than one per step.
+//! With no rotation the distance is a convex function of `t` (the distance from a point moving
+//! on a line to a convex set), the bound is its derivative, and the iteration is Newton's
+//! method: quadratic, two to four steps for a head-on hit.
 
 use glam::Vec2;
 
 use super::distance::{LocalDistance, proxy_distance};
-use super::gjk::{Proxy, SimplexCache, gjk_cast};
+use super::gjk::{Proxy, SimplexCache};
 use crate::math::{Pose, Rot};
 
 /// A shape's motion over one sweep: from `start` to `end`, translating linearly and turning
@@ -141,22 +141,6 @@ pub(crate) fn advance(a: &Proxy, sa: &Sweep, b: &Proxy, sb: &Sweep, target: f32,
         };
         Advance { outcome, t, at }
     };
-    if !turning {
-        let Some(c) = gjk_cast(a, b, &xf0, rel0, a.radius + b.radius + target, tol, max_t) else {
-            let none =
-                LocalDistance { distance: f32::INFINITY, point_a: Vec2::ZERO, point_b: Vec2::ZERO, normal: Vec2::ZERO };
-            return Advance { outcome: Outcome::Missed, t: max_t, at: none };
-        };
-        let n = c.normal;
-        let (pa, pb) = (c.point_a + a.radius * n, c.point_b - b.radius * n);
-        let gap = (pb - pa).dot(n);
-        let d = if gap > 0.0 {
-            LocalDistance { distance: gap, point_a: pa, point_b: pb, normal: n }
-        } else {
-            LocalDistance { distance: 0.0, point_a: 0.5 * (pa + pb), point_b: 0.5 * (pa + pb), normal: n }
-        };
-        return done(if c.t == 0.0 { Outcome::AtStart } else { Outcome::Hit }, c.t, d);
-    }
     let aim = target + 0.5 * tol;
     let mut cache = SimplexCache::default();
     let mut t = 0.0f32;

@@ -97,7 +97,9 @@ pub fn cast_shapes(
     };
     let started_in_contact = adv.outcome == Outcome::AtStart;
     let mut normal = adv.at.normal;
-    if normal == Vec2::ZERO {
+    // The narrow-phase kernels trust their shapes; one assembled from bytes (unspecified
+    // answer, see `distance`) must not reach them.
+    if normal == Vec2::ZERO && sa.validate().is_ok() && sb.validate().is_ok() {
         normal = collide::contact(sa, pa, sb, pb).normal;
     }
     Ok(Some(CastHit {
@@ -173,7 +175,7 @@ pub(crate) fn earliest(
             let Some(pb) = part_proxy(&lb, b) else { continue };
             let limit = best.map_or(max_t, |(adv, ..)| adv.t);
             let tol = tolerance(&pa, &pb, wa, wb, max_t);
-            let (ca, cb) = (bounding_circle(&la, a.bounding_radius()), bounding_circle(&lb, b.bounding_radius()));
+            let (ca, cb) = (bounding_circle(&la, pa.reach_from(la.p)), bounding_circle(&lb, pb.reach_from(lb.p)));
             if advance(&ca, wa, &cb, wb, target, tol, limit).outcome == Outcome::Missed {
                 continue;
             }

@@ -18,6 +18,11 @@
 //!   stopping at penetration), `query::cast_shapes_nonlinear` over `[0, 1]` with motions
 //!   rotating about the pose origin. parry's closest points (`closest_points`) cost about the
 //!   same as its distance and are not timed separately; sapwood's distance returns them.
+//! - `box2d` (Box2D v3 through `boxdd-sys`, convex pairs only: its queries take one convex
+//!   proxy per shape): `b2ShapeDistance` with radii, `b2ShapeCast` of B against A, and
+//!   `b2TimeOfImpact` with sweeps turning about the pose origin. Box2D stops casts and times of
+//!   impact at its linear slop (5 mm) from contact, sapwood within 1e-4 of the smaller shape's
+//!   size: Box2D iterates to a coarser answer.
 //!
 //! Run: `cargo bench --bench query -- --warm-up-time 1 --measurement-time 2` (about 6 minutes);
 //! one kind pair: `cargo bench --bench query -- 'query/box-polygon/'`.
@@ -35,6 +40,7 @@ use sapwood::{Pose, Rot, Shape, Vec2};
 use sapwood_support::SplitMix64;
 use sapwood_support::exact_query::{Body, ExactCast, PoseD, d64};
 use sapwood_support::parry_shapes::{parry_pose, to_parry};
+use sapwood_support::peers::box2d_query as b2;
 
 const BATCH: usize = 1024;
 
@@ -272,9 +278,50 @@ fn queries(c: &mut Criterion) {
                     })
                 })
             });
+            let proxies: Option<Vec<_>> = inputs.iter().map(|x| Some((b2::proxy(&x.a)?, b2::proxy(&x.b)?))).collect();
+            if let Some(px) = proxies {
+                let both = || inputs.iter().zip(&px);
+                g.bench_function("distance/box2d", |bn| {
+                    bn.iter_custom(|iters| {
+                        timed(iters, inputs.len(), || both().map(|(x, (a, b))| b2::distance(a, &x.pa, b, &x.pb)).sum())
+                    })
+                });
+                g.bench_function("cast/box2d", |bn| {
+                    bn.iter_custom(|iters| {
+                        timed(iters, inputs.len(), || {
+                            both()
+                                .map(|(x, (a, b))| b2::cast(a, &x.pa, b, &x.cast_from, x.translation).unwrap_or(2.0))
+                                .sum()
+                        })
+                    })
+                });
+                g.bench_function("toi/box2d", |bn| {
+                    bn.iter_custom(|iters| {
+                        timed(iters, inputs.len(), || {
+                            both()
+                                .map(|(x, (a, b))| {
+                                    let (sa, sb) = (&x.sweep_a, &x.sweep_b);
+                                    b2::time_of_impact(a, (&sa.start, &sa.end), b, (&sb.start, &sb.end))
+                                })
+                                .sum()
+                        })
+                    })
+                });
+            }
             g.finish();
         }
     }
+}
+
+/// Time per query of `iters` runs of a batch of `n` queries summed by `run`.
+fn timed(iters: u64, n: usize, mut run: impl FnMut() -> f32) -> Duration {
+    let start = Instant::now();
+    let mut acc = 0.0f32;
+    for _ in 0..iters {
+        acc += run();
+    }
+    black_box(acc);
+    start.elapsed() / n as u32
 }
 
 criterion_group!(benches, queries);

@@ -122,6 +122,9 @@ pub(crate) mod flags {
     pub const IN_TREE: u8 = 4;
     /// Pose or shape changed since the last step; the collider is in the moved list.
     pub const MOVED: u8 = 8;
+    /// A fast collider: swept from `sweep_start` to its pose by each step, which reports its
+    /// earliest time of impact (`World::impacts`).
+    pub const BULLET: u8 = 16;
 }
 
 /// The per-slot columns, listed once: `name: Type = value a new slot gets`. The list feeds
@@ -144,6 +147,9 @@ macro_rules! slot_columns {
                 alive: bool = true,
                 flags: u8 = 0,
                 pose: Pose = Pose::IDENTITY,
+                /// A bullet's pose as of the last step, where its next sweep starts; the identity
+                /// for other colliders.
+                sweep_start: Pose = Pose::IDENTITY,
                 /// Tight box of the shape at its pose.
                 aabb: Aabb = Aabb::default(),
                 /// The box the broad phase knows: the tight box grown by the margin when it last

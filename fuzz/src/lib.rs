@@ -300,6 +300,7 @@ fn desc(b: &mut Bytes) -> ColliderDesc {
         pose: b.pose(),
         is_static: flags & 1 != 0,
         sensor: flags & 2 != 0,
+        bullet: flags & 4 != 0,
         filter,
         user_data: u64::from(b.u32()),
     }

@@ -235,6 +235,12 @@ impl World {
         if desc.sensor {
             f |= flags::SENSOR;
         }
+        if desc.bullet {
+            f |= flags::BULLET;
+            self.cols.sweep_start[s] = desc.pose;
+        } else {
+            self.cols.sweep_start[s] = Pose::IDENTITY;
+        }
         self.cols.flags[s] = f;
         self.moved.push(slot);
         Ok(self.cols.id(slot))

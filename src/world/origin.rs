@@ -64,7 +64,11 @@ impl World {
         let cols = &self.cols;
         let out_of_range = |p: Vec2| (p - offset).abs().max_element() > MAX_COORDINATE;
         if offset.abs().max_element() > 2.0 * MAX_COORDINATE
-            || (0..cols.alive.len()).any(|s| cols.alive[s] && out_of_range(cols.pose[s].p))
+            || (0..cols.alive.len()).any(|s| {
+                // A bullet's sweep start is a pose too, and must stay within range.
+                let bullet = cols.flags[s] & flags::BULLET != 0;
+                cols.alive[s] && (out_of_range(cols.pose[s].p) || bullet && out_of_range(cols.sweep_start[s].p))
+            })
         {
             return Err(WorldError::OutOfRange);
         }
@@ -103,6 +107,9 @@ impl World {
                 continue;
             }
             cols.pose[s].p -= offset;
+            if cols.flags[s] & flags::BULLET != 0 {
+                cols.sweep_start[s].p -= offset;
+            }
             if cols.fat[s] != Aabb::EMPTY {
                 cols.aabb[s] = shifted(cols.aabb[s], offset);
                 cols.fat[s] = shifted(cols.fat[s], offset);

@@ -103,6 +103,11 @@ pub struct ColliderDesc {
     pub is_static: bool,
     /// A sensor reports [`EventKind::SensorEntered`]/[`EventKind::SensorExited`] and no manifold.
     pub sensor: bool,
+    /// A fast collider (a bullet): each step sweeps it from its pose at the step before to its
+    /// new pose, so that its broad-phase box covers the whole motion, and reports its earliest
+    /// time of impact in [`World::impacts`](crate::World::impacts). Contacts and events are
+    /// those of its current pose, as for any collider.
+    pub bullet: bool,
     /// Which colliders this one pairs with.
     pub filter: Filter,
     /// Free for the user (the hecs integration stores the entity here).
@@ -113,7 +118,7 @@ impl ColliderDesc {
     /// A moving, non-sensor collider with the default filter.
     #[must_use]
     pub fn new(shape: Shape, pose: Pose) -> Self {
-        Self { shape, pose, is_static: false, sensor: false, filter: Filter::default(), user_data: 0 }
+        Self { shape, pose, is_static: false, sensor: false, bullet: false, filter: Filter::default(), user_data: 0 }
     }
 
     /// The same, static.
@@ -127,6 +132,15 @@ impl ColliderDesc {
     #[must_use]
     pub fn sensor(mut self) -> Self {
         self.sensor = true;
+        self
+    }
+
+    /// The same, as a bullet (see [`ColliderDesc::bullet`](#structfield.bullet)): a fast
+    /// collider whose motion between steps is swept, and whose earliest impact each step is
+    /// reported in [`World::impacts`](crate::World::impacts).
+    #[must_use]
+    pub fn bullet(mut self) -> Self {
+        self.bullet = true;
         self
     }
 

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::broad::{BroadPhaseKind, Pair};
 use crate::collide::{Manifold, ManifoldPoint};
-use crate::math::Aabb;
+use crate::math::{Aabb, Pose};
 use crate::storage::flags;
 use crate::world::{Contact, NONE, PairSlot, World, WorldConfig};
 
@@ -96,8 +96,11 @@ pub(super) fn slots(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
                 return Err(bad("a dead slot has flags"));
             }
         } else {
-            if f & !(flags::STATIC | flags::SENSOR | flags::IN_TREE | flags::MOVED) != 0 {
+            if f & !(flags::STATIC | flags::SENSOR | flags::IN_TREE | flags::MOVED | flags::BULLET) != 0 {
                 return Err(bad("unknown flag bits"));
+            }
+            if f & flags::BULLET == 0 && rec.sweep_start != Pose::IDENTITY {
+                return Err(bad("a collider that is not a bullet has a sweep start"));
             }
             if fat == Aabb::EMPTY {
                 // Inserted since the last step: in no structure yet, waiting in `moved`.

@@ -16,6 +16,7 @@
 
 mod aabbs;
 mod broad;
+mod ccd;
 mod narrow;
 
 use std::time::Instant;

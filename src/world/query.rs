@@ -8,6 +8,7 @@
 use glam::Vec2;
 
 use super::World;
+use crate::broad::Grow;
 use crate::collide;
 use crate::math::{Aabb, Pose, Ray};
 use crate::query;
@@ -194,7 +195,7 @@ impl World {
         let mut best: Option<RayCastHit> = None;
         let movers = self.mover_tree.read(&self.cols);
         for tree in [&**movers, &self.tree] {
-            let hit = tree.ray_cast_closest_with(ray, max_t, true, |slot, _| {
+            let hit = tree.ray_cast_closest_with(ray, max_t, Grow::SLACK, |slot, _| {
                 if !self.accepts(slot, filter) {
                     return None;
                 }
@@ -218,7 +219,7 @@ impl World {
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);
         for tree in [&**movers, &self.tree] {
-            tree.ray_cast_all_with(ray, max_t, true, |slot, _| {
+            tree.ray_cast_all_with(ray, max_t, Grow::SLACK, |slot, _| {
                 if self.accepts(slot, filter)
                     && let Some(h) = self.shape_ray_cast(slot, ray, max_t)
                 {

@@ -44,7 +44,8 @@ pub use shape::{
 pub use storage::{ColliderId, Filter, RawColliderId};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{
-    ColliderDesc, Contact, Event, EventKind, MAX_COORDINATE, QueryFilter, RayCastHit, StepTimings, World, WorldConfig,
+    ColliderDesc, Contact, DistanceHit, Event, EventKind, Impact, MAX_COORDINATE, QueryFilter, RayCastHit, ShapeCastHit,
+    StepTimings, World, WorldConfig,
     WorldError,
 };
 

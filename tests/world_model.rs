@@ -93,6 +93,9 @@ struct Model {
     live: BTreeMap<u32, ModelCollider>,
     touching: BTreeSet<(ColliderId, ColliderId)>,
     pending: Vec<(ColliderId, ColliderId, EventKind)>,
+    /// Each bullet's pose as of the last step (its insert pose before its first): where the
+    /// next step's sweep starts.
+    sweep_start: BTreeMap<u32, Pose>,
 }
 
 impl Model {
@@ -112,6 +115,42 @@ impl Model {
                 if collide::overlaps(&a.desc.shape, &a.desc.pose, &b.desc.shape, &b.desc.pose) {
                     out.insert((a.id, b.id));
                 }
+            }
+        }
+        out
+    }
+
+    /// Brute force: each bullet that moved, swept from its pose at the last step against every
+    /// collider it may pair with (other bullets swept too, the rest held still), by the shared
+    /// time-of-impact query; the earliest hit after the start, ties to the smaller slot.
+    fn impacts_now(&self) -> Vec<(ColliderId, ColliderId, f32)> {
+        let sweep = |c: &ModelCollider| {
+            let start = if c.desc.bullet { self.sweep_start[&c.id.index()] } else { c.desc.pose };
+            query::Sweep { start, end: c.desc.pose }
+        };
+        let mut out = Vec::new();
+        for b in self.live.values().filter(|c| c.desc.bullet) {
+            let sb = sweep(b);
+            if sb.start == sb.end || b.desc.sensor {
+                continue;
+            }
+            let mut best: Option<(f32, ColliderId)> = None;
+            for o in self.live.values() {
+                if o.id == b.id
+                    || o.desc.sensor
+                    || (b.desc.is_static && o.desc.is_static)
+                    || !b.desc.filter.pairs_with(&o.desc.filter)
+                {
+                    continue;
+                }
+                let toi = query::time_of_impact(&b.desc.shape, &sb, &o.desc.shape, &sweep(o), 1.0).unwrap();
+                let hit = matches!(toi.state, query::ToiState::Hit | query::ToiState::IterationLimit) && toi.fraction > 0.0;
+                if hit && best.is_none_or(|(t, _)| toi.fraction < t) {
+                    best = Some((toi.fraction, o.id));
+                }
+            }
+            if let Some((t, o)) = best {
+                out.push((b.id, o, t));
             }
         }
         out
@@ -167,6 +206,35 @@ fn check_step(world: &World, model: &mut Model, step: usize) {
     let got: Vec<_> = world.events().iter().map(|e| (e.a, e.b, e.kind)).collect();
     assert_eq!(got, want, "step {step}: events differ");
     model.touching = now;
+}
+
+/// The bullets' impacts against [`Model::impacts_now`]: the same bullets, the same first
+/// collider hit (or one hit within the tolerance of the same time), the same time within the
+/// tolerance: the world clips each bullet's queries at its earliest hit so far, which may end
+/// an iteration a rounding error apart from an unclipped query.
+fn check_impacts(world: &World, model: &mut Model, step: usize) {
+    let want = model.impacts_now();
+    let got = world.impacts();
+    assert_eq!(got.len(), want.len(), "step {step}: impacts {got:?} vs brute force {want:?}");
+    for (g, &(bullet, other, t)) in got.iter().zip(&want) {
+        assert_eq!(g.bullet.id(), Some(bullet), "step {step}: impact order");
+        assert!((g.fraction - t).abs() <= 1e-4, "step {step}: fraction {} vs {t}", g.fraction);
+        if g.other.id() != Some(other) {
+            // Another collider hit at the same time within the tolerance.
+            let c = &model.live[&g.other.index];
+            let sb = query::Sweep { start: model.sweep_start[&bullet.index()], end: model.live[&bullet.index()].desc.pose };
+            let start = if c.desc.bullet { model.sweep_start[&c.id.index()] } else { c.desc.pose };
+            let so = query::Sweep { start, end: c.desc.pose };
+            let toi = query::time_of_impact(&model.live[&bullet.index()].desc.shape, &sb, &c.desc.shape, &so, 1.0).unwrap();
+            assert!((toi.fraction - t).abs() <= 1e-4, "step {step}: impact with {:?} at {} vs {other:?} at {t}", c.id, toi.fraction);
+        }
+        let at = g.pose;
+        assert!(at.is_valid() && g.normal.is_finite() && (g.normal.length() - 1.0).abs() < 1e-3, "step {step}: {g:?}");
+    }
+    // The next sweep starts where the bullets are now.
+    for c in model.live.values().filter(|c| c.desc.bullet) {
+        model.sweep_start.insert(c.id.index(), c.desc.pose);
+    }
 }
 
 /// Every scene query against a linear scan over the model.
@@ -300,6 +368,7 @@ fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
                             let mut desc = ColliderDesc::new(random_shape(&mut rng), random_pose(&mut rng, extent));
                             desc.is_static = below_mod(&mut rng, 5) == 0;
                             desc.sensor = below_mod(&mut rng, 10) == 0;
+                            desc.bullet = below_mod(&mut rng, 4) == 0;
                             desc.filter = random_filter(&mut rng);
                             desc.user_data = rng.next_u64();
                             desc
@@ -314,6 +383,9 @@ fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
                     };
                     assert_eq!(ids.len(), count);
                     for (id, desc) in ids.into_iter().zip(descs) {
+                        if desc.bullet {
+                            model.sweep_start.insert(id.index(), desc.pose);
+                        }
                         assert!(model.live.insert(id.index(), ModelCollider { id, desc }).is_none());
                     }
                 }
@@ -377,6 +449,7 @@ fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
         world.step();
         world.validate().unwrap_or_else(|e| panic!("step {step}: {e}"));
         check_step(&world, &mut model, step);
+        check_impacts(&world, &mut model, step);
         check_queries(&world, &model, &mut rng, extent);
         assert_eq!(world.len(), model.live.len());
         for c in model.live.values() {

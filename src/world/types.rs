@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use crate::broad::BroadPhaseKind;
 use crate::collide::Manifold;
+use glam::Vec2;
+
 use crate::math::Pose;
 use crate::shape::{Shape, ShapeError};
 use crate::storage::{ColliderId, Filter, RawColliderId};
@@ -172,6 +174,30 @@ pub struct Contact {
     pub manifold: Manifold,
 }
 
+/// A bullet's earliest impact during the last step (see [`World::impacts`](crate::World::impacts)).
+/// `Pod`, like [`Contact`].
+///
+/// The step swept the bullet from its pose at the step before to its pose now; `fraction` is
+/// how far along that sweep it first touched `other` (0 = start, 1 = end), and `pose` is the
+/// bullet's pose then (the sweep interpolates the position linearly and the angle the short
+/// way). A solver clamps the bullet there, or sub-steps to that time.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Impact {
+    /// The bullet.
+    pub bullet: RawColliderId,
+    /// The collider it hit first.
+    pub other: RawColliderId,
+    /// Time of impact as a fraction of the step's sweep, in `(0, 1]`.
+    pub fraction: f32,
+    /// The contact point at the time of impact (world space).
+    pub point: Vec2,
+    /// The unit contact normal at the time of impact, from the bullet towards `other`.
+    pub normal: Vec2,
+    /// The bullet's pose at the time of impact.
+    pub pose: Pose,
+}
+
 /// What happened to a pair.
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -213,7 +239,10 @@ pub struct StepTimings {
     /// (c) Manifolds of the pairs with a moved collider, written to the contacts array, with the
     /// events of the pairs that started or stopped touching.
     pub narrow_phase: Duration,
-    /// (d) The events raised by removals since the last step merged in, and all events sorted.
+    /// (d) The earliest impact of each bullet that moved, by time-of-impact queries over its
+    /// candidate pairs.
+    pub continuous: Duration,
+    /// (e) The events raised by removals since the last step merged in, and all events sorted.
     pub events: Duration,
 }
 
@@ -221,6 +250,6 @@ impl StepTimings {
     /// The whole step.
     #[must_use]
     pub fn total(&self) -> Duration {
-        self.aabbs + self.broad_phase + self.narrow_phase + self.events
+        self.aabbs + self.broad_phase + self.narrow_phase + self.continuous + self.events
     }
 }

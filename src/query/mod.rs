@@ -1,0 +1,115 @@
+//! Ray casts and point tests against one shape at a pose.
+//!
+//! Both work in the shape's local frame: the ray or point is moved in by the inverse pose, the
+//! shape is tested where its description is simplest (a circle at the origin, an axis-aligned
+//! box), and a hit is moved back out.
+//!
+//! # Conventions
+//! - **The boundary is inside**, as everywhere in sapwood: [`contains_point`] is true for a point
+//!   exactly on the surface, and a ray starting on the surface hits at `t = 0`.
+//! - A ray starting inside a shape (or on its boundary) hits at `t = 0`, at its origin, with the
+//!   normal `-dir / |dir|`: a solid shape has no entry point, and this normal points back along
+//!   the ray like a surface the ray has just entered. A zero `dir` gives a zero normal.
+//! - `t` is in units of `dir` (see [`Ray`]); hits are reported for `0 <= t <= max_t`.
+//! - Rounded polygons are exact: the surface is the core polygon's edges pushed out by the
+//!   radius, joined by circular arcs around the vertices.
+//! - A [`Compound`](crate::Compound) is the union of its parts: a ray hits the closest part
+//!   (on equal `t`, the lowest part index; [`ray_cast_part`] tells which), a point is inside
+//!   when it is inside any part ([`containing_part`] tells the first).
+//!
+//! ```
+//! use sapwood::query::{contains_point, ray_cast};
+//! use sapwood::{Pose, Ray, Shape, Vec2};
+//!
+//! let crate_ = Shape::cuboid(Vec2::new(1.0, 0.5))?;
+//! let pose = Pose::from_translation(Vec2::new(5.0, 0.0));
+//! let hit = ray_cast(&crate_, &pose, &Ray::new(Vec2::ZERO, Vec2::X), 100.0).unwrap();
+//! assert_eq!((hit.t, hit.point, hit.normal), (4.0, Vec2::new(4.0, 0.0), Vec2::NEG_X));
+//! assert!(contains_point(&crate_, &pose, Vec2::new(6.0, 0.5))); // a corner counts
+//! # Ok::<(), sapwood::ShapeError>(())
+//! ```
+
+mod advance;
+mod cast;
+mod distance;
+mod gjk;
+mod point;
+mod ray;
+#[cfg(test)]
+mod tests;
+mod toi;
+
+pub use advance::Sweep;
+pub use cast::{CastHit, CastOptions, cast_shapes};
+pub use distance::{DistanceOutput, distance, distance_cached};
+pub use gjk::SimplexCache;
+pub(crate) use point::{EdgeRegion, edge_region, max_separation, within};
+pub use point::{containing_part, contains_point};
+pub use ray::{RayHit, ray_cast, ray_cast_part};
+pub use toi::{Toi, ToiState, time_of_impact};
+
+use glam::Vec2;
+
+use crate::math::Pose;
+use crate::shape::Shape;
+use gjk::Proxy;
+
+/// Why a query refused its input. Queries never panic; this is their answer to input that has
+/// no meaningful result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QueryError {
+    /// A pose, translation, sweep, fraction or distance is NaN or infinite, or a pose's
+    /// rotation is not a unit rotation.
+    NonFinite,
+    /// A fraction or distance is negative.
+    Negative,
+}
+
+impl std::fmt::Display for QueryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            QueryError::NonFinite => "query input is NaN, infinite or not a unit rotation",
+            QueryError::Negative => "query fraction or distance is negative",
+        })
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+fn check_pose(pose: &Pose) -> Result<(), QueryError> {
+    if pose.is_valid() { Ok(()) } else { Err(QueryError::NonFinite) }
+}
+
+fn check_vector(v: Vec2) -> Result<(), QueryError> {
+    if v.is_finite() { Ok(()) } else { Err(QueryError::NonFinite) }
+}
+
+/// A finite, non-negative scalar (a fraction or a distance).
+fn check_amount(x: f32) -> Result<(), QueryError> {
+    if !x.is_finite() {
+        Err(QueryError::NonFinite)
+    } else if x < 0.0 {
+        Err(QueryError::Negative)
+    } else {
+        Ok(())
+    }
+}
+
+/// A shape's convex parts with their index and pose in the shape's frame: a convex shape is
+/// its own part 0 at the identity.
+fn parts(shape: &Shape) -> impl Iterator<Item = (u32, Pose, &Shape)> {
+    let (single, many) = match shape {
+        Shape::Compound(c) => (None, c.parts()),
+        s => (Some(s), &[][..]),
+    };
+    let many = many.iter().enumerate().map(|(i, (lp, part))| (i as u32, *lp, part));
+    single.map(|s| (0, Pose::IDENTITY, s)).into_iter().chain(many)
+}
+
+/// A part's GJK proxy in its shape's frame (`None` only for a nested compound, which no
+/// constructor builds).
+#[inline]
+fn part_proxy(local: &Pose, part: &Shape) -> Option<Proxy> {
+    let p = Proxy::of(part)?;
+    Some(if *local == Pose::IDENTITY { p } else { p.transformed(local) })
+}

@@ -18,7 +18,8 @@ const SPEED: f32 = 100.0;
 fn fire(marked: bool) -> (Vec<Vec<Impact>>, Vec<bool>, ColliderId) {
     let mut world = World::new();
     let wall_shape = Shape::cuboid(Vec2::new(WALL_HALF, 110.0)).unwrap();
-    let wall = world.insert(ColliderDesc::new(wall_shape, Pose::from_translation(Vec2::new(0.0, 100.0))).fixed()).unwrap();
+    let wall =
+        world.insert(ColliderDesc::new(wall_shape, Pose::from_translation(Vec2::new(0.0, 100.0))).fixed()).unwrap();
     let mut rng = SplitMix64::new(17);
     let ball = Shape::circle(RADIUS).unwrap();
     let mut bullets = Vec::new();
@@ -60,9 +61,17 @@ fn marked_bullets_hit_a_thin_wall_unmarked_ones_tunnel() {
         let face = -WALL_HALF - RADIUS;
         assert!((h.pose.p.x - face).abs() < 0.01, "bullet {i}: stopped at x = {}", h.pose.p.x);
         let start = x0 + SPEED * ((face - x0) / SPEED).floor();
-        assert!((start + SPEED * h.fraction - h.pose.p.x).abs() < 1e-3, "bullet {i}: fraction {} disagrees with pose", h.fraction);
+        assert!(
+            (start + SPEED * h.fraction - h.pose.p.x).abs() < 1e-3,
+            "bullet {i}: fraction {} disagrees with pose",
+            h.fraction
+        );
         assert!((h.normal - Vec2::X).length() < 1e-3, "bullet {i}: normal {:?}", h.normal);
-        assert!((h.point.x - (-WALL_HALF)).abs() < 0.01 && (h.point.y - 0.2 * i as f32).abs() < 0.01, "bullet {i}: {:?}", h.point);
+        assert!(
+            (h.point.x - (-WALL_HALF)).abs() < 0.01 && (h.point.y - 0.2 * i as f32).abs() < 0.01,
+            "bullet {i}: {:?}",
+            h.point
+        );
     }
     let marked_touching = touched.iter().filter(|&&t| t).count();
 
@@ -138,8 +147,11 @@ fn a_spinning_bar_hits_what_its_end_boxes_miss() {
     // A bar 4 long turning a quarter turn about its centre: at 45° its tip passes (1.41, 1.41),
     // outside the union of its boxes at 0° and 90° ([-2, 2] x [-0.05, 0.05] and the transpose).
     let mut world = World::new();
-    let post = world.insert(ColliderDesc::new(Shape::circle(0.1).unwrap(), Pose::from_translation(Vec2::splat(1.3))).fixed()).unwrap();
-    let bar = world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(2.0, 0.05)).unwrap(), Pose::IDENTITY).bullet()).unwrap();
+    let post = world
+        .insert(ColliderDesc::new(Shape::circle(0.1).unwrap(), Pose::from_translation(Vec2::splat(1.3))).fixed())
+        .unwrap();
+    let bar =
+        world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(2.0, 0.05)).unwrap(), Pose::IDENTITY).bullet()).unwrap();
     world.step();
     assert!(world.impacts().is_empty() && world.contacts().is_empty());
     world.set_pose(bar, Pose::new(Vec2::ZERO, std::f32::consts::FRAC_PI_2)).unwrap();
@@ -155,8 +167,10 @@ fn a_spinning_bar_hits_what_its_end_boxes_miss() {
 fn bullets_meet_head_on_and_resting_contacts_are_left_to_the_contacts() {
     let mut world = World::new();
     let ball = Shape::circle(0.5).unwrap();
-    let a = world.insert(ColliderDesc::new(ball.clone(), Pose::from_translation(Vec2::new(-10.0, 0.0))).bullet()).unwrap();
-    let b = world.insert(ColliderDesc::new(ball.clone(), Pose::from_translation(Vec2::new(10.0, 0.0))).bullet()).unwrap();
+    let a =
+        world.insert(ColliderDesc::new(ball.clone(), Pose::from_translation(Vec2::new(-10.0, 0.0))).bullet()).unwrap();
+    let b =
+        world.insert(ColliderDesc::new(ball.clone(), Pose::from_translation(Vec2::new(10.0, 0.0))).bullet()).unwrap();
     let floor = Shape::cuboid(Vec2::new(50.0, 0.5)).unwrap();
     world.insert(ColliderDesc::new(floor, Pose::from_translation(Vec2::new(0.0, -1.0))).fixed()).unwrap();
     world.step();

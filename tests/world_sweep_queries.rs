@@ -12,8 +12,12 @@ use sapwood_support::SplitMix64;
 fn random_shape(rng: &mut SplitMix64) -> Shape {
     match rng.below(7) {
         0 => Shape::circle(rng.range(0.1, 1.0)).unwrap(),
-        1 => Shape::capsule(Vec2::new(-rng.range(0.1, 0.8), 0.0), Vec2::new(rng.range(0.1, 0.8), 0.0), rng.range(0.1, 0.4))
-            .unwrap(),
+        1 => Shape::capsule(
+            Vec2::new(-rng.range(0.1, 0.8), 0.0),
+            Vec2::new(rng.range(0.1, 0.8), 0.0),
+            rng.range(0.1, 0.4),
+        )
+        .unwrap(),
         2 => Shape::cuboid(Vec2::new(rng.range(0.1, 1.0), rng.range(0.1, 1.0))).unwrap(),
         3 => Shape::rounded_box(Vec2::new(rng.range(0.1, 0.6), rng.range(0.1, 0.6)), rng.range(0.0, 0.3)).unwrap(),
         4 => Shape::cuboid(Vec2::new(rng.range(6.0, 12.0), rng.range(0.05, 0.4))).unwrap(), // a long wall
@@ -114,7 +118,8 @@ fn for_scenes(mut check: impl FnMut(&Scene, &mut SplitMix64)) {
         for seed in 0..4u64 {
             let mut rng = SplitMix64::new(1000 * i as u64 + seed);
             let config = WorldConfig { broad_phase: kind, large_extent: 4.0, ..WorldConfig::default() };
-            let scene = random_scene(&mut rng, config, 150 + rng.below(150), extent);
+            let n = 150 + rng.below(150);
+            let scene = random_scene(&mut rng, config, n, extent);
             check(&scene, &mut rng);
         }
     }
@@ -182,6 +187,8 @@ fn cast_shape_matches_a_linear_scan() {
 #[test]
 fn distance_to_nearest_matches_a_linear_scan() {
     let (mut found, mut asked) = (0usize, 0usize);
+    // The oracle's point: a circle of radius 0, a one-vertex core to GJK.
+    let point = Shape::Circle(sapwood::Circle { radius: 0.0 });
     for_scenes(|scene, rng| {
         for _ in 0..60 {
             let filter = scene.filters()[rng.below(4)];
@@ -212,14 +219,17 @@ fn distance_to_nearest_matches_a_linear_scan() {
                 .live
                 .iter()
                 .filter(|c| Scene::passes(c, &filter))
-                .map(|c| (query::distance_to_point(&c.1, &c.2, p).unwrap(), c.0))
+                .map(|c| (query::distance(&point, &Pose::from_translation(p), &c.1, &c.2).unwrap(), c.0))
                 .filter(|(d, _)| d.distance <= max_distance)
                 .min_by(|a, b| a.0.distance.total_cmp(&b.0.distance).then(a.1.cmp(&b.1)));
             let got = scene.world.distance_to_nearest_point(p, max_distance, &filter).unwrap();
             match (got, want) {
                 (None, None) => {}
                 (Some(g), Some((w, id))) => {
-                    assert_eq!((g.id, g.distance, g.point), (id, w.distance, w.point), "distance_to_nearest_point");
+                    let point = if w.distance == 0.0 { p } else { w.point_b };
+                    assert_eq!((g.id, g.distance, g.point), (id, w.distance, point), "distance_to_nearest_point");
+                    // A point probe: the distance is the point's distance to the closest point.
+                    assert!((g.distance - (g.point - p).length()).abs() < 1e-4 * (1.0 + g.distance), "{g:?} {p:?}");
                 }
                 (g, w) => panic!("distance_to_nearest_point {g:?} vs linear scan {w:?}"),
             }
@@ -242,32 +252,48 @@ fn ray_cast_callback_follows_the_box2d_contract() {
             scene.world.ray_cast_all(&ray, max_t, &filter, &mut all);
             // Continue unclipped: every hit once, as ray_cast_all reports them.
             let mut seen = Vec::new();
-            scene.world.ray_cast_with(&ray, max_t, &filter, |h| {
-                seen.push(*h);
-                max_t
-            })
-            .unwrap();
+            scene
+                .world
+                .ray_cast_with(&ray, max_t, &filter, |h| {
+                    seen.push(*h);
+                    max_t
+                })
+                .unwrap();
             seen.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.id.cmp(&b.id)));
             assert_eq!(seen, all, "unclipped callback");
             // Clip at each hit: the last hit reported is the closest, and nothing reported lies
             // beyond the clip that was in force.
             let (mut clip, mut last) = (max_t, None);
-            scene.world.ray_cast_with(&ray, max_t, &filter, |h| {
-                assert!(h.t <= clip, "a hit beyond the clip: {} > {clip}", h.t);
-                if h.t < clip || last.is_none() {
-                    last = Some(h.t);
-                }
-                clip = clip.min(h.t);
-                h.t
-            })
-            .unwrap();
+            scene
+                .world
+                .ray_cast_with(&ray, max_t, &filter, |h| {
+                    assert!(h.t <= clip, "a hit beyond the clip: {} > {clip}", h.t);
+                    if h.t < clip || last.is_none() {
+                        last = Some(h.t);
+                    }
+                    clip = clip.min(h.t);
+                    h.t
+                })
+                .unwrap();
             assert_eq!(last, all.first().map(|h| h.t), "clipping finds the closest");
             // Ignore everything: every hit is still offered; stop at once: one call.
             let mut n = 0;
-            scene.world.ray_cast_with(&ray, max_t, &filter, |_| { n += 1; -1.0 }).unwrap();
+            scene
+                .world
+                .ray_cast_with(&ray, max_t, &filter, |_| {
+                    n += 1;
+                    -1.0
+                })
+                .unwrap();
             assert_eq!(n, all.len());
             let mut n = 0;
-            scene.world.ray_cast_with(&ray, max_t, &filter, |_| { n += 1; 0.0 }).unwrap();
+            scene
+                .world
+                .ray_cast_with(&ray, max_t, &filter, |_| {
+                    n += 1;
+                    0.0
+                })
+                .unwrap();
             assert_eq!(n, all.len().min(1));
         }
     });
@@ -285,24 +311,47 @@ fn bad_probes_are_refused_and_change_nothing() {
     let cast = |shape: &Shape, pose: Pose, t: Vec2, o: CastOptions| w.cast_shape(shape, &pose, t, &o, &f).map(|_| ());
     assert_eq!(cast(&ball, Pose::from_translation(nan), Vec2::X, ok), Err(QueryError::NonFinite));
     assert_eq!(cast(&ball, Pose::IDENTITY, Vec2::new(0.0, f32::INFINITY), ok), Err(QueryError::NonFinite));
-    assert_eq!(cast(&ball, Pose::IDENTITY, Vec2::X, CastOptions { max_fraction: f32::NAN, ..ok }), Err(QueryError::NonFinite));
-    assert_eq!(cast(&ball, Pose::IDENTITY, Vec2::X, CastOptions { max_fraction: -1.0, ..ok }), Err(QueryError::InvalidArgument));
-    assert_eq!(cast(&ball, Pose::IDENTITY, Vec2::X, CastOptions { target_distance: -1.0, ..ok }), Err(QueryError::InvalidArgument));
+    assert_eq!(
+        cast(&ball, Pose::IDENTITY, Vec2::X, CastOptions { max_fraction: f32::NAN, ..ok }),
+        Err(QueryError::NonFinite)
+    );
+    assert_eq!(
+        cast(&ball, Pose::IDENTITY, Vec2::X, CastOptions { max_fraction: -1.0, ..ok }),
+        Err(QueryError::Negative)
+    );
+    assert_eq!(
+        cast(&ball, Pose::IDENTITY, Vec2::X, CastOptions { target_distance: -1.0, ..ok }),
+        Err(QueryError::Negative)
+    );
     let skewed = Pose { p: Vec2::ZERO, q: sapwood::Rot { c: 2.0, s: 0.0 } };
-    assert_eq!(cast(&ball, skewed, Vec2::X, ok), Err(QueryError::InvalidArgument));
+    assert_eq!(cast(&ball, skewed, Vec2::X, ok), Err(QueryError::NonFinite));
+    // A probe the world would refuse as a collider finds nothing, as `query_shape`'s does.
     let bad_shape = Shape::Circle(sapwood::Circle { radius: -1.0 });
-    assert_eq!(cast(&bad_shape, Pose::IDENTITY, Vec2::X, ok), Err(QueryError::InvalidArgument));
+    let near = Pose::from_translation(w.pose(scene.live[0].0).unwrap().p);
+    assert_eq!(w.cast_shape(&bad_shape, &near, Vec2::X, &ok, &f), Ok(None));
     let mut out = vec![];
     assert_eq!(w.cast_shape_all(&ball, &Pose::IDENTITY, nan, &ok, &f, &mut out), Err(QueryError::NonFinite));
     assert!(out.is_empty());
     assert_eq!(w.distance_to_nearest(&ball, &Pose::IDENTITY, f32::NAN, &f), Err(QueryError::NonFinite));
-    assert_eq!(w.distance_to_nearest(&ball, &Pose::IDENTITY, -1.0, &f), Err(QueryError::InvalidArgument));
-    assert_eq!(w.distance_to_nearest(&bad_shape, &Pose::IDENTITY, 1.0, &f), Err(QueryError::InvalidArgument));
+    assert_eq!(w.distance_to_nearest(&ball, &Pose::IDENTITY, -1.0, &f), Err(QueryError::Negative));
+    assert_eq!(w.distance_to_nearest(&bad_shape, &near, 1.0, &f), Ok(None));
     assert_eq!(w.distance_to_nearest_point(nan, 1.0, &f), Err(QueryError::NonFinite));
     let mut called = false;
     let ray = Ray::new(Vec2::ZERO, Vec2::X);
-    assert_eq!(w.ray_cast_with(&Ray::new(nan, Vec2::X), 1.0, &f, |_| { called = true; 1.0 }), Err(QueryError::NonFinite));
-    assert_eq!(w.ray_cast_with(&ray, -1.0, &f, |_| { called = true; 1.0 }), Err(QueryError::InvalidArgument));
+    assert_eq!(
+        w.ray_cast_with(&Ray::new(nan, Vec2::X), 1.0, &f, |_| {
+            called = true;
+            1.0
+        }),
+        Err(QueryError::NonFinite)
+    );
+    assert_eq!(
+        w.ray_cast_with(&ray, -1.0, &f, |_| {
+            called = true;
+            1.0
+        }),
+        Err(QueryError::Negative)
+    );
     assert!(!called);
     assert_eq!(w.state_hash(), hash);
 }

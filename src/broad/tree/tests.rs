@@ -1,8 +1,8 @@
 //! Tests of [`DynamicTree`] against brute force, plus a report of tree quality and query speed
 //! per insertion strategy (`#[ignore]`d; see `tree_quality_report`).
 
-use super::*;
 use super::query::box_distance;
+use super::*;
 use crate::broad::brute::testkit::brute_pairs;
 use crate::broad::{BroadPhaseKind, diff_sorted_pairs};
 use crate::internal::SplitMix64;
@@ -757,8 +757,9 @@ fn box_cast_and_nearest_match_brute_force() {
                 all.push(id);
                 max_t
             });
-            let brute: Vec<u32> =
-                (0..boxes.len() as u32).filter(|&i| grown(&boxes[i as usize]).ray_cast(&ray, max_t).is_some()).collect();
+            let brute: Vec<u32> = (0..boxes.len() as u32)
+                .filter(|&i| grown(&boxes[i as usize]).ray_cast(&ray, max_t).is_some())
+                .collect();
             assert_eq!(sorted(all), brute, "box cast set, seed {seed}");
             // The closest, ties to the smaller id.
             let best = brute

@@ -32,36 +32,44 @@ pub struct ShapeCastHit {
 }
 
 impl World {
-    /// Refuses what [`World::cast_shape`] refuses.
-    pub(super) fn check_probe(shape: &Shape, pose: &Pose) -> Result<(), QueryError> {
-        if !pose.p.is_finite() || !pose.q.c.is_finite() || !pose.q.s.is_finite() {
-            return Err(QueryError::NonFinite);
-        }
-        if !pose.is_valid() || shape.validate().is_err() {
-            return Err(QueryError::InvalidArgument);
-        }
-        Ok(())
+    /// Refuses a probe pose as the narrow queries do.
+    pub(super) fn check_probe_pose(pose: &Pose) -> Result<(), QueryError> {
+        if pose.is_valid() { Ok(()) } else { Err(QueryError::NonFinite) }
     }
 
-    fn check_cast(shape: &Shape, pose: &Pose, translation: Vec2, options: &CastOptions) -> Result<(), QueryError> {
-        Self::check_probe(shape, pose)?;
-        if !translation.is_finite() || !options.max_fraction.is_finite() || !options.target_distance.is_finite() {
+    /// A finite, non-negative fraction or distance (`infinite_ok`: or +infinity).
+    pub(super) fn check_amount(x: f32, infinite_ok: bool) -> Result<(), QueryError> {
+        if x.is_nan() || (x.is_infinite() && !infinite_ok) {
+            Err(QueryError::NonFinite)
+        } else if x < 0.0 {
+            Err(QueryError::Negative)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn check_cast(pose: &Pose, translation: Vec2, options: &CastOptions) -> Result<(), QueryError> {
+        Self::check_probe_pose(pose)?;
+        if !translation.is_finite() {
             return Err(QueryError::NonFinite);
         }
-        if options.max_fraction < 0.0 || options.target_distance < 0.0 {
-            return Err(QueryError::InvalidArgument);
-        }
-        Ok(())
+        Self::check_amount(options.max_fraction, false)?;
+        Self::check_amount(options.target_distance, false)
     }
 
     /// The tree traversal of a shape cast: a ray from the probe's box centre along the
     /// translation, against boxes grown by the probe box's half extents plus the target
     /// distance (and rounding slack): a collider's box is reached exactly when the swept
-    /// probe box comes within the target distance of it.
+    /// probe box comes within the target distance of it. [`query::cast_shapes`] stops within a
+    /// tolerance of the target distance (1e-4 of the smaller shape's reach, plus f32 rounding
+    /// of the coordinates), so the boxes are grown by that too.
     fn cast_traversal(shape: &Shape, pose: &Pose, translation: Vec2, options: &CastOptions) -> (Ray, Grow) {
         let b = shape.aabb(pose);
         let ray = Ray { origin: b.center(), dir: translation };
-        (ray, Grow { half: b.half_extents() + Vec2::splat(options.target_distance), slack: true })
+        let reach = shape.bounding_radius();
+        let magnitude = pose.p.abs().max_element() + translation.abs().max_element() + reach;
+        let tolerance = 2e-4 * reach + 4e-6 * magnitude;
+        (ray, Grow { half: b.half_extents() + Vec2::splat(options.target_distance + tolerance), slack: true })
     }
 
     /// The exact cast against slot `slot`, up to `max_fraction`.
@@ -75,8 +83,9 @@ impl World {
         let (shape, pose, translation) = probe;
         let s = slot as usize;
         let options = CastOptions { max_fraction, ..*options };
-        let hit = query::cast_shapes(shape, pose, translation, &self.cols.shape[s], &self.cols.pose[s], Vec2::ZERO, &options)
-            .ok()??;
+        let hit =
+            query::cast_shapes(shape, pose, translation, &self.cols.shape[s], &self.cols.pose[s], Vec2::ZERO, &options)
+                .ok()??;
         Some(ShapeCastHit {
             id: self.cols.id(slot),
             part: hit.part_b,
@@ -93,7 +102,9 @@ impl World {
     /// `cast_shape`, answered by both trees with the probe's box swept along the translation
     /// (clipped as closer hits are found), and an exact [`query::cast_shapes`] per candidate.
     /// Ties go to the smaller id. A collider the shape already touches at the start is hit at
-    /// fraction 0 with `started_in_contact`.
+    /// fraction 0 with `started_in_contact`. The fraction is never past the true first
+    /// contact, and short of it by at most the tolerance of [`query::cast_shapes`]. A probe
+    /// shape the world would refuse as a collider (failing [`Shape::validate`]) hits nothing.
     ///
     /// ```
     /// use sapwood::query::CastOptions;
@@ -113,8 +124,8 @@ impl World {
     ///
     /// # Errors
     /// [`QueryError::NonFinite`] for a NaN or infinite pose, translation, `max_fraction` or
-    /// `target_distance`; [`QueryError::InvalidArgument`] for a negative one of the latter two,
-    /// a non-unit rotation or a shape failing [`Shape::validate`].
+    /// `target_distance`, or a pose whose rotation is not a unit rotation;
+    /// [`QueryError::Negative`] for a negative `max_fraction` or `target_distance`.
     pub fn cast_shape(
         &self,
         shape: &Shape,
@@ -123,7 +134,11 @@ impl World {
         options: &CastOptions,
         filter: &QueryFilter,
     ) -> Result<Option<ShapeCastHit>, QueryError> {
-        Self::check_cast(shape, pose, translation, options)?;
+        Self::check_cast(pose, translation, options)?;
+        // The narrow queries assume valid shapes (see `World::query_shape`).
+        if shape.validate().is_err() {
+            return Ok(None);
+        }
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
         let mut best: Option<ShapeCastHit> = None;
         let movers = self.mover_tree.read(&self.cols);
@@ -161,7 +176,10 @@ impl World {
         filter: &QueryFilter,
         out: &mut Vec<ShapeCastHit>,
     ) -> Result<(), QueryError> {
-        Self::check_cast(shape, pose, translation, options)?;
+        Self::check_cast(pose, translation, options)?;
+        if shape.validate().is_err() {
+            return Ok(());
+        }
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);

@@ -5,7 +5,7 @@ use glam::Vec2;
 use super::QueryFilter;
 use crate::math::{Aabb, Pose};
 use crate::query::{self, QueryError};
-use crate::shape::Shape;
+use crate::shape::{Circle, Shape};
 use crate::storage::ColliderId;
 use crate::world::World;
 
@@ -19,7 +19,8 @@ pub struct DistanceHit {
     pub part: u32,
     /// The distance between the probe and the collider; 0 when they overlap.
     pub distance: f32,
-    /// The closest point on the collider (world space).
+    /// The closest point on the collider (world space). When they overlap, the point
+    /// [`query::distance`] reports (for a point probe, the point itself).
     pub point: Vec2,
     /// The closest point on the probe (the point itself for a point probe).
     pub probe_point: Vec2,
@@ -80,10 +81,13 @@ impl World {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
+    /// A probe shape the world would refuse as a collider (failing [`Shape::validate`]) finds
+    /// nothing.
+    ///
     /// # Errors
-    /// [`QueryError::NonFinite`] for a NaN or infinite pose or a NaN `max_distance`
-    /// ([`f32::INFINITY`] is allowed: no bound); [`QueryError::InvalidArgument`] for a negative
-    /// `max_distance`, a non-unit rotation or a shape failing [`Shape::validate`].
+    /// [`QueryError::NonFinite`] for a NaN or infinite pose, a pose whose rotation is not a
+    /// unit rotation, or a NaN `max_distance` ([`f32::INFINITY`] is allowed: no bound);
+    /// [`QueryError::Negative`] for a negative `max_distance`.
     pub fn distance_to_nearest(
         &self,
         shape: &Shape,
@@ -91,8 +95,11 @@ impl World {
         max_distance: f32,
         filter: &QueryFilter,
     ) -> Result<Option<DistanceHit>, QueryError> {
-        Self::check_probe(shape, pose)?;
-        Self::check_max_distance(max_distance)?;
+        Self::check_probe_pose(pose)?;
+        Self::check_amount(max_distance, true)?;
+        if shape.validate().is_err() {
+            return Ok(None);
+        }
         Ok(self.nearest(shape.aabb(pose), max_distance, filter, |slot| {
             let s = slot as usize;
             let d = query::distance(shape, pose, &self.cols.shape[s], &self.cols.pose[s]).ok()?;
@@ -113,7 +120,7 @@ impl World {
     ///
     /// # Errors
     /// [`QueryError::NonFinite`] for a NaN or infinite point or a NaN `max_distance`;
-    /// [`QueryError::InvalidArgument`] for a negative `max_distance`.
+    /// [`QueryError::Negative`] for a negative `max_distance`.
     pub fn distance_to_nearest_point(
         &self,
         point: Vec2,
@@ -123,28 +130,23 @@ impl World {
         if !point.is_finite() {
             return Err(QueryError::NonFinite);
         }
-        Self::check_max_distance(max_distance)?;
+        Self::check_amount(max_distance, true)?;
+        // A point is a circle of radius 0 to GJK (a one-vertex core): exact, and the same code
+        // path as a shape probe. Built directly, since the checked constructor refuses size 0.
+        let probe = Shape::Circle(Circle { radius: 0.0 });
+        let pose = Pose::from_translation(point);
         Ok(self.nearest(Aabb::new(point, point), max_distance, filter, |slot| {
             let s = slot as usize;
-            let d = query::distance_to_point(&self.cols.shape[s], &self.cols.pose[s], point).ok()?;
+            let d = query::distance(&probe, &pose, &self.cols.shape[s], &self.cols.pose[s]).ok()?;
             Some(DistanceHit {
                 id: self.cols.id(slot),
-                part: d.part,
+                part: d.part_b,
                 distance: d.distance,
-                point: d.point,
+                // At distance 0 the point is in the collider: the closest point is itself.
+                point: if d.distance == 0.0 { point } else { d.point_b },
                 probe_point: point,
                 normal: d.normal,
             })
         }))
-    }
-
-    fn check_max_distance(max_distance: f32) -> Result<(), QueryError> {
-        if max_distance.is_nan() {
-            return Err(QueryError::NonFinite);
-        }
-        if max_distance < 0.0 {
-            return Err(QueryError::InvalidArgument);
-        }
-        Ok(())
     }
 }

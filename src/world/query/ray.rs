@@ -117,7 +117,7 @@ impl World {
     ///
     /// # Errors
     /// [`QueryError::NonFinite`] for a NaN or infinite origin or direction or a NaN `max_t`,
-    /// [`QueryError::InvalidArgument`] for a negative `max_t`; `callback` is not called then.
+    /// [`QueryError::Negative`] for a negative `max_t`; `callback` is not called then.
     /// (`max_t` may be infinite.)
     pub fn ray_cast_with(
         &self,
@@ -126,12 +126,10 @@ impl World {
         filter: &QueryFilter,
         mut callback: impl FnMut(&RayCastHit) -> f32,
     ) -> Result<(), QueryError> {
-        if !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() {
+        if !ray.origin.is_finite() || !ray.dir.is_finite() {
             return Err(QueryError::NonFinite);
         }
-        if max_t < 0.0 {
-            return Err(QueryError::InvalidArgument);
-        }
+        Self::check_amount(max_t, true)?;
         let (mut clip, mut stopped) = (max_t, false);
         let movers = self.mover_tree.read(&self.cols);
         for tree in [&**movers, &self.tree] {

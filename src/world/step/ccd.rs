@@ -24,15 +24,18 @@ use crate::world::{Impact, NONE, World};
 /// poses; `tight_end` is the one at `end`). For a pure translation that union is exactly the
 /// box of the swept area. A rotating shape can bulge out of it between the poses (a bar turning
 /// a quarter turn sweeps its tip through the diagonal), so then the box also covers the disc of
-/// the shape's reach around every point of the origin's path.
+/// the shape's reach around every point of the origin's path. The box is grown by the
+/// tolerance of [`query::time_of_impact`] (1e-4 of the smaller shape's reach, plus f32 rounding
+/// of the coordinates), within which it reports a hit, so that every pair it can report is a
+/// candidate pair.
 pub(super) fn sweep_box(shape: &Shape, start: &Pose, end: &Pose, tight_end: Aabb) -> Aabb {
-    let ends = tight_end.union(&shape.aabb(start));
-    if start.q == end.q {
-        return ends;
+    let reach = shape.bounding_radius();
+    let mut b = tight_end.union(&shape.aabb(start));
+    if start.q != end.q {
+        b = b.union(&Aabb::from_points(start.p, end.p).fattened(reach));
     }
-    // Rounding slack: the reach is exact, its sum with the path is not.
-    let reach = shape.bounding_radius() * (1.0 + 1e-5);
-    ends.union(&Aabb::from_points(start.p, end.p).fattened(reach))
+    let magnitude = b.min.abs().max(b.max.abs()).max_element();
+    b.fattened(2e-4 * reach + 1e-5 * magnitude)
 }
 
 impl World {
@@ -49,7 +52,11 @@ impl World {
         let cols = &self.cols;
         scratch.bullets.extend(self.moved.iter().copied().filter(|&s| cols.flags[s as usize] & flags::BULLET != 0));
         let pairs = &self.pairs;
-        scratch.bullets.par_iter().map(|&b| Self::earliest_impact(cols, pairs, b)).collect_into_vec(&mut scratch.bullet_impacts);
+        scratch
+            .bullets
+            .par_iter()
+            .map(|&b| Self::earliest_impact(cols, pairs, b))
+            .collect_into_vec(&mut scratch.bullet_impacts);
         self.impacts.clear();
         self.impacts.extend(scratch.bullet_impacts.iter().flatten());
         for &b in &scratch.bullets {

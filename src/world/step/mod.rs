@@ -37,7 +37,8 @@ impl World {
         // sleep per pass (half a dozen a step); from a worker, a pass pushes its halves onto the
         // worker's own deque. With nothing moved there is no parallel work, and the hand-off
         // would then cost a still step a worker's wake-up for nothing.
-        let [t1, t2, t3, t4] = if self.moved.is_empty() { self.run_phases() } else { rayon::scope(|_| self.run_phases()) };
+        let [t1, t2, t3, t4] =
+            if self.moved.is_empty() { self.run_phases() } else { rayon::scope(|_| self.run_phases()) };
         // (e) Removals raised their events before the step; every event is reported in order.
         self.events.append(&mut self.pending_events);
         self.events.sort_unstable();

@@ -703,7 +703,7 @@ fn build() -> Matrix {
     };
     corrupt("empty", "Err(BadMagic)", &|b| b.clear());
     corrupt("wrong magic", "Err(BadMagic)", &|b| b[0] = b'X');
-    corrupt("version 3 (older)", "Err(UnsupportedVersion { found: 3, supported: 4 })", &|b| b[8] = 3);
+    corrupt("version 4 (older, before bullets)", "Err(UnsupportedVersion { found: 4, supported: 5 })", &|b| b[8] = 4);
     corrupt("truncated by one byte", "Err(ChecksumMismatch)", &|b| {
         b.pop();
     });

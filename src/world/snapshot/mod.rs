@@ -22,7 +22,7 @@
 //!  magic     8 bytes  "SAPWOOD\0"
 //!  version   u32      5 (other versions are refused: there is no migration)
 //!  checksum  u64      XXH3-64, seed 0, of every byte after this field
-//!  then seven sections, always in this order, each  tag [u8; 4] | byte length u64 | payload
+//!  then eight sections, always in this order, each  tag [u8; 4] | byte length u64 | payload
 //!   CONF  broad-phase kind (u8 tag + fields), aabb_margin, aabb_margin_ratio, large_extent,
 //!         aabb_motion_factor (f32 bits)
 //!   SLOT  n u32, then per slot: generation u32, alive u8, flags u8, pose 4×f32, sweep start
@@ -38,6 +38,8 @@
 //!   CONT  n u32, per contact: owning pair slot u32, manifold (normal, 2 points, count; the ids
 //!         `a`, `b` are derived from the pair)
 //!   EVNT  pending events, then last step's events: each n u32 + n×(a, b raw ids, kind u8)
+//!   IMPC  last step's impacts: n u32 + n×(bullet, other raw ids, fraction, point 2×f32,
+//!         normal 2×f32, pose 4×f32)
 //! ```
 //! Floats are stored as their bit patterns, so a round trip is exact, NaN payloads included.
 
@@ -66,6 +68,7 @@ const PAIR: [u8; 4] = *b"PAIR";
 const LINK: [u8; 4] = *b"LINK";
 const CONT: [u8; 4] = *b"CONT";
 const EVNT: [u8; 4] = *b"EVNT";
+const IMPC: [u8; 4] = *b"IMPC";
 
 /// Smallest encoded sizes of repeated records, used to cap counts read from the bytes before
 /// anything is allocated: a count can never claim more records than the remaining bytes hold.
@@ -73,6 +76,7 @@ const EVNT: [u8; 4] = *b"EVNT";
 const PAIR_BYTES: usize = 3 * 4 + 2;
 const CONTACT_BYTES: usize = 4 + 4 * (2 + 2 * 4 + 1);
 const EVENT_BYTES: usize = 4 * 4 + 1;
+const IMPACT_BYTES: usize = 4 * 4 + 4 * 9;
 
 /// Why bytes could not be turned into a [`World`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,7 +206,8 @@ pub fn reseal(bytes: &mut [u8]) -> Result<(), SnapshotError> {
 
 impl World {
     /// The whole world as bytes (see the [format](crate::snapshot)). [`World::from_bytes`]
-    /// restores it: same ids, and the same contacts and events from every following step.
+    /// restores it: same ids, and the same contacts, events and impacts from every following
+    /// step.
     ///
     /// ```
     /// use sapwood::{ColliderDesc, Pose, Shape, Vec2, World};
@@ -234,6 +239,7 @@ impl World {
         w.section(LINK, |w| write::links(w, self));
         w.section(CONT, |w| write::contacts(w, self));
         w.section(EVNT, |w| write::events(w, self));
+        w.section(IMPC, |w| write::impacts(w, self));
         seal(&mut out[start..]);
     }
 
@@ -266,6 +272,7 @@ impl World {
         read::links(&mut r, &mut world)?;
         read::contacts(&mut r, &mut world)?;
         read::events(&mut r, &mut world)?;
+        read::impacts(&mut r, &mut world)?;
         if !r.bytes.is_empty() {
             return Err(SnapshotError::TrailingBytes);
         }

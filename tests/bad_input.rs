@@ -384,6 +384,7 @@ fn build() -> Matrix {
     for (input, pose, want) in bad_poses() {
         m.world("World::insert", input, want, |w, _| r(w.insert(ColliderDesc::new(circle(), pose))));
         m.world("World::set_pose", input, want, |w, ids| r(w.set_pose(ids.a, pose)));
+        m.world("World::teleport", input, want, |w, ids| r(w.teleport(ids.a, pose)));
     }
     for (input, shape, want) in bad_shapes() {
         m.world("World::insert", input, want, |w, _| r(w.insert(ColliderDesc::new(shape.clone(), Pose::IDENTITY))));
@@ -410,6 +411,7 @@ fn build() -> Matrix {
         };
         m.world("World::remove", input, "Err(StaleId)", |w, ids| r(w.remove(id(ids))));
         m.world("World::set_pose", input, "Err(StaleId)", |w, ids| r(w.set_pose(id(ids), Pose::IDENTITY)));
+        m.world("World::teleport", input, "Err(StaleId)", |w, ids| r(w.teleport(id(ids), Pose::IDENTITY)));
         m.world("World::set_shape", input, "Err(StaleId)", |w, ids| r(w.set_shape(id(ids), circle())));
         m.world("World::set_user_data", input, "Err(StaleId)", |w, ids| r(w.set_user_data(id(ids), 9)));
         m.world("World::pose / shape / aabb / user_data", input, "Err(StaleId) ×4", |w, ids| {

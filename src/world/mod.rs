@@ -316,6 +316,25 @@ impl World {
         Ok(())
     }
 
+    /// Moves a collider without sweeping the move: for a bullet ([`ColliderDesc::bullet`]), the
+    /// next step's sweep starts at `pose` rather than at the pose of the last step, so the jump
+    /// reports no impact. This is how a solver places a bullet at its time of impact
+    /// ([`Impact::pose`]) after a step, or respawns one. For other colliders it is
+    /// [`World::set_pose`].
+    ///
+    /// # Errors
+    /// As [`World::set_pose`]; the world is unchanged then.
+    pub fn teleport(&mut self, id: ColliderId, pose: Pose) -> Result<(), WorldError> {
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        Self::check_pose(&pose)?;
+        self.cols.pose[s] = pose;
+        if self.cols.flags[s] & flags::BULLET != 0 {
+            self.cols.sweep_start[s] = pose;
+        }
+        self.mark_moved(s);
+        Ok(())
+    }
+
     /// Replaces a collider's shape. Its pairs are re-evaluated at the next step.
     ///
     /// # Errors
@@ -448,7 +467,10 @@ impl World {
     /// step, at most one per bullet, in ascending bullet id order: what a solver needs to
     /// clamp or sub-step a fast body that would otherwise pass through a thin wall between two
     /// steps. A bullet that hit nothing, or only colliders it already touched at the start of
-    /// its sweep (the contacts report those), has none.
+    /// its sweep (the contacts report those), has none. The time of impact is that of
+    /// [`query::time_of_impact`](crate::query::time_of_impact): never later than the true
+    /// first contact, and at most its tolerance (1e-4 of the smaller shape's size) short of
+    /// touching.
     ///
     /// Each bullet is swept linearly from its pose at the step before to its pose now (the
     /// angle turning the short way); the collider it hits is held still at its current pose,

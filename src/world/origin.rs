@@ -64,11 +64,7 @@ impl World {
         let cols = &self.cols;
         let out_of_range = |p: Vec2| (p - offset).abs().max_element() > MAX_COORDINATE;
         if offset.abs().max_element() > 2.0 * MAX_COORDINATE
-            || (0..cols.alive.len()).any(|s| {
-                // A bullet's sweep start is a pose too, and must stay within range.
-                let bullet = cols.flags[s] & flags::BULLET != 0;
-                cols.alive[s] && (out_of_range(cols.pose[s].p) || bullet && out_of_range(cols.sweep_start[s].p))
-            })
+            || (0..cols.alive.len()).any(|s| cols.alive[s] && out_of_range(cols.pose[s].p))
         {
             return Err(WorldError::OutOfRange);
         }
@@ -108,7 +104,14 @@ impl World {
             }
             cols.pose[s].p -= offset;
             if cols.flags[s] & flags::BULLET != 0 {
+                // A sweep start is a pose, held to the same range; one that the shift would
+                // take out of it (a bullet that crossed most of the world in one step) starts
+                // its next sweep where it is, as after a teleport, rather than refusing a
+                // shift that every current pose allows.
                 cols.sweep_start[s].p -= offset;
+                if cols.sweep_start[s].p.abs().max_element() > MAX_COORDINATE {
+                    cols.sweep_start[s] = cols.pose[s];
+                }
             }
             if cols.fat[s] != Aabb::EMPTY {
                 cols.aabb[s] = shifted(cols.aabb[s], offset);

@@ -188,7 +188,9 @@ pub struct Impact {
     pub bullet: RawColliderId,
     /// The collider it hit first.
     pub other: RawColliderId,
-    /// Time of impact as a fraction of the step's sweep, in `(0, 1]`.
+    /// Time of impact as a fraction of the step's sweep, in `[0, 1]` (0 for a bullet that starts
+    /// the step a hair's breadth from the collider, apart but within the time-of-impact
+    /// tolerance, and moves towards it).
     pub fraction: f32,
     /// The contact point at the time of impact (world space).
     pub point: Vec2,

@@ -8,8 +8,9 @@
 //! The other collider of a pair is held still at its current pose, as Box2D v3 holds the
 //! non-bullet bodies at their final poses: the step knows where a collider is, not where it
 //! was, unless it is a bullet. Two bullets are both swept. Pairs already touching at the start
-//! of the sweep (time of impact 0) are left to the contacts, which report them, and sensor
-//! pairs are skipped: a sensor does not stop anything.
+//! of the sweep are left to the contacts, which report them (see `counts` for pairs apart but
+//! within the query's tolerance), and sensor pairs are skipped: a sensor does not stop
+//! anything.
 
 use rayon::prelude::*;
 
@@ -64,6 +65,24 @@ impl World {
         }
     }
 
+    /// Whether a time-of-impact answer is an impact to report. Shapes touching at the start
+    /// (`Overlapping`) are the contacts' business: the step reports them as touching. Shapes
+    /// apart but within the query's tolerance at the start (`Hit` at fraction 0) are not
+    /// touching, so no contact reports them: they are an impact when the sweep closes the gap
+    /// (the relative displacement goes along the normal, from the bullet towards the other),
+    /// and not when it opens it, or a bullet leaving a surface it has just been stopped
+    /// against would be stopped there again at every step.
+    fn counts(toi: &query::Toi, bullet: &Sweep, other: &Sweep) -> bool {
+        match toi.state {
+            ToiState::Hit | ToiState::IterationLimit if toi.fraction > 0.0 => true,
+            ToiState::Hit => {
+                let closing = (bullet.end.p - bullet.start.p) - (other.end.p - other.start.p);
+                closing.dot(toi.normal) > 0.0
+            }
+            _ => false,
+        }
+    }
+
     /// The sweep of slot `s` over the step: from its sweep start for a bullet, else still at
     /// its pose.
     fn sweep_of(cols: &Columns, s: usize) -> Sweep {
@@ -110,8 +129,10 @@ impl World {
             let Ok(toi) = query::time_of_impact(shape, &sweep, &cols.shape[o], &other_sweep, max_fraction) else {
                 continue;
             };
-            let hit = matches!(toi.state, ToiState::Hit | ToiState::IterationLimit) && toi.fraction > 0.0;
-            if hit && best.is_none_or(|(t, bo, _)| toi.fraction < t || (toi.fraction == t && other < bo)) {
+            if !Self::counts(&toi, &sweep, &other_sweep) {
+                continue;
+            }
+            if best.is_none_or(|(t, bo, _)| toi.fraction < t || (toi.fraction == t && other < bo)) {
                 best = Some((toi.fraction, other, toi));
             }
         }

@@ -183,6 +183,8 @@ macro_rules! define_columns {
             /// Dead slots, reused last-in first-out.
             pub free: Vec<u32>,
             pub alive_count: u32,
+            /// Live colliders with the BULLET flag: the step skips its continuous phase at 0.
+            pub bullet_count: u32,
         }
 
         impl Columns {
@@ -238,6 +240,7 @@ impl Columns {
     pub fn release(&mut self, slot: u32) {
         let s = slot as usize;
         self.alive[s] = false;
+        self.bullet_count -= u32::from(self.flags[s] & flags::BULLET != 0);
         // Skip 0 on wrap-around so that a generation is never zero (the niche of ColliderId).
         self.generation[s] = self.generation[s].checked_add(1).unwrap_or(1);
         self.flags[s] = 0;

@@ -144,23 +144,27 @@ fn impacts_identical_for_any_thread_count() {
 
 #[test]
 fn a_spinning_bar_hits_what_its_end_boxes_miss() {
-    // A bar 4 long turning a quarter turn about its centre: at 45° its tip passes (1.41, 1.41),
-    // outside the union of its boxes at 0° and 90° ([-2, 2] x [-0.05, 0.05] and the transpose).
+    // A bar 4 long turning 3 rad about its centre: flat at both ends (its boxes reach 0.33 up
+    // at most), upright midway, where it sweeps through a post 1.5 above its centre.
     let mut world = World::new();
-    let post = world
-        .insert(ColliderDesc::new(Shape::circle(0.1).unwrap(), Pose::from_translation(Vec2::splat(1.3))).fixed())
-        .unwrap();
-    let bar =
-        world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(2.0, 0.05)).unwrap(), Pose::IDENTITY).bullet()).unwrap();
+    let post_shape = Shape::circle(0.1).unwrap();
+    let post =
+        world.insert(ColliderDesc::new(post_shape, Pose::from_translation(Vec2::new(0.0, 1.5))).fixed()).unwrap();
+    let bar_shape = Shape::cuboid(Vec2::new(2.0, 0.05)).unwrap();
+    let bar = world.insert(ColliderDesc::new(bar_shape.clone(), Pose::IDENTITY).bullet()).unwrap();
     world.step();
     assert!(world.impacts().is_empty() && world.contacts().is_empty());
-    world.set_pose(bar, Pose::new(Vec2::ZERO, std::f32::consts::FRAC_PI_2)).unwrap();
+    let end = Pose::new(Vec2::ZERO, 3.0);
+    let ends = bar_shape.aabb(&Pose::IDENTITY).union(&bar_shape.aabb(&end));
+    assert!(ends.max.y < 1.4, "the end boxes stay below the post: {ends:?}");
+    world.set_pose(bar, end).unwrap();
     world.step();
     world.validate().unwrap();
     assert!(world.contacts().is_empty(), "the bar ends clear of the post");
     let hit = world.impacts().first().expect("the bar sweeps through the post");
     assert_eq!((hit.bullet.id(), hit.other.id()), (Some(bar), Some(post)));
-    assert!(hit.fraction > 0.2 && hit.fraction < 0.8, "{hit:?}");
+    // Upright (angle pi/2, fraction 0.52) less the post's half-width seen from 1.5 away.
+    assert!(hit.fraction > 0.4 && hit.fraction < 0.53, "{hit:?}");
 }
 
 #[test]

@@ -242,6 +242,7 @@ impl World {
         }
         if desc.bullet {
             f |= flags::BULLET;
+            self.cols.bullet_count += 1;
             self.cols.sweep_start[s] = desc.pose;
         } else {
             self.cols.sweep_start[s] = Pose::IDENTITY;

@@ -122,6 +122,7 @@ pub(super) fn slots(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
                 }
             }
             cols.alive_count += 1;
+            cols.bullet_count += u32::from(f & flags::BULLET != 0);
         }
         rec.push(cols);
     }

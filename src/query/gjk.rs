@@ -77,6 +77,12 @@ impl Proxy {
         best.0
     }
 
+    /// The largest coordinate magnitude of the shape: its size, for tolerances.
+    #[inline]
+    pub fn extent(&self) -> f32 {
+        self.points().iter().map(|v| v.abs().max_element()).fold(0.0, f32::max) + self.radius
+    }
+
     /// The largest distance from the frame's origin to a point of the shape: how far a point
     /// of it can move per radian turned about that origin.
     #[inline]

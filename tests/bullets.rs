@@ -232,3 +232,30 @@ fn snapshots_carry_bullets_and_their_sweeps() {
     }
     assert_ne!(plain.state_hash(), marked.state_hash(), "the bullet flag is hashed");
 }
+
+/// A pair the pair filter refuses gives no impact, as it gives no contact.
+#[test]
+fn refused_pairs_give_no_impact() {
+    struct NoWall;
+    impl sapwood::PairHooks for NoWall {
+        fn filter_pair(&self, a: &sapwood::ColliderView<'_>, b: &sapwood::ColliderView<'_>) -> bool {
+            a.user_data != 7 && b.user_data != 7
+        }
+    }
+    let mut impacts = [0, 0];
+    for (k, hooks) in [false, true].into_iter().enumerate() {
+        let mut world = World::new();
+        if hooks {
+            world.set_pair_hooks(Some(std::sync::Arc::new(NoWall)));
+        }
+        let wall = Shape::cuboid(Vec2::new(0.01, 5.0)).unwrap();
+        world.insert(ColliderDesc::new(wall, Pose::IDENTITY).fixed().with_user_data(7)).unwrap();
+        let ball = Shape::circle(0.1).unwrap();
+        let b = world.insert(ColliderDesc::new(ball, Pose::from_translation(Vec2::new(-5.0, 0.0))).bullet()).unwrap();
+        world.step();
+        world.set_pose(b, Pose::from_translation(Vec2::new(5.0, 0.0))).unwrap();
+        world.step();
+        impacts[k] = world.impacts().len();
+    }
+    assert_eq!(impacts, [1, 0]);
+}

@@ -492,7 +492,7 @@ impl World {
     /// Each bullet is swept linearly from its pose at the step before to its pose now (the
     /// angle turning the short way); the collider it hits is held still at its current pose,
     /// unless it is a bullet too, which is then swept over the same step. Sensor pairs, and
-    /// pairs that the filters exclude, give no impact.
+    /// pairs that the filters or [`PairHooks::filter_pair`] exclude, give no impact.
     ///
     /// ```
     /// use sapwood::{ColliderDesc, Pose, Shape, Vec2, World};

@@ -9,8 +9,8 @@
 //! non-bullet bodies at their final poses: the step knows where a collider is, not where it
 //! was, unless it is a bullet. Two bullets are both swept. Pairs already touching at the start
 //! of the sweep are left to the contacts, which report them (see `counts` for pairs apart but
-//! within the query's tolerance), and sensor pairs are skipped: a sensor does not stop
-//! anything.
+//! within the query's tolerance). Sensor pairs are skipped (a sensor does not stop anything),
+//! and so are pairs the pair filter refused (`PairHooks::filter_pair`).
 
 use rayon::prelude::*;
 
@@ -113,7 +113,7 @@ impl World {
             p = pair.next[end];
             let other = pair.ids[1 - end];
             let o = other as usize;
-            if pair.sensor {
+            if pair.sensor || pair.refused {
                 continue;
             }
             let other_sweep = Self::sweep_of(cols, o);

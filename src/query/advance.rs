@@ -13,14 +13,16 @@
 //! turned angle times its distance from the centre of rotation). So the step
 //! `(d - aim) / bound` never passes the first time the distance falls to `aim`, and repeating
 //! it from the new time converges on that time from below (Mirtich 1996; Catto's GDC 2013 talk
-//! on continuous collision). With no rotation the distance is a convex function of `t` (the
-//! distance from a point moving on a line to a convex set), the bound is its derivative, and
-//! the iteration is Newton's method: quadratic, one or two steps for a head-on hit.
+//! on continuous collision).
+//!
+//! Without rotation the same plane argument runs inside GJK itself ([`gjk_cast`]): each support
+//! point either advances the time to where its plane is reached or refines the simplex, so a
+//! translating pair costs about one GJK run rather than one per step.
 
 use glam::Vec2;
 
 use super::distance::{LocalDistance, proxy_distance};
-use super::gjk::{Proxy, SimplexCache};
+use super::gjk::{Proxy, SimplexCache, gjk_cast};
 use crate::math::{Pose, Rot};
 
 /// A shape's motion over one sweep: from `start` to `end`, translating linearly and turning
@@ -101,9 +103,12 @@ pub(crate) const MAX_ITERATIONS: usize = 256;
 /// plus the rounding of the coordinates GJK works in. The advancement aims at the target plus
 /// half of it and stops within the target plus all of it, which keeps every step short of
 /// the true contact despite f32 rounding of the distance.
-pub(crate) fn tolerance(a: &Proxy, b: &Proxy, sa: &Sweep, sb: &Sweep) -> f32 {
+pub(crate) fn tolerance(a: &Proxy, b: &Proxy, sa: &Sweep, sb: &Sweep, max_t: f32) -> f32 {
     let (ea, eb) = (a.extent(), b.extent());
-    let span = (sb.start.p - sa.start.p).abs().max_element() + (sb.end.p - sa.end.p).abs().max_element();
+    // The relative offsets at the ends of the searched span, not of the whole sweep: a long
+    // translation searched over a short fraction stays in small coordinates.
+    let (d0, d1) = (sb.start.p - sa.start.p, sb.end.p - sa.end.p);
+    let span = d0.abs().max_element() + (d0 + max_t.min(1.0) * (d1 - d0)).abs().max_element();
     1e-4 * ea.min(eb) + 8.0 * f32::EPSILON * (span + ea + eb)
 }
 
@@ -114,39 +119,69 @@ pub(crate) fn advance(a: &Proxy, sa: &Sweep, b: &Proxy, sb: &Sweep, target: f32,
     let rel = (sb.end.p - sb.start.p) - (sa.end.p - sa.start.p);
     let reach = |p: &Proxy, angle: f32| if angle == 0.0 { 0.0 } else { angle.abs() * p.reach() };
     let swing = reach(a, angle_a) + reach(b, angle_b);
+    // The distance at `t` in A's frame at `t`, and the relative translation in that frame.
+    // Without turning, B's pose relative to A moves on a line: no pose products per step.
+    let (xf0, rel0) = (sa.start.inv_mul(&sb.start), sa.start.q.inv_rotate(rel));
+    let turning = angle_a != 0.0 || angle_b != 0.0;
+    let local = |t: f32, cache: &mut SimplexCache| {
+        if turning {
+            let pa = sa.at_angle(t, angle_a);
+            (proxy_distance(a, b, &pa.inv_mul(&sb.at_angle(t, angle_b)), cache), pa.q.inv_rotate(rel))
+        } else {
+            (proxy_distance(a, b, &Pose { p: xf0.p + t * rel0, q: xf0.q }, cache), rel0)
+        }
+    };
+    let done = |outcome: Outcome, t: f32, d: LocalDistance| {
+        let pa = sa.at_angle(t, angle_a);
+        let at = LocalDistance {
+            distance: d.distance,
+            point_a: pa.transform_point(d.point_a),
+            point_b: pa.transform_point(d.point_b),
+            normal: pa.q.rotate(d.normal),
+        };
+        Advance { outcome, t, at }
+    };
+    if !turning {
+        let Some(c) = gjk_cast(a, b, &xf0, rel0, a.radius + b.radius + target, tol, max_t) else {
+            let none =
+                LocalDistance { distance: f32::INFINITY, point_a: Vec2::ZERO, point_b: Vec2::ZERO, normal: Vec2::ZERO };
+            return Advance { outcome: Outcome::Missed, t: max_t, at: none };
+        };
+        let n = c.normal;
+        let (pa, pb) = (c.point_a + a.radius * n, c.point_b - b.radius * n);
+        let gap = (pb - pa).dot(n);
+        let d = if gap > 0.0 {
+            LocalDistance { distance: gap, point_a: pa, point_b: pb, normal: n }
+        } else {
+            LocalDistance { distance: 0.0, point_a: 0.5 * (pa + pb), point_b: 0.5 * (pa + pb), normal: n }
+        };
+        return done(if c.t == 0.0 { Outcome::AtStart } else { Outcome::Hit }, c.t, d);
+    }
     let aim = target + 0.5 * tol;
     let mut cache = SimplexCache::default();
     let mut t = 0.0f32;
+    let mut approach = Vec2::ZERO;
     for k in 0..MAX_ITERATIONS {
-        let pa = sa.at_angle(t, angle_a);
-        let d = world_distance(a, &pa, b, &sb.at_angle(t, angle_b), &mut cache);
+        let (mut d, rel) = local(t, &mut cache);
         if d.distance <= target + tol {
-            let outcome = if k == 0 { Outcome::AtStart } else { Outcome::Hit };
-            return Advance { outcome, t, at: d };
+            // Cores that touch exactly at the hit have no normal of their own; the direction
+            // they approached along, from the last step, is the contact's normal.
+            if d.normal == Vec2::ZERO {
+                d.normal = approach;
+            }
+            return done(if k == 0 { Outcome::AtStart } else { Outcome::Hit }, t, d);
         }
+        approach = d.normal;
         let bound = -rel.dot(d.normal) + swing;
         if bound <= 0.0 {
-            return Advance { outcome: Outcome::Missed, t, at: d };
+            return done(Outcome::Missed, t, d);
         }
         t += (d.distance - aim) / bound;
         if t > max_t {
-            return Advance { outcome: Outcome::Missed, t: max_t, at: d };
+            return done(Outcome::Missed, max_t, d);
         }
     }
-    let d = world_distance(a, &sa.at_angle(t, angle_a), b, &sb.at_angle(t, angle_b), &mut cache);
-    Advance { outcome: Outcome::Limit, t, at: d }
-}
-
-/// The distance between proxies at world poses, in world space.
-#[inline]
-fn world_distance(a: &Proxy, pa: &Pose, b: &Proxy, pb: &Pose, cache: &mut SimplexCache) -> LocalDistance {
-    let d = proxy_distance(a, b, &pa.inv_mul(pb), cache);
-    LocalDistance {
-        distance: d.distance,
-        point_a: pa.transform_point(d.point_a),
-        point_b: pa.transform_point(d.point_b),
-        normal: pa.q.rotate(d.normal),
-    }
+    done(Outcome::Limit, t, local(t, &mut cache).0)
 }
 
 /// A part's bounding circle as a proxy (centre in its shape's frame): culls part pairs of

@@ -3,6 +3,7 @@
 use glam::Vec2;
 
 use super::advance::{Advance, Outcome, Sweep, advance, bounding_circle, tolerance};
+use super::gjk::Proxy;
 use super::{QueryError, check_amount, check_pose, check_vector, part_proxy, parts};
 use crate::collide;
 use crate::math::Pose;
@@ -85,6 +86,10 @@ pub fn cast_shapes(
     check_vector(translation_b)?;
     check_amount(options.max_fraction)?;
     check_amount(options.target_distance)?;
+    if let (Shape::Circle(a), Shape::Circle(b)) = (sa, sb) {
+        let target = options.target_distance;
+        return Ok(circles(pa.p, a.radius, translation_a, pb.p, b.radius, translation_b, target, options.max_fraction));
+    }
     let sweep = |p: &Pose, d: Vec2| Sweep::new(*p, Pose { p: p.p + d, q: p.q });
     let (wa, wb) = (sweep(pa, translation_a), sweep(pb, translation_b));
     let Some((adv, part_a, part_b)) = earliest(sa, &wa, sb, &wb, options.target_distance, options.max_fraction) else {
@@ -105,6 +110,46 @@ pub fn cast_shapes(
     }))
 }
 
+/// Two circles in closed form: the first root of `|d + t r| = ra + rb + target` (plus half the
+/// tolerance the advancement aims at, so that both paths stop alike), `d` and `r` the relative
+/// position and translation.
+#[allow(clippy::too_many_arguments)]
+fn circles(ca: Vec2, ra: f32, ta: Vec2, cb: Vec2, rb: f32, tb: Vec2, target: f32, max_t: f32) -> Option<CastHit> {
+    let (d, r) = (cb - ca, tb - ta);
+    let tol = 1e-4 * ra.min(rb)
+        + 8.0 * f32::EPSILON * (d.abs().max_element() + (d + max_t.min(1.0) * r).abs().max_element() + ra + rb);
+    let reach = ra + rb + target;
+    let t = if d.length_squared() <= (reach + tol) * (reach + tol) {
+        0.0
+    } else {
+        let aim = reach + 0.5 * tol;
+        let (b, c) = (d.dot(r), d.length_squared() - aim * aim);
+        // b² - a·c as a·(aim² - |l|²), l the miss vector of the relative ray: no cancellation
+        // for small circles far apart (as in `query::ray_cast`).
+        let a = r.length_squared();
+        let l = d - (b / a) * r;
+        let disc = a * (aim * aim - l.length_squared());
+        if b >= 0.0 || disc < 0.0 {
+            return None;
+        }
+        let t = c / (-b + disc.sqrt());
+        if t > max_t {
+            return None;
+        }
+        t
+    };
+    let (ca, cb) = (ca + t * ta, cb + t * tb);
+    let n = (cb - ca).normalize_or_zero();
+    Some(CastHit {
+        fraction: t,
+        point: 0.5 * (ca + ra * n + cb - rb * n),
+        normal: n,
+        started_in_contact: t == 0.0,
+        part_a: 0,
+        part_b: 0,
+    })
+}
+
 /// The earliest advancement to `target` over all part pairs that is not a miss, with its parts;
 /// on equal fractions the first pair in `(part_a, part_b)` order. Part pairs whose bounding
 /// circles do not reach the target before the best fraction so far are skipped. Shared with
@@ -117,19 +162,20 @@ pub(crate) fn earliest(
     target: f32,
     max_t: f32,
 ) -> Option<(Advance, u32, u32)> {
-    let convex = !matches!(sa, Shape::Compound(_)) && !matches!(sb, Shape::Compound(_));
+    if let (Some(pa), Some(pb)) = (Proxy::of(sa), Proxy::of(sb)) {
+        let adv = advance(&pa, wa, &pb, wb, target, tolerance(&pa, &pb, wa, wb, max_t), max_t);
+        return (adv.outcome != Outcome::Missed).then_some((adv, 0, 0));
+    }
     let mut best: Option<(Advance, u32, u32)> = None;
     for (i, la, a) in parts(sa) {
         let Some(pa) = part_proxy(&la, a) else { continue };
         for (j, lb, b) in parts(sb) {
             let Some(pb) = part_proxy(&lb, b) else { continue };
             let limit = best.map_or(max_t, |(adv, ..)| adv.t);
-            let tol = tolerance(&pa, &pb, wa, wb);
-            if !convex {
-                let (ca, cb) = (bounding_circle(&la, a.bounding_radius()), bounding_circle(&lb, b.bounding_radius()));
-                if advance(&ca, wa, &cb, wb, target, tol, limit).outcome == Outcome::Missed {
-                    continue;
-                }
+            let tol = tolerance(&pa, &pb, wa, wb, max_t);
+            let (ca, cb) = (bounding_circle(&la, a.bounding_radius()), bounding_circle(&lb, b.bounding_radius()));
+            if advance(&ca, wa, &cb, wb, target, tol, limit).outcome == Outcome::Missed {
+                continue;
             }
             let adv = advance(&pa, wa, &pb, wb, target, tol, limit);
             if adv.outcome != Outcome::Missed && best.is_none_or(|(b, ..)| adv.t < b.t) {

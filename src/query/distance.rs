@@ -68,6 +68,9 @@ pub fn distance_cached(
 ) -> Result<DistanceOutput, QueryError> {
     check_pose(pa)?;
     check_pose(pb)?;
+    if let Some(d) = closed_form(sa, pa, sb, pb) {
+        return Ok(d);
+    }
     let xf = pa.inv_mul(pb);
     let local = if let (Some(a), Some(b)) = (Proxy::of(sa), Proxy::of(sb)) {
         (proxy_distance(&a, &b, &xf, cache), 0, 0)
@@ -83,6 +86,93 @@ pub fn distance_cached(
         part_a,
         part_b,
     })
+}
+
+/// Circles against circles and boxes, in world space: the pairs common enough (particles,
+/// bullets, crowds, crates) to skip the frame change and GJK.
+fn closed_form(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Option<DistanceOutput> {
+    match (sa, sb) {
+        (Shape::Circle(a), Shape::Circle(b)) => {
+            Some(from_cores(pa.p, a.radius, pb.p, b.radius, (pb.p - pa.p).normalize_or_zero()))
+        }
+        (Shape::Circle(a), b @ (Shape::Cuboid(_) | Shape::Capsule(_))) => Some(circle_against(pa.p, a.radius, b, pb)),
+        (a @ (Shape::Cuboid(_) | Shape::Capsule(_)), Shape::Circle(b)) => {
+            let d = circle_against(pb.p, b.radius, a, pa);
+            Some(DistanceOutput { point_a: d.point_b, point_b: d.point_a, normal: -d.normal, ..d })
+        }
+        (Shape::Cuboid(a), Shape::Cuboid(b)) => box_box(a.half_extents, pa, b.half_extents, pb),
+        _ => None,
+    }
+}
+
+/// Two boxes apart: the closest pair of points of two disjoint convex polygons always has a
+/// vertex of one of them, so the answer is the nearest of the eight corners to the other box
+/// (each a clamp in that box's frame). Overlapping boxes (by the separating-axis test on their
+/// four axes) are left to GJK, which finds a point common to both.
+fn box_box(ha: Vec2, pa: &Pose, hb: Vec2, pb: &Pose) -> Option<DistanceOutput> {
+    let xf = pa.inv_mul(pb);
+    let (c, s) = (xf.q.c.abs(), xf.q.s.abs());
+    let d = xf.p; // B's centre in A's frame
+    let db = xf.q.inv_rotate(-d); // A's centre in B's frame
+    let apart = d.x.abs() > ha.x + c * hb.x + s * hb.y
+        || d.y.abs() > ha.y + s * hb.x + c * hb.y
+        || db.x.abs() > hb.x + c * ha.x + s * ha.y
+        || db.y.abs() > hb.y + s * ha.x + c * ha.y;
+    if !apart {
+        return None;
+    }
+    let corners = |h: Vec2| [-h, Vec2::new(h.x, -h.y), h, Vec2::new(-h.x, h.y)];
+    // (squared distance, A's closest point, B's, whether both are in B's frame (else A's)).
+    let mut best = (f32::INFINITY, Vec2::ZERO, Vec2::ZERO, false);
+    for v in corners(hb) {
+        let v = xf.transform_point(v);
+        let q = v.clamp(-ha, ha);
+        let dd = (v - q).length_squared();
+        if dd < best.0 {
+            best = (dd, q, v, false);
+        }
+    }
+    for v in corners(ha) {
+        let v = xf.inv_transform_point(v);
+        let q = v.clamp(-hb, hb);
+        let dd = (v - q).length_squared();
+        if dd < best.0 {
+            best = (dd, v, q, true);
+        }
+    }
+    let (_, core_a, core_b, in_b) = best;
+    let frame = if in_b { pb } else { pa };
+    let n = frame.q.rotate((core_b - core_a).normalize_or_zero());
+    Some(from_cores(frame.transform_point(core_a), 0.0, frame.transform_point(core_b), 0.0, n))
+}
+
+/// A circle (A) against a box or a capsule (B): the centre's closest point on B's core, in B's
+/// frame (a clamp into the box, a projection onto the capsule's segment).
+fn circle_against(centre: Vec2, radius: f32, shape: &Shape, pose: &Pose) -> DistanceOutput {
+    let c = pose.inv_transform_point(centre);
+    let (q, rb) = match shape {
+        Shape::Cuboid(b) => (c.clamp(-b.half_extents, b.half_extents), 0.0),
+        Shape::Capsule(k) => {
+            let e = k.b - k.a;
+            (k.a + ((c - k.a).dot(e) / e.length_squared()).clamp(0.0, 1.0) * e, k.radius)
+        }
+        _ => (Vec2::ZERO, 0.0),
+    };
+    let n = -pose.q.rotate((c - q).normalize_or_zero());
+    from_cores(centre, radius, pose.transform_point(q), rb, n)
+}
+
+/// The output for two cores' closest points and the unit normal between them (zero when the
+/// cores touch or overlap), grown by the radii.
+fn from_cores(core_a: Vec2, ra: f32, core_b: Vec2, rb: f32, n: Vec2) -> DistanceOutput {
+    let gap = (core_b - core_a).dot(n) - ra - rb;
+    let (point_a, point_b) = (core_a + ra * n, core_b - rb * n);
+    let (distance, point_a, point_b) = if gap > 0.0 && n != Vec2::ZERO {
+        (gap, point_a, point_b)
+    } else {
+        (0.0, 0.5 * (point_a + point_b), 0.5 * (point_a + point_b))
+    };
+    DistanceOutput { distance, point_a, point_b, normal: n, part_a: 0, part_b: 0 }
 }
 
 /// A distance in A's frame, radii applied.

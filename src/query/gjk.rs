@@ -148,8 +148,19 @@ struct Vertex {
 const MAX_ITERATIONS: usize = 24;
 
 /// The distance between the cores of `a` (in A's frame) and `b` (in B's frame) with B at `xf`
-/// relative to A, warm-started from `cache` and leaving the final simplex in it.
+/// relative to A, warm-started from `cache` and leaving the final simplex in it. A core that is
+/// a single point (a circle's) takes the closed form instead: the closest point of the other
+/// core, edge by edge.
 pub(crate) fn gjk(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> GjkOutput {
+    if b.count == 1 {
+        let q = xf.transform_point(b.points[0]);
+        let (pa, n) = closest_to_point(a.points(), q);
+        return output(pa, q, n);
+    }
+    if a.count == 1 {
+        let (pb, n) = closest_to_point(b.points(), xf.inv_transform_point(a.points[0]));
+        return output(a.points[0], xf.transform_point(pb), -xf.q.rotate(n));
+    }
     let make = |ia: usize, ib: usize| {
         let (wa, wb) = (a.points[ia], xf.transform_point(b.points[ib]));
         Vertex { wa, wb, w: wb - wa, a: 1.0, ia: ia as u8, ib: ib as u8 }
@@ -210,6 +221,50 @@ pub(crate) fn gjk(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> 
         return GjkOutput { point_a: pa, point_b: pa, distance, normal: Vec2::ZERO };
     }
     GjkOutput { point_a: pa, point_b: pb, distance, normal }
+}
+
+/// The closest point of the convex hull of `pts` (counter-clockwise when three or more) to `x`,
+/// and the unit direction from it to `x` (zero when `x` is inside).
+fn closest_to_point(pts: &[Vec2], x: Vec2) -> (Vec2, Vec2) {
+    let on_segment = |a: Vec2, b: Vec2| {
+        let e = b - a;
+        let t = (x - a).dot(e) / e.length_squared();
+        a + t.clamp(0.0, 1.0) * e
+    };
+    let q = match pts {
+        [p] => *p,
+        [a, b] => on_segment(*a, *b),
+        _ => {
+            let mut best: Option<(Vec2, f32)> = None;
+            let mut inside = true;
+            for (i, &a) in pts.iter().enumerate() {
+                let b = pts[if i + 1 == pts.len() { 0 } else { i + 1 }];
+                if (b - a).perp_dot(x - a) < 0.0 {
+                    inside = false;
+                    let q = on_segment(a, b);
+                    let d = (x - q).length_squared();
+                    if best.is_none_or(|(_, bd)| d < bd) {
+                        best = Some((q, d));
+                    }
+                }
+            }
+            match best {
+                Some((q, _)) if !inside => q,
+                _ => x,
+            }
+        }
+    };
+    (q, (x - q).normalize_or_zero())
+}
+
+/// A [`GjkOutput`] from closest points and the unit normal from A's core to B's (zero when the
+/// cores touch or overlap).
+#[inline]
+fn output(point_a: Vec2, point_b: Vec2, normal: Vec2) -> GjkOutput {
+    if normal == Vec2::ZERO {
+        return GjkOutput { point_a, point_b: point_a, distance: 0.0, normal };
+    }
+    GjkOutput { point_a, point_b, distance: (point_b - point_a).dot(normal).max(0.0), normal }
 }
 
 /// The direction from the simplex (a point or a segment) towards the origin. For a segment it
@@ -302,4 +357,90 @@ fn solve3(s: &mut [Vertex; 3]) -> usize {
     let inv = 1.0 / sum;
     (s[0].a, s[1].a, s[2].a) = (d123_1 * inv, d123_2 * inv, d123_3 * inv);
     3
+}
+
+/// Where [`gjk_cast`] stopped, in A's frame (radii not applied).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CoreCast {
+    /// The fraction reached.
+    pub t: f32,
+    /// The closest points of the cores there.
+    pub point_a: Vec2,
+    pub point_b: Vec2,
+    /// Unit, A's core towards B's: the last separating direction (zero if the cores were
+    /// within reach from the start and never apart).
+    pub normal: Vec2,
+}
+
+/// GJK ray casting (van den Bergen, "Ray casting against general convex objects with
+/// application to continuous collision detection", 2004): the first fraction `t` in
+/// `[0, max_t]` at which B's core, translating by `r` from `xf` (both in A's frame), comes
+/// within `reach` of A's core, found up to `tol`. `None` if it never does.
+///
+/// Each step takes the support point of the Minkowski difference `B + t·r - A` against the
+/// current closest point `v`. When that support lies more than `reach` out along `v`, the plane
+/// through it separates the cores by more than `reach` and stays ahead of contact until the
+/// translation closes the gap along `v`: `t` advances by exactly that (never past contact), and
+/// the simplex restarts. Otherwise the support point joins the simplex as in [`gjk`]. The loop
+/// ends when the closest point is within `reach + tol`.
+pub(crate) fn gjk_cast(a: &Proxy, b: &Proxy, xf: &Pose, r: Vec2, reach: f32, tol: f32, max_t: f32) -> Option<CoreCast> {
+    let vertex = |ia: usize, ib: usize, t: f32| {
+        let (wa, wb) = (a.points[ia], xf.transform_point(b.points[ib]) + t * r);
+        Vertex { wa, wb, w: wb - wa, a: 1.0, ia: ia as u8, ib: ib as u8 }
+    };
+    // Start from the supports facing each other across the centres: near the closest features.
+    let towards = xf.p;
+    let mut s = [vertex(a.support(towards), b.support(xf.q.inv_rotate(-towards)), 0.0); 3];
+    let mut n = 0;
+    let mut t = 0.0f32;
+    let mut normal = Vec2::ZERO;
+    let mut v = s[0].w;
+    for _ in 0..MAX_ITERATIONS * 2 {
+        let len = v.length();
+        if len <= reach + tol {
+            break;
+        }
+        let dir = v / len;
+        let u = vertex(a.support(dir), b.support(xf.q.inv_rotate(-dir)), t);
+        let gap = u.w.dot(dir) - reach - 0.5 * tol;
+        if gap > 0.0 {
+            let closing = -r.dot(dir);
+            if closing <= 0.0 {
+                return None;
+            }
+            t += gap / closing;
+            if t > max_t {
+                return None;
+            }
+            normal = dir;
+            n = 0;
+        }
+        if s[..n].iter().any(|x| x.ia == u.ia && x.ib == u.ib) {
+            break; // no new support point: `v` is as close as f32 allows
+        }
+        // Vertices kept from before an advance would be stale; the simplex restarted then.
+        s[n] = vertex(u.ia as usize, u.ib as usize, t);
+        n = match n + 1 {
+            2 => solve2(&mut s),
+            3 => solve3(&mut s),
+            k => {
+                s[0].a = 1.0;
+                k
+            }
+        };
+        if n == 3 {
+            v = Vec2::ZERO; // the cores overlap: only with nothing to reach across
+            break;
+        }
+        v = s[..n].iter().fold(Vec2::ZERO, |acc, x| acc + x.a * x.w);
+    }
+    let (mut pa, mut pb) = (Vec2::ZERO, Vec2::ZERO);
+    for x in &s[..n.max(1)] {
+        pa += x.a * x.wa;
+        pb += x.a * x.wb;
+    }
+    if normal == Vec2::ZERO {
+        normal = v.normalize_or_zero();
+    }
+    Some(CoreCast { t, point_a: pa, point_b: pb, normal })
 }

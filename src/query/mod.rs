@@ -1,16 +1,30 @@
-//! Ray casts and point tests against one shape at a pose.
+//! Queries on shapes at poses: rays and points, distances, casts and times of impact.
 //!
-//! Both work in the shape's local frame: the ray or point is moved in by the inverse pose, the
-//! shape is tested where its description is simplest (a circle at the origin, an axis-aligned
-//! box), and a hit is moved back out.
+//! | question | function | method |
+//! |---|---|---|
+//! | where does a ray enter a shape? | [`ray_cast`], [`ray_cast_part`] | closed form per kind, in the shape's frame |
+//! | is a point inside? | [`contains_point`], [`containing_part`] | closed form per kind |
+//! | how far apart, and where? | [`distance`], [`distance_cached`] | GJK on the cores plus the radii; closed forms for circles and boxes |
+//! | where do two translating shapes first meet? | [`cast_shapes`] | GJK ray casting on the cores (van den Bergen); closed form for two circles |
+//! | when do two translating, turning shapes first meet? | [`time_of_impact`] | conservative advancement with a rotation bound |
+//!
+//! For whole worlds, [`World`](crate::World) serves the same questions from its trees.
 //!
 //! # Conventions
+//! - Every shape is a convex **core** (a point, a segment or a polygon) grown by a radius (a
+//!   circle's, a capsule's, a rounded polygon's); compounds are unions of such parts, and a
+//!   query on a compound answers for its nearest or first-hit part, naming it.
+//! - Normals point **from A to B**, as in [`collide`](crate::collide).
+//! - Casts and times of impact stop a small tolerance short of contact, never past it: they
+//!   never miss a contact that happens within the sweep.
+//! - Bad input (a NaN or infinite pose, translation or fraction, a negative fraction) gets a
+//!   [`QueryError`], never a panic.
 //! - **The boundary is inside**, as everywhere in sapwood: [`contains_point`] is true for a point
 //!   exactly on the surface, and a ray starting on the surface hits at `t = 0`.
 //! - A ray starting inside a shape (or on its boundary) hits at `t = 0`, at its origin, with the
 //!   normal `-dir / |dir|`: a solid shape has no entry point, and this normal points back along
 //!   the ray like a surface the ray has just entered. A zero `dir` gives a zero normal.
-//! - `t` is in units of `dir` (see [`Ray`]); hits are reported for `0 <= t <= max_t`.
+//! - `t` is in units of `dir` (see [`Ray`](crate::Ray)); hits are reported for `0 <= t <= max_t`.
 //! - Rounded polygons are exact: the surface is the core polygon's edges pushed out by the
 //!   radius, joined by circular arcs around the vertices.
 //! - A [`Compound`](crate::Compound) is the union of its parts: a ray hits the closest part

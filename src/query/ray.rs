@@ -14,7 +14,7 @@ pub struct RayHit {
     /// The hit point, world space.
     pub point: Vec2,
     /// Unit outward surface normal at the hit, world space (`-dir` normalized for a ray that
-    /// starts inside, see the [module docs](self)).
+    /// starts inside, see the [module docs](crate::query)).
     pub normal: Vec2,
 }
 

@@ -72,19 +72,12 @@ impl World {
         (ray, Grow { half: b.half_extents() + Vec2::splat(options.target_distance + tolerance), slack: true })
     }
 
-    /// The exact cast against slot `slot`, up to `max_fraction`.
-    fn shape_cast(
-        &self,
-        slot: u32,
-        probe: (&Shape, &Pose, Vec2),
-        options: &CastOptions,
-        max_fraction: f32,
-    ) -> Option<ShapeCastHit> {
+    /// The exact cast against slot `slot`.
+    fn shape_cast(&self, slot: u32, probe: (&Shape, &Pose, Vec2), options: &CastOptions) -> Option<ShapeCastHit> {
         let (shape, pose, translation) = probe;
         let s = slot as usize;
-        let options = CastOptions { max_fraction, ..*options };
         let hit =
-            query::cast_shapes(shape, pose, translation, &self.cols.shape[s], &self.cols.pose[s], Vec2::ZERO, &options)
+            query::cast_shapes(shape, pose, translation, &self.cols.shape[s], &self.cols.pose[s], Vec2::ZERO, options)
                 .ok()??;
         Some(ShapeCastHit {
             id: self.cols.id(slot),
@@ -102,8 +95,9 @@ impl World {
     /// `cast_shape`, answered by both trees with the probe's box swept along the translation
     /// (clipped as closer hits are found), and an exact [`query::cast_shapes`] per candidate.
     /// Ties go to the smaller id. A collider the shape already touches at the start is hit at
-    /// fraction 0 with `started_in_contact`. The fraction is never past the true first
-    /// contact, and short of it by at most the tolerance of [`query::cast_shapes`]. A probe
+    /// fraction 0 with `started_in_contact`. The hit is exactly what [`query::cast_shapes`]
+    /// answers for that collider: never past the true first contact, and short of it by at
+    /// most that query's tolerance. A probe
     /// shape the world would refuse as a collider (failing [`Shape::validate`]) hits nothing.
     ///
     /// ```
@@ -149,8 +143,12 @@ impl World {
                 if !self.accepts(slot, filter) {
                     return None;
                 }
-                let max = best.map_or(options.max_fraction, |b| b.fraction);
-                let hit = self.shape_cast(slot, (shape, pose, translation), options, max)?;
+                // The candidate's cast runs over the caller's whole range, not clipped at the
+                // best hit so far: the query's tolerance depends on the range searched, so a
+                // clipped cast could stop elsewhere, and the answer would then depend on the
+                // order the trees offer candidates in. This way it is exactly
+                // `query::cast_shapes` for the collider hit; the clipping still prunes the trees.
+                let hit = self.shape_cast(slot, (shape, pose, translation), options)?;
                 if best.is_none_or(|b| hit.fraction < b.fraction || (hit.fraction == b.fraction && hit.id < b.id)) {
                     best = Some(hit);
                 }
@@ -186,7 +184,7 @@ impl World {
         for tree in [&**movers, &self.tree] {
             tree.ray_cast_all_with(&ray, options.max_fraction, grow, |slot, _| {
                 if self.accepts(slot, filter)
-                    && let Some(hit) = self.shape_cast(slot, (shape, pose, translation), options, options.max_fraction)
+                    && let Some(hit) = self.shape_cast(slot, (shape, pose, translation), options)
                 {
                     out.push(hit);
                 }

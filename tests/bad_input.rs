@@ -384,6 +384,7 @@ fn build() -> Matrix {
     for (input, pose, want) in bad_poses() {
         m.world("World::insert", input, want, |w, _| r(w.insert(ColliderDesc::new(circle(), pose))));
         m.world("World::set_pose", input, want, |w, ids| r(w.set_pose(ids.a, pose)));
+        m.world("World::teleport", input, want, |w, ids| r(w.teleport(ids.a, pose)));
     }
     for (input, shape, want) in bad_shapes() {
         m.world("World::insert", input, want, |w, _| r(w.insert(ColliderDesc::new(shape.clone(), Pose::IDENTITY))));
@@ -410,6 +411,7 @@ fn build() -> Matrix {
         };
         m.world("World::remove", input, "Err(StaleId)", |w, ids| r(w.remove(id(ids))));
         m.world("World::set_pose", input, "Err(StaleId)", |w, ids| r(w.set_pose(id(ids), Pose::IDENTITY)));
+        m.world("World::teleport", input, "Err(StaleId)", |w, ids| r(w.teleport(id(ids), Pose::IDENTITY)));
         m.world("World::set_shape", input, "Err(StaleId)", |w, ids| r(w.set_shape(id(ids), circle())));
         m.world("World::set_user_data", input, "Err(StaleId)", |w, ids| r(w.set_user_data(id(ids), 9)));
         m.world("World::refilter", input, "Err(StaleId)", |w, ids| r(w.refilter(id(ids))));
@@ -711,6 +713,120 @@ fn build() -> Matrix {
         });
     }
 
+    // ---- Swept and distance queries --------------------------------------------------------
+    let ok_cast = CastOptions::default();
+    let stale_exclude = |ids: Ids| QueryFilter { exclude: Some(ids.removed), ..QueryFilter::default() };
+    for (input, shape, pose, translation, options, want) in [
+        ("NaN probe pose", circle(), at(NAN, 0.0), Vec2::X, ok_cast, "Err(NonFinite) / Err(NonFinite)"),
+        ("+inf probe pose", circle(), at(INF, 0.0), Vec2::X, ok_cast, "Err(NonFinite) / Err(NonFinite)"),
+        (
+            "non-unit probe rotation",
+            circle(),
+            Pose { p: Vec2::ZERO, q: Rot { c: 3.0, s: 0.0 } },
+            Vec2::X,
+            ok_cast,
+            "Err(NonFinite) / Err(NonFinite)",
+        ),
+        (
+            "NaN-radius probe",
+            Shape::Circle(Circle { radius: NAN }),
+            at(-20.0, 0.9),
+            Vec2::new(40.0, 0.0),
+            ok_cast,
+            "None / 0 hits",
+        ),
+        ("bow-tie probe", bow_tie(), at(-20.0, 0.9), Vec2::new(40.0, 0.0), ok_cast, "None / 0 hits"),
+        ("NaN translation", circle(), at(-20.0, 0.9), Vec2::new(NAN, 0.0), ok_cast, "Err(NonFinite) / Err(NonFinite)"),
+        ("+inf translation", circle(), at(-20.0, 0.9), Vec2::new(INF, 0.0), ok_cast, "Err(NonFinite) / Err(NonFinite)"),
+        (
+            "NaN max_fraction",
+            circle(),
+            at(-20.0, 0.9),
+            Vec2::X,
+            CastOptions { max_fraction: NAN, ..ok_cast },
+            "Err(NonFinite) / Err(NonFinite)",
+        ),
+        (
+            "max_fraction -1",
+            circle(),
+            at(-20.0, 0.9),
+            Vec2::X,
+            CastOptions { max_fraction: -1.0, ..ok_cast },
+            "Err(Negative) / Err(Negative)",
+        ),
+        (
+            "target_distance -1",
+            circle(),
+            at(-20.0, 0.9),
+            Vec2::X,
+            CastOptions { target_distance: -1.0, ..ok_cast },
+            "Err(Negative) / Err(Negative)",
+        ),
+        ("zero translation, clear of everything", circle(), at(-20.0, 0.9), Vec2::ZERO, ok_cast, "None / 0 hits"),
+        ("1e30 probe pose (allowed, far from all)", circle(), at(1e30, 0.0), Vec2::X, ok_cast, "None / 0 hits"),
+        ("translation 1e30 (allowed)", circle(), at(-20.0, 0.9), Vec2::new(1e30, 0.0), ok_cast, "Some / 3 hits"),
+    ] {
+        m.world("World::cast_shape / cast_shape_all", input, want, |w, _| {
+            let one = w.cast_shape(&shape, &pose, translation, &options, &f);
+            let mut all = vec![];
+            let res = w.cast_shape_all(&shape, &pose, translation, &options, &f, &mut all);
+            match (one, res) {
+                (Ok(one), Ok(())) => format!("{} / {} hits", if one.is_some() { "Some" } else { "None" }, all.len()),
+                (one, res) => format!("{} / {}", r(one), r(res)),
+            }
+        });
+    }
+    m.world("World::cast_shape", "stale id in QueryFilter::exclude", "Some (excludes nothing)", |w, ids| {
+        let hit = w.cast_shape(&circle(), &at(-20.0, 0.9), Vec2::new(40.0, 0.0), &ok_cast, &stale_exclude(ids));
+        if hit.is_ok_and(|h| h.is_some()) { "Some (excludes nothing)".into() } else { "None".into() }
+    });
+    for (input, shape, pose, max_distance, want) in [
+        ("NaN probe pose", circle(), at(NAN, 0.0), 1.0, "Err(NonFinite)"),
+        ("bow-tie probe", bow_tie(), at(0.0, 1.0), 1.0, "Ok(None)"),
+        ("zero-size cuboid probe", Shape::Cuboid(Cuboid { half_extents: Vec2::ZERO }), at(0.0, 1.0), 1.0, "Ok(None)"),
+        ("NaN max_distance", circle(), at(0.0, 5.0), NAN, "Err(NonFinite)"),
+        ("max_distance -1", circle(), at(0.0, 5.0), -1.0, "Err(Negative)"),
+        ("max_distance 0, clear of everything", circle(), at(0.0, 5.0), 0.0, "Ok(None)"),
+        ("max_distance +inf (allowed)", circle(), at(0.0, 5.0), INF, "Ok(Some)"),
+    ] {
+        m.world("World::distance_to_nearest", input, want, |w, _| {
+            match w.distance_to_nearest(&shape, &pose, max_distance, &f) {
+                Ok(h) => format!("Ok({})", if h.is_some() { "Some" } else { "None" }),
+                Err(e) => format!("Err({e:?})"),
+            }
+        });
+    }
+    for (input, point, max_distance, want) in [
+        ("NaN point", Vec2::new(NAN, 0.0), 1.0, "Err(NonFinite)"),
+        ("-inf point", Vec2::new(0.0, -INF), 1.0, "Err(NonFinite)"),
+        ("NaN max_distance", Vec2::ZERO, NAN, "Err(NonFinite)"),
+        ("max_distance -1", Vec2::ZERO, -1.0, "Err(Negative)"),
+        ("1e30 point, max_distance +inf (allowed)", Vec2::splat(1e30), INF, "Ok(Some)"),
+    ] {
+        m.world("World::distance_to_nearest_point", input, want, |w, _| {
+            match w.distance_to_nearest_point(point, max_distance, &f) {
+                Ok(h) => format!("Ok({})", if h.is_some() { "Some" } else { "None" }),
+                Err(e) => format!("Err({e:?})"),
+            }
+        });
+    }
+    for (input, ray, max_t, want) in [
+        ("NaN origin", Ray::new(Vec2::new(NAN, 0.0), Vec2::X), 100.0, "Err(NonFinite), 0 calls"),
+        ("-inf dir", Ray::new(Vec2::ZERO, Vec2::new(-INF, 0.0)), 100.0, "Err(NonFinite), 0 calls"),
+        ("NaN max_t", ok_ray, NAN, "Err(NonFinite), 0 calls"),
+        ("max_t -1", ok_ray, -1.0, "Err(Negative), 0 calls"),
+        ("max_t +inf (allowed)", ok_ray, INF, "Ok, 2 calls"),
+    ] {
+        m.world("World::ray_cast_with", input, want, |w, _| {
+            let mut calls = 0;
+            let res = w.ray_cast_with(&ray, max_t, &f, |_| {
+                calls += 1;
+                f32::NAN // a NaN answer continues unclipped
+            });
+            format!("{}, {calls} calls", r(res))
+        });
+    }
+
     // ---- Snapshots -------------------------------------------------------------------------
     let good = fixture().0.to_bytes();
     // Rows marked "resealed" recompute the checksum after the edit, as a deliberate edit would,
@@ -725,7 +841,7 @@ fn build() -> Matrix {
     };
     corrupt("empty", "Err(BadMagic)", &|b| b.clear());
     corrupt("wrong magic", "Err(BadMagic)", &|b| b[0] = b'X');
-    corrupt("version 3 (older)", "Err(UnsupportedVersion { found: 3, supported: 4 })", &|b| b[8] = 3);
+    corrupt("version 4 (older, before bullets)", "Err(UnsupportedVersion { found: 4, supported: 5 })", &|b| b[8] = 4);
     corrupt("truncated by one byte", "Err(ChecksumMismatch)", &|b| {
         b.pop();
     });

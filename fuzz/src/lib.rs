@@ -11,6 +11,7 @@ use sapwood::{
     Aabb, BroadPhaseKind, Capsule, Circle, ColliderDesc, ColliderId, Cuboid, EventKind, Filter, MAX_COORDINATE,
     MAX_SHAPE_SIZE, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot, Shape, Vec2, World, WorldConfig, WorldError,
     collide, query,
+    query::CastOptions,
 };
 
 /// Reads values from fuzzer bytes; past the end every read gives zeros, so any input decodes.
@@ -239,6 +240,18 @@ impl Model {
 
     /// After a step: contacts, manifolds and events against brute force.
     pub fn check_step(&mut self, world: &World) {
+        // Impacts: at most one per live bullet, in bullet order, each a time in [0, 1] against
+        // another live collider.
+        let mut last = None;
+        for i in world.impacts() {
+            let (bullet, other) = (i.bullet.id().unwrap(), i.other.id().unwrap());
+            let live = |id: ColliderId| self.live.get(&id.index()).filter(|(x, _)| *x == id);
+            assert!(live(bullet).is_some_and(|(_, d)| d.bullet), "an impact of a non-bullet: {i:?}");
+            assert!(live(other).is_some() && other != bullet, "an impact with a dead collider: {i:?}");
+            assert!((0.0..=1.0).contains(&i.fraction), "an impact outside [0, 1]: {i:?}");
+            assert!(last < Some(bullet), "impacts out of bullet order");
+            last = Some(bullet);
+        }
         let now = self.touching_now();
         let mut got = BTreeSet::new();
         for c in world.contacts() {
@@ -300,6 +313,7 @@ fn desc(b: &mut Bytes) -> ColliderDesc {
         pose: b.pose(),
         is_static: flags & 1 != 0,
         sensor: flags & 2 != 0,
+        bullet: flags & 4 != 0,
         filter,
         user_data: u64::from(b.u32()),
     }
@@ -379,7 +393,23 @@ fn query(b: &mut Bytes, world: &World, model: &Model) {
     let tiny = model.live.values().any(|(_, d)| d.shape.bounding_radius() < 1e-18);
     let compare = !model.dirty && !tiny;
     let mut got = Vec::new();
-    match b.u8() % 5 {
+    match b.u8() % 8 {
+        5 => swept_queries(b, world, model, &filter, compare),
+        6 => distance_queries(b, world, model, &filter, compare),
+        7 => {
+            let ray = Ray::new(b.vec2(), b.vec2());
+            let (max_t, answer) = (b.f32(), b.f32());
+            let mut calls = 0;
+            let res = world.ray_cast_with(&ray, max_t, &filter, |h| {
+                calls += 1;
+                assert!(h.t >= 0.0 && h.t <= max_t, "a ray hit outside [0, max_t]: {h:?}");
+                answer
+            });
+            if res.is_err() {
+                assert_eq!(calls, 0, "a refused ray called back");
+            }
+            assert_eq!(res.is_err(), !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() || max_t < 0.0);
+        }
         0 => {
             let bx = b.aabb();
             world.query_aabb(&bx, &filter, &mut got);
@@ -443,6 +473,69 @@ fn query(b: &mut Bytes, world: &World, model: &Model) {
                 assert!(all.is_empty() && closest.is_none(), "a bad ray hit something");
             }
         }
+    }
+}
+
+/// `World::cast_shape` / `cast_shape_all`: refused exactly for bad input, else (on a sane
+/// world and probe) equal to a linear scan with `query::cast_shapes`.
+fn swept_queries(b: &mut Bytes, world: &World, model: &Model, filter: &QueryFilter, compare: bool) {
+    let (shape, pose, translation) = (b.shape(), b.pose(), b.vec2());
+    let options = CastOptions { max_fraction: b.f32(), target_distance: b.f32() };
+    let mut all = Vec::new();
+    let res = world.cast_shape_all(&shape, &pose, translation, &options, filter, &mut all);
+    let closest = world.cast_shape(&shape, &pose, translation, &options, filter);
+    let bad = !pose.is_valid()
+        || !translation.is_finite()
+        || !options.max_fraction.is_finite()
+        || !options.target_distance.is_finite()
+        || options.max_fraction < 0.0
+        || options.target_distance < 0.0;
+    assert_eq!(res.is_err(), bad, "cast_shape_all refusal");
+    assert_eq!(closest.is_err(), bad, "cast_shape refusal");
+    let sane = is_sane(pose.p) && is_sane(translation) && options.max_fraction <= 1e3 && options.target_distance <= 1e3;
+    if compare && !bad && sane && shape.validate().is_ok() {
+        let pass = |id: ColliderId, d: &ColliderDesc| {
+            d.filter.category & filter.mask != 0 && (filter.include_sensors || !d.sensor) && filter.exclude != Some(id)
+        };
+        let mut want: Vec<(f32, ColliderId)> = model
+            .live
+            .values()
+            .filter(|(id, d)| pass(*id, d))
+            .filter_map(|(id, d)| {
+                query::cast_shapes(&shape, &pose, translation, &d.shape, &d.pose, Vec2::ZERO, &options)
+                    .unwrap()
+                    .map(|h| (h.fraction, *id))
+            })
+            .collect();
+        want.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        assert_eq!(all.iter().map(|h| (h.fraction, h.id)).collect::<Vec<_>>(), want, "cast_shape_all");
+        assert_eq!(closest.unwrap().is_some(), !want.is_empty(), "cast_shape");
+    }
+}
+
+/// `World::distance_to_nearest` / `distance_to_nearest_point`: refused exactly for bad input,
+/// else (on a sane world and probe) the nearest distance of a linear scan.
+fn distance_queries(b: &mut Bytes, world: &World, model: &Model, filter: &QueryFilter, compare: bool) {
+    let (shape, pose, max_distance) = (b.shape(), b.pose(), b.f32());
+    let got = world.distance_to_nearest(&shape, &pose, max_distance, filter);
+    let bad_max = max_distance.is_nan() || max_distance < 0.0;
+    assert_eq!(got.is_err(), bad_max || !pose.is_valid(), "distance_to_nearest refusal");
+    let point = b.vec2();
+    let got_point = world.distance_to_nearest_point(point, max_distance, filter);
+    assert_eq!(got_point.is_err(), bad_max || !point.is_finite(), "distance_to_nearest_point refusal");
+    if compare && !bad_max && pose.is_valid() && is_sane(pose.p) && shape.validate().is_ok() {
+        let pass = |id: ColliderId, d: &ColliderDesc| {
+            d.filter.category & filter.mask != 0 && (filter.include_sensors || !d.sensor) && filter.exclude != Some(id)
+        };
+        let want = model
+            .live
+            .values()
+            .filter(|(id, d)| pass(*id, d))
+            .map(|(_, d)| query::distance(&shape, &pose, &d.shape, &d.pose).unwrap().distance)
+            .filter(|&d| d <= max_distance)
+            .min_by(f32::total_cmp);
+        let all: Vec<_> = model.live.values().map(|(id, d)| (id, &d.shape, d.pose, world.aabb(*id))).collect();
+        assert_eq!(got.unwrap().map(|h| h.distance), want, "distance_to_nearest {shape:?} at {pose:?} within {max_distance}, world {all:?}");
     }
 }
 

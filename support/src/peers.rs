@@ -240,6 +240,26 @@ impl RapierSide {
         &self.colliders[self.handles[id as usize]]
     }
 
+    /// rapier's `QueryPipeline::cast_shape` of `shape` from `pose` along `translation` (max time
+    /// of impact 1, target distance 0): the scene id hit and the fraction.
+    pub fn cast_shape(
+        &self,
+        shape: &dyn rapier2d::parry::shape::Shape,
+        pose: &Pose,
+        translation: sapwood::Vec2,
+    ) -> Option<(u32, f32)> {
+        let pipeline = self.broad_phase.as_query_pipeline(
+            self.narrow_phase.query_dispatcher(),
+            &self.bodies,
+            &self.colliders,
+            rapier2d::prelude::QueryFilter::default(),
+        );
+        let options = rapier2d::parry::query::ShapeCastOptions::with_max_time_of_impact(1.0);
+        let (handle, hit) =
+            pipeline.cast_shape(&to_rapier_pose(pose), RVec::new(translation.x, translation.y), shape, options)?;
+        Some((self.colliders[handle].user_data as u32, hit.time_of_impact))
+    }
+
     /// The smallest manifold distance rapier holds for a pair of scene ids (`None`: no contact
     /// pair, or a pair without points).
     pub fn pair_distance(&self, a: u32, b: u32) -> Option<f32> {

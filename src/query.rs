@@ -16,6 +16,10 @@
 //! - A [`Compound`](crate::Compound) is the union of its parts: a ray hits the closest part
 //!   (on equal `t`, the lowest part index; [`ray_cast_part`] tells which), a point is inside
 //!   when it is inside any part ([`containing_part`] tells the first).
+//! - A bare [`Segment`](crate::Segment) (radius 0) and a [`Chain`] have no interior: a point is
+//!   inside only exactly on the line, and a ray hits the line from either side. A chain's
+//!   parts are its segments; a one-sided chain is invisible to a ray starting behind a
+//!   segment (that segment only).
 //!
 //! ```
 //! use sapwood::query::{contains_point, ray_cast};
@@ -32,7 +36,7 @@
 use glam::Vec2;
 
 use crate::math::{Pose, Ray};
-use crate::shape::{Capsule, Polygon, Shape};
+use crate::shape::{Capsule, Chain, Polygon, Shape};
 
 /// Where a ray first meets a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -71,6 +75,9 @@ pub fn ray_cast(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<Ray
 /// ```
 #[must_use]
 pub fn ray_cast_part(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, RayHit)> {
+    if let Shape::Chain(c) = shape {
+        return chain_cast(c, pose, ray, max_t);
+    }
     let Shape::Compound(c) = shape else {
         return ray_cast_convex(shape, pose, ray, max_t).map(|h| (0, h));
     };
@@ -106,10 +113,11 @@ fn ray_cast_convex(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<
     let (t, n) = match shape {
         Shape::Circle(c) => circle_cast(o, d, c.radius),
         Shape::Capsule(c) => capsule_cast(c, o, d),
+        Shape::Segment(s) => capsule_cast(&s.as_capsule(), o, d),
         Shape::Cuboid(b) => box_cast(b.half_extents, o, d),
         Shape::Polygon(p) if p.radius > 0.0 => rounded_polygon_cast(p, o, d),
         Shape::Polygon(p) => polygon_cast(p, o, d, max_t),
-        Shape::Compound(_) => unreachable!("compounds are split into parts by ray_cast_part"),
+        Shape::Compound(_) | Shape::Chain(_) => unreachable!("split into parts by ray_cast_part"),
     }?;
     (t <= max_t).then(|| RayHit { t, point: ray.at(t), normal: pose.transform_vector(n) })
 }
@@ -142,8 +150,55 @@ pub fn containing_part(shape: &Shape, pose: &Pose, point: Vec2) -> Option<u32> {
         Shape::Compound(c) => {
             c.parts().iter().position(|(lp, part)| contains_local(part, lp.inv_transform_point(p))).map(|i| i as u32)
         }
+        Shape::Chain(c) => chain_point(c, p),
         s => contains_local(s, p).then_some(0),
     }
+}
+
+/// The closest segment of a chain that the ray hits (the lowest index on equal `t`); the
+/// chain's BVH offers the segments whose boxes the ray enters before the best hit so far.
+fn chain_cast(c: &Chain, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, RayHit)> {
+    if max_t.is_nan() || max_t < 0.0 {
+        return None;
+    }
+    let (o, d) = (pose.inv_transform_point(ray.origin), pose.inv_transform_vector(ray.dir));
+    let bound = std::cell::Cell::new(max_t);
+    let mut best: Option<(u32, f32, Vec2)> = None;
+    let one_sided = c.options().one_sided;
+    c.segments_on_ray(&Ray::new(o, d), || bound.get(), |i| {
+        let s = c.segment(i as usize);
+        let e = s.b - s.a;
+        if one_sided && Vec2::new(e.y, -e.x).dot(o - s.a) < 0.0 {
+            return;
+        }
+        let line = Capsule { a: s.a, b: s.b, radius: 0.0 };
+        let hit = if contains_local(&Shape::Capsule(line), o) {
+            Some((0.0, (-d).normalize_or_zero()))
+        } else {
+            capsule_cast(&line, o, d)
+        };
+        if let Some((t, n)) = hit
+            && (t < bound.get() || (t == bound.get() && best.is_none()))
+        {
+            bound.set(t);
+            best = Some((i, t, n));
+        }
+    });
+    best.map(|(i, t, n)| (i, RayHit { t, point: ray.at(t), normal: pose.transform_vector(n) }))
+}
+
+/// The first chain segment through the local point `p` (exactly on it).
+fn chain_point(c: &Chain, p: Vec2) -> Option<u32> {
+    let mut found = None;
+    c.segments_in(&crate::Aabb::new(p, p), |i| {
+        let s = c.segment(i as usize);
+        let line = Shape::Capsule(Capsule { a: s.a, b: s.b, radius: 0.0 });
+        if contains_local(&line, p) {
+            found = Some(i);
+        }
+        found.is_none()
+    });
+    found
 }
 
 fn contains_local(shape: &Shape, p: Vec2) -> bool {
@@ -155,6 +210,8 @@ fn contains_local(shape: &Shape, p: Vec2) -> bool {
             let t = if dd > 0.0 { ((p - c.a).dot(d) / dd).clamp(0.0, 1.0) } else { 0.0 };
             (p - c.a - t * d).length_squared() <= c.radius * c.radius
         }
+        Shape::Segment(s) => contains_local(&Shape::Capsule(s.as_capsule()), p),
+        Shape::Chain(c) => chain_point(c, p).is_some(),
         Shape::Cuboid(b) => p.x.abs() <= b.half_extents.x && p.y.abs() <= b.half_extents.y,
         Shape::Polygon(poly) => within(poly, p, poly.radius),
         Shape::Compound(c) => c.parts().iter().any(|(lp, part)| contains_local(part, lp.inv_transform_point(p))),
@@ -498,7 +555,7 @@ mod tests {
                     answer(&inner, pose, ray, max_t, pv(point))
                 }
             }
-            Shape::Compound(_) => unreachable!("convex shapes only"),
+            Shape::Segment(_) | Shape::Compound(_) | Shape::Chain(_) => unreachable!("drawn from the other kinds"),
         }
     }
 
@@ -532,7 +589,7 @@ mod tests {
                 let d = brute_distance_to_core(poly, p);
                 if local_inside { d + poly.radius } else { (d - poly.radius).abs() }
             }
-            Shape::Compound(_) => unreachable!("convex shapes only"),
+            Shape::Segment(_) | Shape::Compound(_) | Shape::Chain(_) => unreachable!("drawn from the other kinds"),
         }
     }
 

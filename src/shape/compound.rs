@@ -68,7 +68,8 @@ impl Compound {
     ///
     /// # Errors
     /// [`ShapeError::EmptyCompound`] for no parts, [`ShapeError::TooManyParts`] beyond
-    /// [`MAX_COMPOUND_PARTS`], [`ShapeError::NestedCompound`] when a part is itself a compound,
+    /// [`MAX_COMPOUND_PARTS`], [`ShapeError::NestedCompound`] when a part is itself a compound
+    /// or a chain,
     /// [`ShapeError::InvalidPartPose`] for a non-finite or non-unit part pose, the part's own
     /// error when it fails [`Shape::validate`], and [`ShapeError::TooLarge`] when a part reaches
     /// beyond [`MAX_SHAPE_SIZE`] from the compound's origin.
@@ -143,7 +144,7 @@ fn check_parts(parts: &[(Pose, Shape)]) -> Result<(), ShapeError> {
         return Err(ShapeError::TooManyParts);
     }
     for (pose, shape) in parts {
-        if matches!(shape, Shape::Compound(_)) {
+        if matches!(shape, Shape::Compound(_) | Shape::Chain(_)) {
             return Err(ShapeError::NestedCompound);
         }
         if !pose.is_valid() {

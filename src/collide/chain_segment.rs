@@ -134,7 +134,7 @@ fn right(d: Vec2) -> Vec2 {
 }
 
 impl Face {
-    fn new(s: &ChainSegment, mirrored: bool) -> Face {
+    fn new(s: &ChainSegment, mirrored: bool, one_sided: bool) -> Face {
         let (p1, p2, g1, g2, ids) =
             if mirrored { (s.b, s.a, s.ghost_b, s.ghost_a, [END, START]) } else { (s.a, s.b, s.ghost_a, s.ghost_b, [START, END]) };
         let d = p2 - p1;
@@ -146,8 +146,12 @@ impl Face {
             let (s, c) = (a.perp_dot(b), a.dot(b));
             if s > CONVEX_SIN || (s >= 0.0 && c < 0.0) { End::Convex { neighbour: right(a), free: false } } else { End::Flat }
         };
+        // A free end of a two-sided chain is a bare segment's end: its cap spans the half-turn
+        // from the front normal round to the back one. A one-sided chain's stops at the
+        // tangent, so that nothing is pushed towards the back.
+        let n1 = right(e1);
         let start = match g1 {
-            None => End::Convex { neighbour: -e1, free: true },
+            None => End::Convex { neighbour: if one_sided { -e1 } else { -n1 }, free: true },
             Some(g) => {
                 let e0 = (p1 - g).normalize();
                 match join(e0, e1) {
@@ -157,7 +161,7 @@ impl Face {
             }
         };
         let end = match g2 {
-            None => End::Convex { neighbour: e1, free: true },
+            None => End::Convex { neighbour: if one_sided { e1 } else { -n1 }, free: true },
             Some(g) => {
                 let e2 = (g - p2).normalize();
                 match join(e1, e2) {
@@ -166,7 +170,7 @@ impl Face {
                 }
             }
         };
-        Face { p1, p2, e1, n1: right(e1), len, ends: [start, end], ids }
+        Face { p1, p2, e1, n1, len, ends: [start, end], ids }
     }
 
     /// Whether the segment may report unit normal `m` (from the segment to the shape) as a
@@ -192,7 +196,7 @@ pub(crate) fn manifold(s: &ChainSegment, one_sided: bool, probe: &Probe) -> Mani
     if one_sided && !front {
         return Manifold::EMPTY;
     }
-    let f = Face::new(s, !front);
+    let f = Face::new(s, !front, one_sided);
     let r = probe.radius;
     let size = probe.size() + f.len;
     // Cores closer than this go through SAT: their closest-point direction is rounding noise.
@@ -214,7 +218,9 @@ pub(crate) fn manifold(s: &ChainSegment, one_sided: bool, probe: &Probe) -> Mani
     }
     let inside = vs.len() >= 3 && vs.iter().zip(&probe.n[..vs.len()]).all(|(v, n)| n.dot(f.p1 - *v) <= 0.0);
     let dist = if inside { 0.0 } else { best.sqrt() };
-    if dist > r {
+    // Within `core_eps` the closest-point distance cannot tell crossing cores (whose computed
+    // closest points differ by rounding) from touching ones: SAT decides there, exactly.
+    if dist > r && dist > core_eps {
         return Manifold::EMPTY;
     }
 
@@ -223,29 +229,55 @@ pub(crate) fn manifold(s: &ChainSegment, one_sided: bool, probe: &Probe) -> Mani
         let qa = f.p1 + s_at * d1;
         let qb = if vs.len() == 1 { vs[0] } else { vs[k_at] + t_at * (vs[(k_at + 1) % vs.len()] - vs[k_at]) };
         let m = (qb - qa) / dist;
+        // The closest features' own contact: one point midway between the segment's point and
+        // the shape's surface point.
+        let closest = || {
+            let fa = if s_at <= 0.0 {
+                f.ids[0]
+            } else if s_at >= 1.0 {
+                f.ids[1]
+            } else {
+                FACE
+            };
+            let fb = match (vs.len(), t_at) {
+                (1, _) => 0,
+                (_, t) if t == 0.0 => k_at as u16,
+                (_, t) if t == 1.0 => ((k_at + 1) % vs.len()) as u16,
+                _ => EDGE | k_at as u16,
+            };
+            Manifold::one_point(m, 0.5 * (qa + qb - r * m), r - dist, feature_id(fa, fb))
+        };
+        // Along the face normal the clipped face contact holds both points of a shape lying on
+        // the segment; should rounding put the shape a hair past the slab's end, the closest
+        // features' contact stands.
+        let face_or_closest = || {
+            let m = face_manifold(&f, probe, false);
+            if m.count > 0 { m } else { closest() }
+        };
         if s_at > 0.0 && s_at < 1.0 {
-            return face_manifold(&f, probe, false);
+            return face_or_closest();
         }
         match f.classify(m) {
-            Some(false) => return Manifold::EMPTY,
             None => return face_manifold(&f, probe, false),
-            Some(true) if m.dot(f.n1) >= 1.0 - 1e-6 => return face_manifold(&f, probe, false),
-            Some(true) => {}
+            Some(true) if m.dot(f.n1) >= 1.0 - 1e-6 => return face_or_closest(),
+            Some(true) => return closest(),
+            // Leaning into the neighbour's region: usually the neighbour's contact, which the
+            // SAT below confirms by the neighbour's line. But the closest features can also
+            // lean that way because the shape reaches over the corner into the solid (a thin
+            // shape crossing the neighbour's line just past the vertex); SAT then finds this
+            // face the shallower way out, where skipping outright would leave the shape to a
+            // neighbour that, by the same line test, leaves it to us.
+            Some(false) => {}
         }
-        let fa = if s_at == 0.0 { f.ids[0] } else { f.ids[1] };
-        let fb = match (vs.len(), t_at) {
-            (1, _) => 0,
-            (_, t) if t == 0.0 => k_at as u16,
-            (_, t) if t == 1.0 => ((k_at + 1) % vs.len()) as u16,
-            _ => EDGE | k_at as u16,
-        };
-        // Midpoint between the segment's point and the shape's surface point.
-        let point = 0.5 * (qa + qb - r * m);
-        return Manifold::one_point(m, point, r - dist, feature_id(fa, fb));
     }
+    sat_manifold(&f, probe, dist <= core_eps, size)
+}
 
-    // Cores overlap (or nearly): SAT over the segment's face normal and the shape's admissible
-    // face normals, minding the convex neighbours' lines.
+/// Cores overlap (or a closest-feature normal leaned into a neighbour's region): SAT over the
+/// segment's face normal and the shape's admissible face normals, minding the convex
+/// neighbours' lines. `overlapping`: the cores overlap (the clipping may restore SAT depth).
+fn sat_manifold(f: &Face, probe: &Probe, overlapping: bool, size: f32) -> Manifold {
+    let (vs, r) = (probe.verts(), probe.radius);
     let lowest = |n: Vec2, o: Vec2| vs.iter().map(|v| n.dot(*v - o)).fold(f32::INFINITY, f32::min);
     let sep_face = lowest(f.n1, f.p1);
     let (mut sep_b, mut ref_b) = (f32::NEG_INFINITY, usize::MAX);
@@ -276,9 +308,9 @@ pub(crate) fn manifold(s: &ChainSegment, one_sided: bool, probe: &Probe) -> Mani
     if sep_b > sep_face + tol {
         let reference = Edge::of(vs, ref_b);
         let incident = Edge { v1: f.p1, v2: f.p2, i1: f.ids[0], i2: f.ids[1] };
-        return clip(&reference, probe.n[ref_b], &incident, r, 0.0, true, true);
+        return clip(&reference, probe.n[ref_b], &incident, r, 0.0, true, overlapping);
     }
-    face_manifold(&f, probe, true)
+    face_manifold(f, probe, overlapping)
 }
 
 /// The contact along the segment's face normal: the shape's incident edge clipped to the

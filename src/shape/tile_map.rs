@@ -2,11 +2,11 @@
 //! the outlines of the solid region and merging collinear edges.
 //!
 //! ```text
-//!  text      cells                outline (one closed chain, solid on its left)
+//!  text      cells        outline: one closed chain, counter-clockwise (solid on its left)
 //!  ....      . . . .
-//!  ./#.      . ◢ █ .               ╱‾‾‾|
-//!  ####      █ █ █ █         |‾‾‾‾      ‾‾|   (the slope's diagonal, the top, …)
-//!                            |____________|
+//!  ./#.      . ◢ █ .            ┌─┐
+//!  ####      █ █ █ █        ┌──╱  └──┐
+//!                           └────────┘
 //! ```
 //!
 //! Every solid cell contributes its counter-clockwise outline (a square, or for a slope tile
@@ -131,16 +131,13 @@ impl std::error::Error for TileMapError {}
 ///
 /// ```
 /// use sapwood::{TileMap, Vec2};
-/// let map = TileMap::parse("
-///     ....
-///     ./#.
-///     ####
-/// ")?;
+/// let map = TileMap::parse("....\n./#.\n####")?;
 /// let chains = map.chains(1.0, Vec2::ZERO, true)?;
 /// assert_eq!(chains.len(), 1);
-/// // Bottom, right side, the top of the raised cell, its left side (the slope's right
-/// // side merged into it), the slope's diagonal, the floor's top left of it, the left side.
-/// assert_eq!(chains[0].vertices().len(), 7);
+/// // The bottom, the right side, the floor right of the raised cell, its right side, its top
+/// // (the slope's right side cancels against its left side), the slope's diagonal, the floor
+/// // left of it, the left side.
+/// assert_eq!(chains[0].vertices().len(), 8);
 /// # Ok::<(), sapwood::TileMapError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

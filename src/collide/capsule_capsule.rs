@@ -327,7 +327,7 @@ fn crossing_dist2(d1: Vec2, d2: Vec2) -> f32 {
 /// Whether the cores cross or touch: each straddles the other's line, and for collinear cores
 /// their projections overlap. The same arithmetic as the crossing branch of [`manifold`].
 #[inline]
-fn cores_cross(p1: Vec2, d1: Vec2, p2: Vec2, d2: Vec2) -> bool {
+pub(crate) fn cores_cross(p1: Vec2, d1: Vec2, p2: Vec2, d2: Vec2) -> bool {
     let (q1, q2) = (p1 + d1, p2 + d2);
     let (len1, len2) = (d1.length(), d2.length());
     let u1 = if len1 > 0.0 { d1 / len1 } else { Vec2::X };

@@ -28,7 +28,7 @@
 
 use glam::Vec2;
 
-use super::capsule_capsule::closest_params;
+use super::capsule_capsule::{closest_params, cores_cross};
 use super::clip::{Edge, clip, most_anti_parallel};
 use super::{EDGE, Manifold, feature_id};
 use crate::math::Pose;
@@ -216,11 +216,18 @@ pub(crate) fn manifold(s: &ChainSegment, one_sided: bool, probe: &Probe) -> Mani
             (best, s_at, t_at, k_at) = (d2, sp, tp, k);
         }
     }
-    let inside = vs.len() >= 3 && vs.iter().zip(&probe.n[..vs.len()]).all(|(v, n)| n.dot(f.p1 - *v) <= 0.0);
-    let dist = if inside { 0.0 } else { best.sqrt() };
-    // Within `core_eps` the closest-point distance cannot tell crossing cores (whose computed
-    // closest points differ by rounding) from touching ones: SAT decides there, exactly.
-    if dist > r && dist > core_eps {
+    // Whether the cores overlap, by signs (straddle tests, a point-in-polygon test), not by the
+    // closest-point distance: crossing cores have closest points apart by rounding.
+    let overlapping = match vs.len() {
+        1 => best == 0.0,
+        2 => cores_cross(f.p1, d1, vs[0], vs[1] - vs[0]),
+        n => {
+            let inside = |p: Vec2| vs.iter().zip(&probe.n[..n]).all(|(v, m)| m.dot(p - *v) <= 0.0);
+            inside(f.p1) || (0..n).any(|k| cores_cross(f.p1, d1, vs[k], vs[(k + 1) % n] - vs[k]))
+        }
+    };
+    let dist = if overlapping { 0.0 } else { best.sqrt() };
+    if dist > r {
         return Manifold::EMPTY;
     }
 
@@ -270,12 +277,14 @@ pub(crate) fn manifold(s: &ChainSegment, one_sided: bool, probe: &Probe) -> Mani
             Some(false) => {}
         }
     }
-    sat_manifold(&f, probe, dist <= core_eps, size)
+    sat_manifold(&f, probe, overlapping, size)
 }
 
-/// Cores overlap (or a closest-feature normal leaned into a neighbour's region): SAT over the
+/// Cores overlap, or nearly touch (closest features too close for their direction to mean
+/// anything), or a closest-feature normal leaned into a neighbour's region: SAT over the
 /// segment's face normal and the shape's admissible face normals, minding the convex
-/// neighbours' lines. `overlapping`: the cores overlap (the clipping may restore SAT depth).
+/// neighbours' lines. `overlapping`: the cores overlap, so the clipping may restore SAT depth;
+/// otherwise each clipped point's own separation decides, and none within reach means none.
 fn sat_manifold(f: &Face, probe: &Probe, overlapping: bool, size: f32) -> Manifold {
     let (vs, r) = (probe.verts(), probe.radius);
     let lowest = |n: Vec2, o: Vec2| vs.iter().map(|v| n.dot(*v - o)).fold(f32::INFINITY, f32::min);

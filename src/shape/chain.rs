@@ -193,12 +193,18 @@ impl Chain {
     /// Calls `f(i)` for every segment `i` whose box overlaps `b` (chain frame), in ascending
     /// order, until `f` returns `false`. Logarithmic in the segment count for a box that
     /// meets few segments; allocates nothing.
-    pub fn segments_in(&self, b: &Aabb, mut f: impl FnMut(u32) -> bool) {
+    pub fn segments_in(&self, b: &Aabb, f: impl FnMut(u32) -> bool) {
+        self.traverse(b, f);
+    }
+
+    /// [`Chain::segments_in`], returning how many nodes it tested (the cost the tests bound).
+    fn traverse(&self, b: &Aabb, mut f: impl FnMut(u32) -> bool) -> usize {
         let (vs, n) = (&self.0.vertices, self.0.vertices.len());
         let bvh = &self.0.bvh;
-        let mut k = 0;
+        let (mut k, mut tested) = (0, 0);
         while k < bvh.len() {
             let node = &bvh[k];
+            tested += 1;
             if !node.aabb.overlaps(b) {
                 k = node.skip as usize;
                 continue;
@@ -206,11 +212,12 @@ impl Chain {
             for i in node.first..node.first + node.count {
                 let (p, q) = (vs[i as usize], vs[(i as usize + 1) % n]);
                 if Aabb::from_points(p, q).overlaps(b) && !f(i) {
-                    return;
+                    return tested;
                 }
             }
             k += 1;
         }
+        tested
     }
 
     /// Calls `f(i)` for every segment `i` whose box the local `ray` enters within `max_t(i)`,
@@ -331,6 +338,27 @@ mod tests {
                 assert_eq!(got, want, "n = {n}, box {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_small_box_tests_logarithmically_many_nodes() {
+        // A gently rolling floor of 100,000 segments: a body-sized box meets a handful, and the
+        // traversal tests a few nodes per tree level, never a scan.
+        let vs = (0..=100_000).map(|i| Vec2::new(i as f32 * 0.5, (i as f32 * 0.01).sin())).collect();
+        let c = Chain::new(vs, ChainOptions::default()).unwrap();
+        let mut worst = 0;
+        for k in 0..1000 {
+            let x = k as f32 * 49.9;
+            let b = Aabb::new(Vec2::new(x, -1.5), Vec2::new(x + 1.0, 1.5));
+            let mut found = 0;
+            worst = worst.max(c.traverse(&b, |_| {
+                found += 1;
+                true
+            }));
+            assert!(found >= 2);
+        }
+        // 25,000 leaves: depth 15; two root-to-leaf paths and their siblings.
+        assert!(worst <= 4 * 16, "{worst} nodes tested");
     }
 
     #[test]

@@ -1,10 +1,13 @@
-//! sapwood's `World` beside rapier2d's collision-only `CollisionPipeline` on the peer scene
-//! (`docs/SCENES.md` §2), as criterion groups. The engines are driven by the same code as
-//! `examples/peers.rs` (`support/src/peers.rs`; fairness rules there):
+//! sapwood's `World` beside rapier2d's collision-only `CollisionPipeline` and Box2D v3 on the peer
+//! scene (`docs/SCENES.md` §2), as criterion groups. The engines are driven by the same code as
+//! `examples/peers.rs` (`support/src/peers.rs` and `support/src/peers/box2d.rs`; fairness rules
+//! there), each built one collider at a time:
 //!
 //! - `peers-step/<t>t`: one iteration = the scene moves (not timed), then the engine is told every
 //!   moved collider's pose and steps (timed), inside a rayon pool of `t` threads (1 and all
-//!   cores). rapier2d is built without its `parallel` feature: single-threaded at any `t`.
+//!   cores). rapier2d is built without its `parallel` feature and Box2D without a task system:
+//!   single-threaded at any `t`. Criterion times engines one after the other; the interleaved
+//!   run with median, mean, p90 and p99 per engine is `examples/peers.rs`.
 //! - `peers-build`: inserting every collider into an empty engine plus its first step.
 //!
 //! Sizes: 1024 and 8192 by default; others through `SAPWOOD_PEERS_SIZES` (criterion's
@@ -17,7 +20,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rayon::ThreadPool;
-use sapwood_support::peers::{RapierSide, SapwoodSide, time};
+use sapwood_support::peers::{Box2dSide, RapierSide, SapwoodSide, time};
 use sapwood_support::scenes::{DEFAULT_SEED, Scene};
 
 fn sizes() -> Vec<usize> {
@@ -71,6 +74,12 @@ fn step(c: &mut Criterion) {
             g.bench_function(BenchmarkId::new("rapier2d", n), |b| {
                 b.iter_custom(|iters| timed_steps(&pool, &mut scene, &mut rap, iters, |e, s| e.step(s)));
             });
+            drop(rap);
+            let mut scene = Scene::peer(n, DEFAULT_SEED);
+            let mut b2 = Box2dSide::build(&scene, false);
+            g.bench_function(BenchmarkId::new("box2d", n), |b| {
+                b.iter_custom(|iters| timed_steps(&pool, &mut scene, &mut b2, iters, |e, s| e.step(s)));
+            });
         }
         g.finish();
     }
@@ -86,6 +95,9 @@ fn build(c: &mut Criterion) {
         });
         g.bench_with_input(BenchmarkId::new("rapier2d", n), &scene, |b, scene| {
             b.iter(|| black_box(RapierSide::build(scene)));
+        });
+        g.bench_with_input(BenchmarkId::new("box2d", n), &scene, |b, scene| {
+            b.iter(|| black_box(Box2dSide::build(scene, false)));
         });
     }
     g.finish();

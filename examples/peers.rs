@@ -1,28 +1,35 @@
-//! sapwood beside rapier2d on the peer scene of `docs/SCENES.md` §2, in the same run.
+//! sapwood beside rapier2d and Box2D v3 on the peer scene of `docs/SCENES.md` §2, in the same run.
 //!
 //! ```text
 //! cargo run --release --example peers -- [--sizes 1024,8192,65536,262144] [--steps N]
 //!                                         [--warmup N] [--threads 1,2] [--seed 42]
-//!                                         [--only sapwood|rapier] [--broad sap|tree|grid|hash]
+//!                                         [--only sapwood|rapier|box2d] [--broad sap|tree|grid|hash]
+//!                                         [--insert one|batch] [--box2d-recycle]
 //! ```
 //!
 //! For every size and thread count: one [`Scene::peer`] is generated; sapwood's `World` (default
-//! config) and rapier2d's collision-only `CollisionPipeline` are built from it (timed: insertion
-//! plus the first step); then, after a warm-up, the scene is stepped and both engines are told the
-//! new poses and stepped, each timed on its own, in alternating order. Printed: the median ms per
-//! step of each, their ratio, the touching-pair count of each after the last step, and how many
-//! pairs the two disagreed on over all steps (each one explained on stderr).
+//! config), rapier2d's collision-only `CollisionPipeline` and a Box2D v3 world (still colliders as
+//! static bodies, its solver kept out by a pre-solve callback: `support/src/peers/box2d.rs`) are
+//! built from it, each one collider at a time in scene order (timed: insertion plus the first
+//! step); then, after a warm-up, the scene is stepped and each engine is told the new poses and
+//! stepped, each timed on its own, the engines interleaved step by step in a rotating order.
+//! Printed per engine: median, mean, p90 and p99 ms per step, and Box2D's own profile of its
+//! collision phases (pairs + collide) and of `b2World_Step`; the ratios to sapwood; the touching
+//! pairs of each after the last step, and how many pairs sapwood and rapier disagreed on over all
+//! steps (each one explained on stderr).
 //!
 //! Threads: each thread count runs inside its own rayon pool
 //! (`ThreadPoolBuilder::new().num_threads(n).build()?.install(..)`). sapwood's step uses rayon;
-//! rapier2d is built with its default features (no `parallel`), so its pipeline is
-//! single-threaded whatever the pool.
+//! rapier2d is built with its default features (no `parallel`) and Box2D without a task system,
+//! so both are single-threaded whatever the pool.
 //!
 //! `--only` steps one engine alone, with no pair checks: the run to put under `perf record`.
-//! `--broad` swaps sapwood's broad phase for movers (diagnostics only; the comparison is made
-//! with `WorldConfig::default()`).
+//! `--broad` swaps sapwood's broad phase for movers and `--insert batch` inserts sapwood's
+//! colliders with one `insert_batch` (diagnostics only; the comparison is made with
+//! `WorldConfig::default()`, one collider at a time). `--box2d-recycle` leaves Box2D's contact
+//! recycling on (an approximation that skips the kernel of a pair that barely moved).
 //!
-//! Default steps shrink with the size (300 at 1k down to 20 at 256k) so that the default run
+//! Default steps shrink with the size (300 at 1k down to 10 at 256k) so that the default run
 //! takes a few minutes on 2 cores; `--steps` sets one count for every size.
 
 use std::error::Error;
@@ -32,7 +39,7 @@ use std::collections::BTreeMap;
 
 use sapwood::{BroadPhaseKind, Shape, WorldConfig, collide};
 use sapwood_support::peers::rapier2d::parry;
-use sapwood_support::peers::{self, RapierSide, SapwoodSide, disagreements, median_ms, time_cpu};
+use sapwood_support::peers::{self, Box2dSide, Insertion, RapierSide, SapwoodSide, Stats, disagreements, time_cpu};
 use sapwood_support::scenes::{DEFAULT_SEED, Scene};
 
 struct Args {
@@ -48,6 +55,10 @@ struct Args {
     /// `--broad sap|tree|grid|hash`: sapwood's broad phase for movers (diagnostics; default:
     /// `WorldConfig::default()`, i.e. the incremental SAP).
     broad: Option<String>,
+    /// `--insert one|batch`: sapwood's colliders one at a time (default) or by `insert_batch`.
+    insertion: Insertion,
+    /// `--box2d-recycle`: leave Box2D's contact recycling on.
+    box2d_recycle: bool,
 }
 
 fn list(s: &str) -> Result<Vec<usize>, Box<dyn Error>> {
@@ -65,6 +76,8 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
         only: None,
         broad: None,
         pair: None,
+        insertion: Insertion::OneByOne,
+        box2d_recycle: false,
     };
     let mut at_step = 0;
     let mut it = std::env::args().skip(1);
@@ -78,6 +91,14 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
             "--seed" => args.seed = value()?.parse()?,
             "--only" => args.only = Some(value()?),
             "--broad" => args.broad = Some(value()?),
+            "--insert" => {
+                args.insertion = match value()?.as_str() {
+                    "one" => Insertion::OneByOne,
+                    "batch" => Insertion::Batch,
+                    other => return Err(format!("--insert takes one or batch, not {other}").into()),
+                }
+            }
+            "--box2d-recycle" => args.box2d_recycle = true,
             "--pair" => {
                 let ids = list(&value()?)?;
                 let [a, b] = ids[..] else { return Err("--pair takes two ids".into()) };
@@ -113,25 +134,34 @@ fn sapwood_config(args: &Args, scene: &Scene) -> Result<WorldConfig, String> {
     Ok(config)
 }
 
+/// One engine's timings at one size and thread count.
+struct Timing {
+    name: &'static str,
+    wall: Stats,
+    /// Mean CPU ms per step of the thread that ran the step (`None` without /proc, and for
+    /// sapwood above 1 thread, whose rayon helpers run on other threads).
+    cpu_ms: Option<f64>,
+}
+
 struct Row {
     n: usize,
     threads: usize,
     steps: usize,
-    sapwood_ms: f64,
-    rapier_ms: f64,
-    /// Mean CPU ms per step of the thread that ran the step (`None` without /proc); for
-    /// sapwood meaningful only at 1 thread, since its rayon helpers run on other threads.
-    sapwood_cpu_ms: Option<f64>,
-    rapier_cpu_ms: Option<f64>,
-    sapwood_build: Duration,
-    rapier_build: Duration,
-    /// CPU time of the build on the building thread (1 thread only for sapwood).
-    sapwood_build_cpu: Option<Duration>,
-    rapier_build_cpu: Option<Duration>,
+    /// sapwood, rapier2d, Box2D (telling + `b2World_Step`), Box2D's collision phases, Box2D's
+    /// `b2World_Step` (its profile).
+    timings: Vec<Timing>,
+    /// Build (insertion plus the first step) wall time and building-thread CPU time per engine,
+    /// in the order sapwood, rapier2d, Box2D.
+    builds: [(Duration, Option<Duration>); 3],
     sapwood_pairs: usize,
     rapier_pairs: usize,
-    /// Distinct pairs the engines disagreed on at some step, and how many of them are within
-    /// rounding of touching.
+    /// sapwood's touching pairs with a moving end, and Box2D's contacts with manifold points
+    /// (touching or within its speculative distance) and fat-box contacts, after the last step.
+    sapwood_mover_pairs: usize,
+    box2d_touching: u64,
+    box2d_contacts: usize,
+    /// Distinct pairs sapwood and rapier disagreed on at some step, and how many of them are
+    /// within rounding of touching.
     disagreements: usize,
     explained: usize,
 }
@@ -180,31 +210,40 @@ fn run(n: usize, threads: usize, args: &Args) -> Result<Row, String> {
     let mut scene = Scene::peer(n, args.seed);
     let config = sapwood_config(args, &scene)?;
     let mut sap = None;
-    let (sapwood_build, sapwood_build_cpu) = time_cpu(|| sap = Some(SapwoodSide::build_with(&scene, config)));
+    let sap_build = time_cpu(|| sap = Some(SapwoodSide::build_with(&scene, config, args.insertion)));
     let mut sap = sap.expect("built");
     let mut rap = None;
-    let (rapier_build, rapier_build_cpu) = time_cpu(|| rap = Some(RapierSide::build(&scene)));
+    let rap_build = time_cpu(|| rap = Some(RapierSide::build(&scene)));
     let mut rap = rap.expect("built");
-    let (mut ts, mut tr) = (Vec::with_capacity(steps), Vec::with_capacity(steps));
-    let (mut cs, mut cr) = (Some(Duration::ZERO), Some(Duration::ZERO));
-    // Distinct disagreeing pairs → whether sapwood had it, and the first step it was seen.
+    let mut b2 = None;
+    let b2_build = time_cpu(|| b2 = Some(Box2dSide::build(&scene, args.box2d_recycle)));
+    let mut b2 = b2.expect("built");
+    // Per engine: wall ms per measured step, and the CPU time summed over them.
+    let mut wall: [Vec<f64>; 3] = std::array::from_fn(|_| Vec::with_capacity(steps));
+    let mut cpu = [Some(Duration::ZERO); 3];
+    let (mut b2_collision, mut b2_step) = (Vec::with_capacity(steps), Vec::with_capacity(steps));
+    // Distinct disagreeing pairs → whether sapwood had it.
     let mut disagreeing: BTreeMap<(u32, u32), bool> = BTreeMap::new();
     let mut explained = 0;
     for step in 0..args.warmup + steps {
         scene.step();
-        // Alternate which engine goes first, so neither always runs on a cache the other warmed.
-        let ((ds, dcs), (dr, dcr)) = if step % 2 == 0 {
-            let s = time_cpu(|| sap.step(&scene));
-            (s, time_cpu(|| rap.step(&scene)))
-        } else {
-            let r = time_cpu(|| rap.step(&scene));
-            (time_cpu(|| sap.step(&scene)), r)
-        };
+        // Rotate which engine goes first, so none always runs on a cache another warmed.
+        for k in 0..3 {
+            let engine = (step + k) % 3;
+            let (d, c) = match engine {
+                0 => time_cpu(|| sap.step(&scene)),
+                1 => time_cpu(|| rap.step(&scene)),
+                _ => time_cpu(|| b2.step(&scene)),
+            };
+            if step >= args.warmup {
+                wall[engine].push(d.as_secs_f64() * 1e3);
+                cpu[engine] = cpu[engine].zip(c).map(|(a, b)| a + b);
+            }
+        }
         if step >= args.warmup {
-            ts.push(ds);
-            tr.push(dr);
-            cs = cs.zip(dcs).map(|(a, b)| a + b);
-            cr = cr.zip(dcr).map(|(a, b)| a + b);
+            let profile = b2.profile();
+            b2_collision.push(profile.collision());
+            b2_step.push(profile.step);
         }
         let diff = disagreements(&sap.touching(), &rap.touching());
         for &(pair, in_sapwood) in &diff {
@@ -214,20 +253,26 @@ fn run(n: usize, threads: usize, args: &Args) -> Result<Row, String> {
             }
         }
     }
+    let cpu_ms = |c: Option<Duration>| c.map(|d| d.as_secs_f64() * 1e3 / steps as f64);
+    let [ws, wr, wb] = &mut wall;
+    let timings = vec![
+        Timing { name: "sapwood", wall: Stats::of(ws), cpu_ms: cpu_ms(cpu[0]).filter(|_| threads == 1) },
+        Timing { name: "rapier2d", wall: Stats::of(wr), cpu_ms: cpu_ms(cpu[1]) },
+        Timing { name: "Box2D v3", wall: Stats::of(wb), cpu_ms: cpu_ms(cpu[2]) },
+        Timing { name: "Box2D v3 collision phases", wall: Stats::of(&mut b2_collision), cpu_ms: None },
+        Timing { name: "Box2D v3 b2World_Step", wall: Stats::of(&mut b2_step), cpu_ms: None },
+    ];
     Ok(Row {
         n,
         threads,
         steps,
-        sapwood_ms: median_ms(&mut ts),
-        rapier_ms: median_ms(&mut tr),
-        sapwood_cpu_ms: cs.filter(|_| threads == 1).map(|d| d.as_secs_f64() * 1e3 / steps as f64),
-        rapier_cpu_ms: cr.map(|d| d.as_secs_f64() * 1e3 / steps as f64),
-        sapwood_build,
-        rapier_build,
-        sapwood_build_cpu: sapwood_build_cpu.filter(|_| threads == 1),
-        rapier_build_cpu,
+        timings,
+        builds: [sap_build, rap_build, b2_build],
         sapwood_pairs: sap.touching().len(),
         rapier_pairs: rap.touching().len(),
+        sapwood_mover_pairs: sap.touching_with_mover(&scene),
+        box2d_touching: b2.touching(),
+        box2d_contacts: b2.contact_count(),
         disagreements: disagreeing.len(),
         explained,
     })
@@ -241,13 +286,13 @@ fn run_alone(engine: &str, n: usize, threads: usize, args: &Args) -> Result<(), 
     let mut cpu = Some(Duration::ZERO);
     let mut record = |step: usize, (wall, c): (Duration, Option<Duration>)| {
         if step >= args.warmup {
-            times.push(wall);
+            times.push(wall.as_secs_f64() * 1e3);
             cpu = cpu.zip(c).map(|(a, b)| a + b);
         }
     };
     match engine {
         "sapwood" => {
-            let mut sap = SapwoodSide::build_with(&scene, sapwood_config(args, &scene)?);
+            let mut sap = SapwoodSide::build_with(&scene, sapwood_config(args, &scene)?, args.insertion);
             for step in 0..args.warmup + steps {
                 scene.step();
                 record(step, time_cpu(|| sap.step(&scene)));
@@ -260,13 +305,24 @@ fn run_alone(engine: &str, n: usize, threads: usize, args: &Args) -> Result<(), 
                 record(step, time_cpu(|| rap.step(&scene)));
             }
         }
-        other => return Err(format!("--only takes sapwood or rapier, not {other}")),
+        "box2d" => {
+            let mut b2 = Box2dSide::build(&scene, args.box2d_recycle);
+            for step in 0..args.warmup + steps {
+                scene.step();
+                record(step, time_cpu(|| b2.step(&scene)));
+            }
+        }
+        other => return Err(format!("--only takes sapwood, rapier or box2d, not {other}")),
     }
     let cpu = cpu.map_or("–".to_string(), |c| format!("{:.3}", c.as_secs_f64() * 1e3 / steps as f64));
+    let w = Stats::of(&mut times);
     println!(
-        "{engine} alone (broad {}), n={n} threads={threads}: {:.3} ms/step wall median, {cpu} CPU ms/step of the stepping thread, {steps} steps",
+        "{engine} alone (broad {}), n={n} threads={threads}: wall ms/step median {:.3}, mean {:.3}, p90 {:.3}, p99 {:.3}; {cpu} CPU ms/step of the stepping thread, {steps} steps",
         args.broad.as_deref().unwrap_or("default"),
-        median_ms(&mut times)
+        w.median,
+        w.mean,
+        w.p90,
+        w.p99
     );
     Ok(())
 }
@@ -320,59 +376,103 @@ fn main() -> Result<(), Box<dyn Error>> {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
             eprintln!("running n={n} threads={threads} …");
             let row = pool.install(|| run(n, threads, &args))?;
-            eprintln!(
-                "  sapwood {:.3} ms/step, rapier {:.3} ms/step, pairs {} / {}",
-                row.sapwood_ms, row.rapier_ms, row.sapwood_pairs, row.rapier_pairs
-            );
+            for t in &row.timings {
+                eprintln!("  {}: median {:.3} ms/step, mean {:.3}", t.name, t.wall.median, t.wall.mean);
+            }
             rows.push(row);
         }
     }
+    print_tables(&rows, &args);
+    Ok(())
+}
+
+fn print_tables(rows: &[Row], args: &Args) {
     println!(
-        "peer scene (SCENES.md §2), seed {}, {} warm-up steps; median over the measured steps",
-        args.seed, args.warmup
+        "peer scene (SCENES.md §2), seed {}, {} warm-up steps, engines interleaved step by step; sapwood: {}, colliders inserted {}",
+        args.seed,
+        args.warmup,
+        args.broad.as_deref().map_or("WorldConfig::default()".to_string(), |b| format!("default but --broad {b}")),
+        match args.insertion {
+            Insertion::OneByOne => "one at a time in scene order (World::insert)",
+            Insertion::Batch => "by one World::insert_batch",
+        },
     );
     println!();
-    println!(
-        "| N | threads | steps | sapwood ms/step | rapier ms/step | rapier / sapwood | sapwood CPU ms/step | rapier CPU ms/step | rapier / sapwood (CPU) | sapwood pairs | rapier pairs | pairs disagreed on (explained) | sapwood build ms | rapier build ms | sapwood build CPU ms | rapier build CPU ms |"
-    );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| N | threads | steps | engine | median ms | mean ms | p90 ms | p99 ms | p99 / median | CPU ms/step |");
+    println!("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
     let ms = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{x:.3}"));
-    for r in &rows {
-        let cpu_ratio =
-            r.rapier_cpu_ms.zip(r.sapwood_cpu_ms).map_or("–".to_string(), |(a, b)| format!("{:.1}x", a / b));
-        let disagreements = format!("{} ({})", r.disagreements, r.explained);
-        let build_cpu = |d: Option<Duration>| ms(d.map(|d| d.as_secs_f64() * 1e3));
+    for r in rows {
+        for t in &r.timings {
+            let w = t.wall;
+            println!(
+                "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.2} | {} |",
+                r.n,
+                r.threads,
+                r.steps,
+                t.name,
+                w.median,
+                w.mean,
+                w.p90,
+                w.p99,
+                w.p99 / w.median,
+                ms(t.cpu_ms)
+            );
+        }
+    }
+    println!();
+    println!("| N | threads | peer / sapwood, median and mean: rapier2d | Box2D v3 | Box2D v3 collision phases |");
+    println!("|---:|---:|---|---|---|");
+    for r in rows {
+        let s = r.timings[0].wall;
+        let ratio = |t: &Timing| format!("{:.1}x, {:.1}x", t.wall.median / s.median, t.wall.mean / s.mean);
         println!(
-            "| {} | {} | {} | {:.3} | {:.3} | {:.1}x | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} |",
+            "| {} | {} | {} | {} | {} |",
             r.n,
             r.threads,
-            r.steps,
-            r.sapwood_ms,
-            r.rapier_ms,
-            r.rapier_ms / r.sapwood_ms,
-            ms(r.sapwood_cpu_ms),
-            ms(r.rapier_cpu_ms),
-            cpu_ratio,
-            r.sapwood_pairs,
-            r.rapier_pairs,
-            disagreements,
-            r.sapwood_build.as_secs_f64() * 1e3,
-            r.rapier_build.as_secs_f64() * 1e3,
-            build_cpu(r.sapwood_build_cpu),
-            build_cpu(r.rapier_build_cpu),
+            ratio(&r.timings[1]),
+            ratio(&r.timings[2]),
+            ratio(&r.timings[3])
         );
     }
     println!();
     println!(
-        "sapwood config: {}",
-        args.broad.as_deref().map_or("WorldConfig::default()".to_string(), |b| format!("default but --broad {b}"))
+        "| N | threads | sapwood touching | rapier touching | disagreed on (explained) | sapwood touching with a mover | Box2D manifolds | Box2D contacts | build ms sapwood / rapier / Box2D | build CPU ms sapwood / rapier / Box2D |"
     );
-    println!("ms/step: median wall time of telling the engine the new poses and stepping it.");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---|---|");
+    for r in rows {
+        let [s, ra, b] = r.builds;
+        let cpu = |d: Option<Duration>| ms(d.map(|d| d.as_secs_f64() * 1e3));
+        println!(
+            "| {} | {} | {} | {} | {} ({}) | {} | {} | {} | {:.1} / {:.1} / {:.1} | {} / {} / {} |",
+            r.n,
+            r.threads,
+            r.sapwood_pairs,
+            r.rapier_pairs,
+            r.disagreements,
+            r.explained,
+            r.sapwood_mover_pairs,
+            r.box2d_touching,
+            r.box2d_contacts,
+            s.0.as_secs_f64() * 1e3,
+            ra.0.as_secs_f64() * 1e3,
+            b.0.as_secs_f64() * 1e3,
+            cpu(s.1.filter(|_| r.threads == 1)),
+            cpu(ra.1),
+            cpu(b.1),
+        );
+    }
+    println!();
+    println!("ms: wall time of telling the engine the new poses and stepping it; the Box2D collision phases are");
+    println!("its profile's pairs + collide, and its b2World_Step line its profile's step (the telling excluded).");
+    println!("CPU ms/step: mean CPU time of the stepping thread (/proc/thread-self/schedstat) over the measured");
+    println!("steps; sapwood's only at 1 thread (its rayon helpers run elsewhere). rapier2d (no `parallel`");
+    println!("feature) and Box2D (no task system) run single-threaded at any thread count.");
+    println!("Touching: sapwood depth >= 0, rapier a manifold point at distance < 0, after the last step;");
+    println!("Box2D manifolds: its contacts with manifold points (touching, or within its speculative distance");
+    println!("0.02), all with a mover since its still colliders are static bodies, so they compare with sapwood's");
     println!(
-        "CPU ms/step: mean CPU time of the stepping thread (/proc/thread-self/schedstat) over the measured steps;"
-    );
-    println!(
-        "sapwood's only at 1 thread (its rayon helpers run elsewhere); rapier2d runs single-threaded (no `parallel` feature)."
+        "touching pairs with a mover; Box2D contacts: its fat-box pairs. Box2D's contact recycling is {}.",
+        if args.box2d_recycle { "on (its default)" } else { "off (--box2d-recycle turns it on)" }
     );
     // Parallel speed-up of sapwood: 1 thread over each larger thread count, per size.
     for &n in &args.sizes {
@@ -382,10 +482,9 @@ fn main() -> Result<(), Box<dyn Error>> {
                 println!(
                     "N = {n}: sapwood at {} threads is {:.2}x faster (wall median) than at 1 thread",
                     r.threads,
-                    one.sapwood_ms / r.sapwood_ms
+                    one.timings[0].wall.median / r.timings[0].wall.median
                 );
             }
         }
     }
-    Ok(())
 }

@@ -486,6 +486,7 @@ fn build() -> Matrix {
         m.world("World::set_pose", input, "Err(StaleId)", |w, ids| r(w.set_pose(id(ids), Pose::IDENTITY)));
         m.world("World::set_shape", input, "Err(StaleId)", |w, ids| r(w.set_shape(id(ids), circle())));
         m.world("World::set_user_data", input, "Err(StaleId)", |w, ids| r(w.set_user_data(id(ids), 9)));
+        m.world("World::refilter", input, "Err(StaleId)", |w, ids| r(w.refilter(id(ids))));
         m.world("World::pose / shape / aabb / user_data", input, "Err(StaleId) ×4", |w, ids| {
             let id = id(ids);
             let all = [w.pose(id).err(), w.shape(id).err(), w.aabb(id).err(), w.user_data(id).err()];

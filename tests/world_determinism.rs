@@ -1,13 +1,22 @@
-//! Contacts and events are bit-identical for 1, 2 and 8 rayon threads and across runs.
+//! Contacts and events are bit-identical for 1, 2 and 8 rayon threads and across runs, with
+//! and without pair hooks.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
 
 use sapwood_support::periodic;
 
 fn run_hashes(threads: usize, config: sapwood::WorldConfig) -> Vec<u64> {
+    run_hashes_with(threads, config, false)
+}
+
+fn run_hashes_with(threads: usize, config: sapwood::WorldConfig, hooks: bool) -> Vec<u64> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     pool.install(|| {
         let mut scene = periodic::build_with(3000, 9, config);
+        if hooks {
+            scene.world.set_pair_hooks(Some(Arc::new(periodic::Hooks)));
+        }
         let mut hashes = Vec::new();
         for t in 0..80 {
             periodic::animate(&mut scene, t);
@@ -36,5 +45,15 @@ fn contacts_and_events_identical_for_any_thread_count() {
         assert_eq!(one, run_hashes(2, config), "1 vs 2 threads, {:?}", config.broad_phase);
         assert_eq!(one, run_hashes(8, config), "1 vs 8 threads, {:?}", config.broad_phase);
         assert_eq!(one, run_hashes(1, config), "two runs with 1 thread, {:?}", config.broad_phase);
+    }
+}
+
+#[test]
+fn contacts_and_events_identical_for_any_thread_count_with_hooks() {
+    for config in periodic::configs() {
+        let one = run_hashes_with(1, config, true);
+        assert_eq!(one, run_hashes_with(2, config, true), "1 vs 2 threads, {:?}", config.broad_phase);
+        assert_eq!(one, run_hashes_with(8, config, true), "1 vs 8 threads, {:?}", config.broad_phase);
+        assert_ne!(one, run_hashes(1, config), "the hooks must change the outcome to mean anything");
     }
 }

@@ -15,7 +15,9 @@
 //!
 //! A step = the scene moves its colliders ([`Scene::step`], untimed), then the timed part: the
 //! world is told ([`World::remove`] / [`World::set_pose`] / [`World::insert`]) and steps (AABBs,
-//! broad phase, narrow phase with manifolds, events). Every algorithm sees the same motion, so
+//! broad phase, narrow phase with manifolds, events). Each cell also reports its first step from
+//! scratch (the world built with `insert_batch`, then its first step), the work the seed's
+//! per-frame numbers measure. Every algorithm sees the same motion, so
 //! its touching-pair count after every step must equal brute force's (at 65536, where brute
 //! force is skipped, every algorithm's must agree): the job exits with status 1 when one
 //! differs or an algorithm panics.
@@ -290,7 +292,10 @@ enum Outcome {
         cpu_ms: f64,
         min_ms: f64,
         max_ms: f64,
+        /// From scratch: the world built (`insert_batch`) and its first step, ms.
         build_ms: f64,
+        /// The first step alone, ms.
+        first_step_ms: f64,
         /// Steps timed (the rest of `counts` is warm-up).
         timed: usize,
         /// Touching pairs after each step (warm-up and timed).
@@ -317,7 +322,9 @@ fn run_cell(o: &Options, scenario: SeedScenario, n: usize, algo: Algo) -> (Outco
         let mut world = World::with_config(config).expect("valid config");
         let t = Instant::now();
         let mut driver = Driver::build(scene, &mut world);
+        let t1 = Instant::now();
         world.step();
+        let first_step_ms = t1.elapsed().as_secs_f64() * 1e3;
         let build_ms = t.elapsed().as_secs_f64() * 1e3;
         let mut counts = Vec::with_capacity(o.warmup + o.steps);
         for _ in 0..o.warmup {
@@ -346,7 +353,10 @@ fn run_cell(o: &Options, scenario: SeedScenario, n: usize, algo: Algo) -> (Outco
         let timed = times.len();
         let median_ms = median(&mut times);
         let cpu_ms = median(&mut cpu);
-        (Outcome::Ran { median_ms, cpu_ms, min_ms, max_ms, build_ms, timed, counts, matches: None }, (world, driver))
+        (
+            Outcome::Ran { median_ms, cpu_ms, min_ms, max_ms, build_ms, first_step_ms, timed, counts, matches: None },
+            (world, driver),
+        )
     }));
     match result {
         Ok((outcome, state)) => (outcome, (algo == Algo::Sap).then_some(state)),
@@ -551,6 +561,17 @@ fn fmt_ms(ms: f64) -> String {
     }
 }
 
+/// The tables printed per size.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Table {
+    /// Steady step, wall clock.
+    Wall,
+    /// The world built and its first step, wall clock.
+    First,
+    /// Steady step, CPU time over all threads.
+    Cpu,
+}
+
 fn render(
     o: &Options,
     cells: &[Cell],
@@ -575,12 +596,28 @@ fn render(
         elapsed.as_secs_f64(),
         peak_rss_mib()
     );
-    for (&n, cpu) in o.sizes.iter().flat_map(|n| [(n, false), (n, true)]) {
+    for (&n, table) in o.sizes.iter().flat_map(|n| [(n, Table::Wall), (n, Table::First), (n, Table::Cpu)]) {
         let w = seed_world(n);
-        if cpu {
-            let _ = writeln!(r, "\n{n} colliders, **CPU** ms per step (summed over threads, median; same runs):\n");
-        } else {
-            let _ = writeln!(r, "\n## {n} colliders, world {} x {}, wall-clock ms per step\n", w.max.x, w.max.y);
+        let cpu = table == Table::Cpu;
+        match table {
+            Table::Wall => {
+                let _ = writeln!(
+                    r,
+                    "\n## {n} colliders, world {} x {}, wall-clock ms per step (steady: median after warm-up)\n",
+                    w.max.x, w.max.y
+                );
+            }
+            Table::First => {
+                let _ = writeln!(
+                    r,
+                    "\n{n} colliders, **first step from scratch**, wall-clock ms: the world built (`insert_batch`) and \
+                     its first step, the work a world rebuilt every frame does each frame (a persistent world steps \
+                     a still scene for almost nothing):\n"
+                );
+            }
+            Table::Cpu => {
+                let _ = writeln!(r, "\n{n} colliders, **CPU** ms per step (summed over threads, median; same runs):\n");
+            }
         }
         let mut head = String::from("| scenario |");
         let mut rule = String::from("|---|");
@@ -605,9 +642,13 @@ fn render(
             let mut skipped_note = None;
             for &a in &o.algos {
                 match cell(cells, n, s, a).map(|c| &c.outcome) {
-                    Some(Outcome::Ran { median_ms, cpu_ms, counts, matches, .. }) => {
+                    Some(Outcome::Ran { median_ms, cpu_ms, build_ms, counts, matches, .. }) => {
                         let bad = *matches == Some(false);
-                        let v = if cpu { *cpu_ms } else { *median_ms };
+                        let v = match table {
+                            Table::Wall => *median_ms,
+                            Table::First => *build_ms,
+                            Table::Cpu => *cpu_ms,
+                        };
                         let _ = write!(line, " {}{} |", fmt_ms(v), if bad { " !" } else { "" });
                         if !bad {
                             pairs = pairs.or(counts.last().copied());
@@ -652,7 +693,7 @@ fn render(
                     let _ = write!(line, " | {grid8k} | | |");
                 }
             }
-            match advice.iter().find(|(an, asc, _)| *an == n && *asc == s && !cpu) {
+            match advice.iter().find(|(an, asc, _)| *an == n && *asc == s && table == Table::Wall) {
                 Some((_, _, Ok(adv))) => {
                     let _ = write!(line, " {} |", kind_name(&adv.best));
                 }
@@ -721,24 +762,26 @@ fn render(
 
 fn csv(cells: &[Cell]) -> String {
     let mut s = String::from(
-        "size,scenario,algo,status,median_ms,cpu_median_ms,min_ms,max_ms,timed_steps,build_ms,touching_pairs,matches\n",
+        "size,scenario,algo,status,median_ms,cpu_median_ms,min_ms,max_ms,timed_steps,build_ms,first_step_ms,touching_pairs,matches\n",
     );
     for c in cells {
         let _ = match &c.outcome {
-            Outcome::Ran { median_ms, cpu_ms, min_ms, max_ms, build_ms, timed, counts, matches } => writeln!(
-                s,
-                "{},{},{},ran,{median_ms:.4},{cpu_ms:.4},{min_ms:.4},{max_ms:.4},{},{build_ms:.2},{},{}",
-                c.size,
-                c.scenario.name(),
-                c.algo.name(),
-                timed,
-                counts.last().copied().unwrap_or(0),
-                matches.map_or("", |m| if m { "yes" } else { "NO" })
-            ),
+            Outcome::Ran { median_ms, cpu_ms, min_ms, max_ms, build_ms, first_step_ms, timed, counts, matches } => {
+                writeln!(
+                    s,
+                    "{},{},{},ran,{median_ms:.4},{cpu_ms:.4},{min_ms:.4},{max_ms:.4},{},{build_ms:.2},{first_step_ms:.3},{},{}",
+                    c.size,
+                    c.scenario.name(),
+                    c.algo.name(),
+                    timed,
+                    counts.last().copied().unwrap_or(0),
+                    matches.map_or("", |m| if m { "yes" } else { "NO" })
+                )
+            }
             Outcome::Skipped(why) => {
                 writeln!(
                     s,
-                    "{},{},{},skipped: {},,,,,,,,",
+                    "{},{},{},skipped: {},,,,,,,,,",
                     c.size,
                     c.scenario.name(),
                     c.algo.name(),
@@ -747,7 +790,7 @@ fn csv(cells: &[Cell]) -> String {
             }
             Outcome::Panicked(msg) => writeln!(
                 s,
-                "{},{},{},panic: {},,,,,,,,",
+                "{},{},{},panic: {},,,,,,,,,",
                 c.size,
                 c.scenario.name(),
                 c.algo.name(),

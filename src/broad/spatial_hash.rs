@@ -199,15 +199,21 @@ impl SpatialHash {
         let slot = match self.map.get(&k) {
             Some(&s) => s,
             None => {
-                let s = match self.free_cells.pop() {
-                    Some(s) => s,
-                    None => {
-                        // Room for a typical cell from the start: cell slots are recycled among
-                        // cells, and a slot whose list must grow allocates in a steady step.
-                        self.cells.push(Cell { key: 0, ids: Vec::with_capacity(CELL_CAPACITY) });
-                        (self.cells.len() - 1) as u32
-                    }
-                };
+                if self.free_cells.is_empty() {
+                    // Room for a typical cell from the start: cell slots are recycled among
+                    // cells, and a slot whose list must grow allocates in a steady step. Slots
+                    // come an eighth of the count at a time, so that the occupied-cell count
+                    // wandering a little above its past high (as fat boxes renewed at varying
+                    // times make it) does not allocate a list each time.
+                    let extra = (self.cells.len() / 8).max(1);
+                    let first = self.cells.len() as u32;
+                    self.cells.resize_with(self.cells.len() + extra, || Cell {
+                        key: 0,
+                        ids: Vec::with_capacity(CELL_CAPACITY),
+                    });
+                    self.free_cells.extend((first..self.cells.len() as u32).rev());
+                }
+                let s = self.free_cells.pop().expect("a free cell slot was just made");
                 self.cells[s as usize].key = k;
                 self.map.insert(k, s);
                 s

@@ -2,8 +2,9 @@
 //!
 //! `World` itself (this file) holds the colliders and the structures, and offers construction,
 //! mutation and reading. The step lives in `step` (one file per phase), the pair bookkeeping in
-//! `pairs`, the step's scratch buffers in `scratch`, the public value types in `types`, the
-//! origin shift in `origin`, the state hash in `state_hash`.
+//! `pairs`, the user's pair filter and contact hook in `hooks`, the step's scratch buffers in
+//! `scratch`, the public value types in `types`, the origin shift in `origin`, the state hash in
+//! `state_hash`.
 //!
 //! # The step
 //! Only pairs in which a collider moved or changed are re-evaluated: a pair of two unmoved
@@ -11,13 +12,15 @@
 //! box is recomputed; only when it leaves the collider's fat box does the broad phase hear of it.
 //!
 //! # Pair bookkeeping
-//! Every candidate pair (fat boxes overlap, filters allow it) owns a `PairSlot`, found by its
-//! ordered slot pair in a [`PairTable`] and linked into both colliders' doubly linked pair lists
-//! (Box2D's contact edges), so that removing or moving a collider reaches its pairs directly.
+//! Every candidate pair (fat boxes overlap, filters allow it) owns a `PairSlot`, whether the
+//! pair hooks' filter refused it or not, found by its ordered slot pair in a [`PairTable`] and
+//! linked into both colliders' doubly linked pair lists (Box2D's contact edges), so that
+//! removing or moving a collider reaches its pairs directly.
 //! Touching pairs additionally own an entry in the dense, `Pod` contacts array that
 //! [`World::contacts`] exposes.
 
 mod debug;
+mod hooks;
 mod mover_tree;
 mod origin;
 mod pairs;
@@ -29,8 +32,11 @@ mod step;
 mod types;
 mod validate;
 
+pub use hooks::{ColliderView, PairHooks};
 pub use query::{QueryFilter, RayCastHit};
 pub use types::{ColliderDesc, Contact, Event, EventKind, MAX_COORDINATE, StepTimings, WorldConfig, WorldError};
+
+use std::sync::Arc;
 
 use crate::broad::{BroadPhaseKind, DynamicTree, Movers, PairTable};
 use crate::collide::{self, Manifold};
@@ -98,6 +104,12 @@ pub struct World {
     moved: Vec<u32>,
     /// The step's buffers, reused so that a steady-state step allocates nothing.
     scratch: Scratch,
+    /// The user's pair filter and contact hook (see `hooks`). Code, not state: never stored.
+    hooks: Option<Arc<dyn PairHooks>>,
+    /// Some touching pair was refused since the last step: the next narrow phase checks the
+    /// contacts it updates in place for it. Derived (a snapshot restore sets it when a refused
+    /// pair touches); a refusal only makes the check necessary, never wrong.
+    refusals_pending: bool,
 }
 
 impl Default for World {
@@ -159,6 +171,8 @@ impl World {
             released: Vec::new(),
             moved: Vec::new(),
             scratch: Scratch::default(),
+            hooks: None,
+            refusals_pending: false,
         })
     }
 
@@ -305,7 +319,8 @@ impl World {
         Ok(())
     }
 
-    /// Replaces a collider's shape. Its pairs are re-evaluated at the next step.
+    /// Replaces a collider's shape. The pair filter (see [`PairHooks`]) is asked again about
+    /// its pairs, and they are re-evaluated at the next step.
     ///
     /// # Errors
     /// [`WorldError::StaleId`] or [`WorldError::InvalidShape`]; the world is unchanged then.
@@ -313,11 +328,12 @@ impl World {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
         shape.validate()?;
         self.cols.shape[s] = shape;
-        self.mark_moved(s);
+        self.refilter_collider(s);
         Ok(())
     }
 
-    /// Replaces a collider's user data.
+    /// Replaces a collider's user data. The pair filter is not asked again: call
+    /// [`World::refilter`] when its answers depend on the user data.
     ///
     /// # Errors
     /// [`WorldError::StaleId`].

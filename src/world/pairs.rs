@@ -14,9 +14,14 @@ pub(super) struct PairSlot {
     pub prev: [u32; 2],
     /// Index into `contacts` while touching (non-sensor pairs only), else `NONE`.
     pub contact: u32,
-    /// Whether the shapes touch (for sensor pairs: overlap).
+    /// Whether the shapes touch (for sensor pairs: overlap) and the contact hook kept the
+    /// contact.
     pub touching: bool,
     pub sensor: bool,
+    /// The pair filter refused the pair (see `hooks`): the narrow phase gives it no manifold.
+    /// Never touching, except between the call that refused it and the next step, which ends
+    /// it (one of its ends is then marked moved).
+    pub refused: bool,
 }
 
 impl World {
@@ -27,7 +32,8 @@ impl World {
     }
 
     /// Takes a pair slot (the free list's last first, else a new one) and links it into both
-    /// colliders' lists. The caller has put the pair into `pair_table` under that slot.
+    /// colliders' lists, with the pair filter's answer. The caller has put the pair into
+    /// `pair_table` under that slot.
     pub(super) fn create_pair(&mut self, a: u32, b: u32, sensor: bool) {
         let slot = PairSlot {
             ids: [a, b],
@@ -36,6 +42,7 @@ impl World {
             contact: NONE,
             touching: false,
             sensor,
+            refused: !self.filter_allows(a, b),
         };
         let p = match self.free_pairs.pop() {
             Some(p) => {

@@ -15,7 +15,8 @@ impl World {
     /// A copy of this world built with `config` (typically another
     /// [`WorldConfig::broad_phase`]), with the same colliders under the same ids.
     ///
-    /// The copy is stepped once internally, so its [`World::contacts`] are ready at once; its
+    /// The copy shares the [pair hooks](crate::PairHooks), whose filter it asks afresh about every
+    /// pair. The copy is stepped once internally, so its [`World::contacts`] are ready at once; its
     /// [`World::events`] are the original's last-step events. Changes made to the original since
     /// its last step (moves, insertions, removals) are already applied in the copy; the contact
     /// events they cause are reported by the copy's next step, as the original would report them.
@@ -43,6 +44,8 @@ impl World {
     /// world is never changed.
     pub fn rebuilt_with(&self, config: WorldConfig) -> Result<World, WorldError> {
         let mut w = World::with_config(config)?;
+        // The copy shares the pair hooks; its internal step asks the filter about every pair.
+        w.hooks.clone_from(&self.hooks);
         let mut cols = self.cols.clone();
         for s in 0..cols.alive.len() {
             cols.pair_head[s] = NONE;

@@ -5,7 +5,7 @@
 //! live colliders' columns (generation, flags, pose, shape, tight and fat boxes, filter, and
 //! user data, which the world hands back), every slot's generation and liveness (they decide
 //! the ids later inserts get), the slot free lists in order (reuse is last-in first-out), the
-//! pair slots (ids, touching and sensor state, contact index, and the list links, whose order
+//! pair slots (ids, touching, sensor and refused state, contact index, and the list links, whose order
 //! decides the order in which a removal ends pairs), the pair free list in order, the contacts
 //! array in order with its owning pairs, and the events pending from removals. All of that is
 //! hashed, and the snapshot stores all of it.
@@ -213,7 +213,7 @@ impl World {
                 h.u32(NONE);
                 continue;
             }
-            let state = u32::from(p.touching) | u32::from(p.sensor) << 1;
+            let state = u32::from(p.touching) | u32::from(p.sensor) << 1 | u32::from(p.refused) << 2;
             h.slice(&[p.ids[0], p.ids[1], p.next[0], p.next[1], p.prev[0], p.prev[1], p.contact, state]);
         }
         h.list(&self.free_pairs);

@@ -69,6 +69,9 @@ pub struct WorldConfig {
     /// The fat box also reaches this many times the collider's last displacement (since the
     /// step before) ahead in the direction it moved, at most its own size: a collider moving
     /// steadily escapes less often, for a few more candidate pairs ahead of it. 0 turns it off.
+    /// Each renewed fat box gets between half and one and a half times its margin and reach
+    /// (drawn from the collider's slot and box, so deterministic; the mean is the configured
+    /// value), so that colliders moving alike do not all escape in the same step.
     pub aabb_motion_factor: f32,
     /// A moving collider whose tight box is larger than this on either side is kept out of the
     /// SAP (it would overlap everything on an axis) and lives in the tree instead.

@@ -3,6 +3,7 @@
 use super::{NONE, World};
 use crate::broad::{Pair, same_pairs, sweep_pairs};
 use crate::math::Aabb;
+use crate::storage::flags;
 
 impl World {
     /// Checks the world's internal bookkeeping against an independent recomputation; tests that
@@ -13,7 +14,8 @@ impl World {
     ///   to end changes no contact, so only this check sees it).
     /// - Every pair slot is in the pair table under its ids and in both colliders' pair lists,
     ///   which are well linked; free slots are in the free list.
-    /// - The contacts array holds exactly the touching non-sensor pairs, each under its ids.
+    /// - The contacts array holds exactly the touching non-sensor pairs, each under its ids; a
+    ///   pair refused by the pair filter touches only until the next step (an end is moved).
     /// - The movers' broad phase and the static tree pass their own `validate`.
     ///
     /// O(n log n + pairs). Holds between calls of the public API, steps included.
@@ -45,6 +47,10 @@ impl World {
                     "pair slot {p}: touching {} sensor {} but contact {}",
                     slot.touching, slot.sensor, slot.contact
                 ));
+            }
+            let moved = |s: u32| cols.flags[s as usize] & flags::MOVED != 0;
+            if slot.refused && slot.touching && !moved(a) && !moved(b) {
+                return Err(format!("pair slot {p}: refused and touching, and no end is marked moved"));
             }
             if slot.contact != NONE {
                 let c = slot.contact as usize;

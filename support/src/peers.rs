@@ -1,22 +1,32 @@
-//! sapwood's `World` and rapier2d's collision-only pipeline, driven by one standard scene.
+//! sapwood's `World`, rapier2d's collision-only pipeline and Box2D v3 ([`box2d`]), driven by one
+//! standard scene.
 //!
 //! Shared by `examples/peers.rs` and `benches/peers.rs`, so that the table and the criterion
 //! numbers come from the same code. The rules are those of `docs/SCENES.md` ("Peers to run beside
 //! sapwood"):
 //!
-//! - both engines receive the **same colliders** of [`Scene`]: same shape parameters (the
+//! - every engine receives the **same colliders** of [`Scene`]: same shape parameters (the
 //!   polygon's vertices are copied, not regenerated), same poses — the rotation is copied as its
-//!   cosine and sine, so neither engine recomputes it from the angle with its own rounding;
+//!   cosine and sine, so no engine recomputes it from the angle with its own rounding;
+//! - every engine is built **as a user would**: one collider at a time, in scene order
+//!   (sapwood's `insert_batch`, which places a batch in Z-order, only on request: see
+//!   [`Insertion`]);
 //! - a step is: the scene moves, then each engine is told every moved collider's new pose
-//!   (`World::set_pose`; rapier: `Collider::set_position`) and steps (`World::step`;
-//!   `CollisionPipeline::step`). Telling and stepping are timed together, per engine;
+//!   (`World::set_pose`; rapier: `Collider::set_position`; Box2D: `b2Body_SetTransform`) and
+//!   steps (`World::step`; `CollisionPipeline::step`; `b2World_Step`). Telling and stepping are
+//!   timed together, per engine;
 //! - rapier's colliders have no rigid body, `ActiveCollisionTypes::all()` (otherwise the
 //!   fixed–fixed pairs, i.e. every pair here, would be skipped) and the prediction distance is 0;
 //! - a pair is touching in sapwood when it is in `World::contacts` (depth ≥ 0: exactly touching
 //!   counts), in rapier when one of its manifold points has a negative distance.
 
+pub mod box2d;
+
 use std::time::{Duration, Instant};
 
+pub use box2d::{Box2dProfile, Box2dSide};
+
+use crate::frame_times::quantile;
 use crate::scenes::{Collider, Scene};
 /// The rapier2d (and, through it, parry2d) this harness drives, for callers that query it.
 pub use rapier2d;
@@ -72,20 +82,39 @@ pub struct SapwoodSide {
     scene_of: Vec<u32>,
 }
 
+/// How sapwood's world receives the scene's colliders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Insertion {
+    /// `World::insert`, one collider at a time in scene order: what a user adding objects as
+    /// they appear does, and what the other engines get.
+    #[default]
+    OneByOne,
+    /// One `World::insert_batch` of the whole scene, which takes its slots in Z-order.
+    Batch,
+}
+
 impl SapwoodSide {
-    /// Inserts every collider of `scene` (one `insert_batch`) into a default `World` and takes
-    /// the first step.
+    /// Inserts every collider of `scene`, one at a time in scene order, into a default `World`
+    /// and takes the first step.
     pub fn build(scene: &Scene) -> SapwoodSide {
-        Self::build_with(scene, WorldConfig::default())
+        Self::build_with(scene, WorldConfig::default(), Insertion::OneByOne)
     }
 
-    /// The same with another config (diagnostics only: the comparison uses the default).
-    pub fn build_with(scene: &Scene, config: WorldConfig) -> SapwoodSide {
+    /// The same with another config (diagnostics only: the comparison uses the default) or
+    /// insertion.
+    pub fn build_with(scene: &Scene, config: WorldConfig, insertion: Insertion) -> SapwoodSide {
         let mut world = World::with_config(config).expect("valid config");
-        let descs: Vec<ColliderDesc> =
-            scene.colliders().iter().map(|c| ColliderDesc::new(c.shape.clone(), c.pose)).collect();
-        let mut inserted = Vec::with_capacity(descs.len());
-        world.insert_batch(&descs, &mut inserted).expect("valid scene colliders");
+        let descs = scene.colliders().iter().map(|c| ColliderDesc::new(c.shape.clone(), c.pose));
+        let mut inserted = Vec::with_capacity(scene.len());
+        match insertion {
+            Insertion::OneByOne => {
+                inserted.extend(descs.map(|d| world.insert(d).expect("valid scene collider")));
+            }
+            Insertion::Batch => {
+                let descs: Vec<ColliderDesc> = descs.collect();
+                world.insert_batch(&descs, &mut inserted).expect("valid scene colliders");
+            }
+        }
         let mut ids = vec![inserted[0]; scene.id_bound()];
         let mut scene_of = vec![u32::MAX; inserted.iter().map(|id| id.index() as usize + 1).max().unwrap_or(0)];
         for (c, &id) in scene.colliders().iter().zip(&inserted) {
@@ -120,6 +149,13 @@ impl SapwoodSide {
             .collect();
         v.sort_unstable_by_key(|&(a, b, _)| (a, b));
         v
+    }
+
+    /// Touching pairs with at least one moving collider: the pairs Box2D, whose still colliders
+    /// are static bodies, can have.
+    pub fn touching_with_mover(&self, scene: &Scene) -> usize {
+        let moving = |id: u32| scene.get(id).is_some_and(|c| c.moving);
+        self.touching().iter().filter(|&&(a, b, _)| moving(a) || moving(b)).count()
     }
 }
 
@@ -249,6 +285,33 @@ pub fn median_ms(samples: &mut [Duration]) -> f64 {
     let n = samples.len();
     let mid = if n % 2 == 1 { samples[n / 2] } else { (samples[n / 2 - 1] + samples[n / 2]) / 2 };
     mid.as_secs_f64() * 1e3
+}
+
+/// Median, mean and tail of a set of step times, in milliseconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    /// The middle value (the mean of the two middle ones for an even count), as [`median_ms`].
+    pub median: f64,
+    /// The mean: what a run of many steps costs per step.
+    pub mean: f64,
+    /// The 90th percentile, by nearest rank.
+    pub p90: f64,
+    /// The 99th percentile, by nearest rank: the frames a player feels.
+    pub p99: f64,
+}
+
+impl Stats {
+    /// The statistics of `ms` (sorted in place); all zero for an empty slice.
+    pub fn of(ms: &mut [f64]) -> Stats {
+        if ms.is_empty() {
+            return Stats::default();
+        }
+        let p90 = quantile(ms, 0.9);
+        let p99 = quantile(ms, 0.99);
+        let n = ms.len();
+        let median = if n % 2 == 1 { ms[n / 2] } else { (ms[n / 2 - 1] + ms[n / 2]) / 2.0 };
+        Stats { median, mean: ms.iter().sum::<f64>() / n as f64, p90, p99 }
+    }
 }
 
 /// Runs `f` once and returns how long it took.

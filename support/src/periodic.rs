@@ -1,9 +1,12 @@
 //! A periodic test scene shared by the world's determinism and allocation tests: a mix of all
 //! shape kinds, some static, some sensors, half of them moving along closed paths so that the
-//! scene repeats itself exactly every `PERIOD` steps.
+//! scene repeats itself exactly every `PERIOD` steps. `Hooks` are pair hooks for the same tests.
 
 use crate::SplitMix64;
-use sapwood::{BroadPhaseKind, ColliderDesc, ColliderId, Pose, Shape, Vec2, World, WorldConfig};
+use sapwood::collide::Manifold;
+use sapwood::{
+    BroadPhaseKind, ColliderDesc, ColliderId, ColliderView, PairHooks, Pose, Shape, Vec2, World, WorldConfig,
+};
 
 pub const PERIOD: usize = 64;
 
@@ -71,5 +74,42 @@ pub fn animate(scene: &mut Scene, t: usize) {
         let a = phase + i as f32;
         let pose = Pose::new(h.p + r * Vec2::new(a.cos(), a.sin()), h.q.angle() + 0.5 * a.sin());
         scene.world.set_pose(scene.ids[i], pose).unwrap();
+    }
+}
+
+/// Pair hooks whose answers depend on the pair and on the pose (pure functions of what they
+/// are given), touching every path: a filter refusing about one pair in seven, a contact hook
+/// that disables contacts whose normal is near +y when the lower collider's user data is a
+/// multiple of 3 (a one-way rule), drops the second point of others and halves every depth.
+pub struct Hooks;
+
+impl Hooks {
+    /// Whether the filter lets colliders with user data `a` and `b` pair.
+    pub fn allows(a: u64, b: u64) -> bool {
+        (a + b) % 7 != 3
+    }
+
+    /// The contact hook on user data and the manifold, as `PairHooks::modify_contact`.
+    pub fn modify(a: u64, b: u64, m: &mut Manifold) -> bool {
+        if a.is_multiple_of(3) && m.normal.y > 0.7 {
+            return false;
+        }
+        if (a ^ b) % 4 == 1 {
+            m.count = m.count.min(1);
+        }
+        for p in &mut m.points {
+            p.depth *= 0.5;
+        }
+        true
+    }
+}
+
+impl PairHooks for Hooks {
+    fn filter_pair(&self, a: &ColliderView<'_>, b: &ColliderView<'_>) -> bool {
+        Self::allows(a.user_data, b.user_data)
+    }
+
+    fn modify_contact(&self, a: &ColliderView<'_>, b: &ColliderView<'_>, m: &mut Manifold) -> bool {
+        Self::modify(a.user_data, b.user_data, m)
     }
 }

@@ -6,6 +6,9 @@
 //! rebuilt from the fat boxes by batch insertion, and the pair table and the per-collider pair
 //! links from the pair slots.
 //!
+//! The [pair hooks](crate::PairHooks) are code and are not stored, only the filter's answers
+//! are: set the hooks on a restored world before its first step (see [`World::set_pair_hooks`]).
+//!
 //! # Integrity
 //! A 64-bit checksum (XXH3-64) of everything after it is checked before anything else is read,
 //! so that a snapshot damaged on disk or on the wire is refused with
@@ -33,7 +36,8 @@
 //!         2 one-sided), a vertex count u32 then the vertices 2×f32 each; its BVH is rebuilt)
 //!   LIST  free, released, moved: each n u32 + n×u32 slots (order kept: it decides reuse)
 //!   PAIR  n u32, per pair slot: ids 2×u32 (both u32::MAX when free), contact u32,
-//!         touching u8, sensor u8; then the pair free list, n u32 + n×u32
+//!         touching u8, kind u8 (bit 0 a sensor pair, bit 1 refused by the pair filter);
+//!         then the pair free list, n u32 + n×u32
 //!   LINK  per collider slot: n u32 + its pair slots in list order (the order decides the order
 //!         in which a removal ends touching pairs, hence the contacts array's order)
 //!   CONT  n u32, per contact: owning pair slot u32, manifold (normal, 2 points, count; the ids
@@ -72,6 +76,10 @@ const EVNT: [u8; 4] = *b"EVNT";
 /// anything is allocated: a count can never claim more records than the remaining bytes hold.
 /// (The slot record's, `MIN_SLOT_BYTES`, is summed from its columns in `codec`.)
 const PAIR_BYTES: usize = 3 * 4 + 2;
+/// The bits of a pair record's kind byte. A world without pair hooks writes only the first,
+/// as the byte's old meaning (a sensor flag) did.
+const PAIR_SENSOR: u8 = 1;
+const PAIR_REFUSED: u8 = 2;
 const CONTACT_BYTES: usize = 4 + 4 * (2 + 2 * 4 + 1);
 const EVENT_BYTES: usize = 4 * 4 + 1;
 

@@ -8,8 +8,8 @@ use glam::Vec2;
 
 use super::codec::{MIN_SLOT_BYTES, Reader, SlotRecord};
 use super::{
-    CONF, CONT, CONTACT_BYTES, EVENT_BYTES, EVNT, LINK, LIST, MAGIC, PAIR, PAIR_BYTES, Result, SLOT, SNAPSHOT_VERSION,
-    SnapshotError, bad, checksum,
+    CONF, CONT, CONTACT_BYTES, EVENT_BYTES, EVNT, LINK, LIST, MAGIC, PAIR, PAIR_BYTES, PAIR_REFUSED, PAIR_SENSOR,
+    Result, SLOT, SNAPSHOT_VERSION, SnapshotError, bad, checksum,
 };
 use crate::broad::{BroadPhaseKind, Pair};
 use crate::collide::{Manifold, ManifoldPoint};
@@ -171,8 +171,13 @@ pub(super) fn pairs(r: &mut Reader<'_>, world: &mut World) -> Result<Vec<Pair>> 
     for _ in 0..np {
         let ids = [s.u32()?, s.u32()?];
         let contact = s.u32()?;
-        let (touching, sensor) = (s.bool()?, s.bool()?);
-        let pair = PairSlot { ids, next: [NONE; 2], prev: [NONE; 2], contact, touching, sensor };
+        let touching = s.bool()?;
+        let kind = s.u8()?;
+        if kind > (PAIR_SENSOR | PAIR_REFUSED) {
+            return Err(bad("a pair's kind byte has unknown bits"));
+        }
+        let (sensor, refused) = (kind & PAIR_SENSOR != 0, kind & PAIR_REFUSED != 0);
+        let pair = PairSlot { ids, next: [NONE; 2], prev: [NONE; 2], contact, touching, sensor, refused };
         if ids != [NONE, NONE] {
             let [a, b] = ids.map(|x| x as usize);
             if a >= b || b >= n {
@@ -193,6 +198,12 @@ pub(super) fn pairs(r: &mut Reader<'_>, world: &mut World) -> Result<Vec<Pair>> 
             if (sensor || !touching) != (contact == NONE) {
                 return Err(bad("a pair's contact index disagrees with its touching state"));
             }
+            // Only a refusal since the last step leaves a refused pair touching, and it marked
+            // an end moved so that the next step ends the contact.
+            if refused && touching && (cols.flags[a] | cols.flags[b]) & flags::MOVED == 0 {
+                return Err(bad("a refused pair touches and neither end is marked moved"));
+            }
+            world.refusals_pending |= refused && touching;
         }
         world.pairs.push(pair);
     }

@@ -1,6 +1,7 @@
 //! The snapshot writer: one function per section, each the inverse of its reader in `read`.
 
 use super::codec::{SlotRecord, Writer};
+use super::{PAIR_REFUSED, PAIR_SENSOR};
 use crate::broad::BroadPhaseKind;
 use crate::world::{NONE, World, WorldConfig};
 
@@ -51,7 +52,7 @@ pub(super) fn pairs(w: &mut Writer<'_>, world: &World) {
         w.u32(p.ids[1]);
         w.u32(p.contact);
         w.bool(p.touching);
-        w.bool(p.sensor);
+        w.u8(if p.sensor { PAIR_SENSOR } else { 0 } | if p.refused { PAIR_REFUSED } else { 0 });
     }
     w.u32s(&world.free_pairs);
 }

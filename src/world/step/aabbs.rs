@@ -58,13 +58,14 @@ impl World {
             cols.fat[s] = if cols.flags[s] & flags::STATIC != 0 {
                 tight
             } else {
-                let margin = self.config.aabb_margin + self.config.aabb_margin_ratio * size.max_element();
+                let jitter = renewal_jitter(slot, &tight);
+                let margin = (self.config.aabb_margin + self.config.aabb_margin_ratio * size.max_element()) * jitter;
                 // Reach ahead along the last displacement (Box2D v2's displacement multiplier),
                 // capped by the collider's size so that a teleport does not leave a huge box
                 // behind. A new collider has no last box.
                 let cap = Vec2::splat(size.max_element());
                 let shift = (tight.min + tight.max - last_tight.min - last_tight.max) * 0.5;
-                let ahead = (shift * self.config.aabb_motion_factor).clamp(-cap, cap);
+                let ahead = (shift * self.config.aabb_motion_factor).clamp(-cap, cap) * jitter;
                 let ahead = if is_new || !ahead.is_finite() { Vec2::ZERO } else { ahead };
                 let f = tight.fattened(margin);
                 Aabb { min: f.min + ahead.min(Vec2::ZERO), max: f.max + ahead.max(Vec2::ZERO) }
@@ -72,4 +73,25 @@ impl World {
             scratch.escaped.push((slot, fat));
         }
     }
+}
+
+/// The share of its margin and motion reach a renewed fat box gets: between 0.5 and 1.5, drawn
+/// afresh at each renewal from the slot and the tight box (so it depends on the world's state
+/// alone, whatever the thread count), with a mean of 1.
+///
+/// Why not 1: colliders moving steadily at similar speeds, inserted together, would all outrun
+/// their boxes in the same step, every ~`aabb_motion_factor` steps, and that one step would do a
+/// whole period's broad-phase work while the others do almost none. A fixed share per collider
+/// would not help for long: each collider would keep a fixed whole period, and the periods' common
+/// multiples would line them up again. Drawn afresh, the time to the next escape varies by about
+/// a period at each renewal, so after one renewal the escapes are spread over the period and each
+/// step does close to the mean work.
+fn renewal_jitter(slot: u32, tight: &Aabb) -> f32 {
+    // SplitMix64's finaliser (Steele, Lea, Flood 2014) over the slot and the box's corner.
+    let mut z = (u64::from(slot) << 32 | u64::from(tight.min.x.to_bits() ^ tight.max.y.to_bits().rotate_left(16)))
+        .wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    0.5 + (z >> 40) as f32 * (1.0 / 16_777_216.0)
 }

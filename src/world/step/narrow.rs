@@ -4,6 +4,7 @@ use rayon::prelude::*;
 
 use crate::collide::{self, Manifold};
 use crate::storage::Columns;
+use crate::world::hooks::{self, PairHooks};
 use crate::world::pairs::PairSlot;
 use crate::world::scratch::NarrowChunk;
 use crate::world::{NONE, World};
@@ -26,6 +27,9 @@ impl World {
     /// are updated where they live in `contacts` (Box2D v3's scheme) by a second parallel pass.
     /// When few colliders moved (a big still world), chunks of the moved list walk their
     /// colliders' lists: O(their pairs), with each pair taken by its lower moved end.
+    ///
+    /// A pair refused by the pair filter gets the empty manifold; the contact hook sees each
+    /// touching manifold as the workers compute it (see `hooks`).
     pub(super) fn narrow_phase(&mut self) {
         // The movers own about `moved × 2 × live_pairs / colliders` pair visits, each a dependent
         // load from a random place; a scan reads every slot in order, about 8 slots for the cost
@@ -43,6 +47,7 @@ impl World {
             self.scratch.narrow.resize_with(chunks, NarrowChunk::default);
         }
         let (pairs, cols, bits) = (&self.pairs, &self.cols, &self.scratch.moved_bits);
+        let hooks = self.hooks.as_deref();
         let outs = &mut self.scratch.narrow[..chunks];
         if scan {
             outs.par_iter_mut().zip(pairs.par_chunks(CHUNK)).enumerate().for_each(|(k, (out, chunk))| {
@@ -52,7 +57,7 @@ impl World {
                     // Free slots hold `[NONE, NONE]`, which is never a moved slot; touching
                     // non-sensor pairs were updated in place.
                     if pair.contact == NONE && (is_set(bits, pair.ids[0]) || is_set(bits, pair.ids[1])) {
-                        Self::evaluate_into(cols, pair, (k * CHUNK + i) as u32, out);
+                        Self::evaluate_into(cols, hooks, pair, (k * CHUNK + i) as u32, out);
                     }
                 }
             });
@@ -67,7 +72,7 @@ impl World {
                         let end = Self::end_of(pair, slot);
                         let other = pair.ids[1 - end];
                         if other > slot || !is_set(bits, other) {
-                            Self::evaluate_into(cols, pair, p, out);
+                            Self::evaluate_into(cols, hooks, pair, p, out);
                         }
                         p = pair.next[end];
                     }
@@ -88,12 +93,14 @@ impl World {
         for &s in &self.moved {
             self.scratch.moved_bits[s as usize >> 6] = 0;
         }
+        // Every refused pair that touched had a moved end, so it was evaluated and ended.
+        self.refusals_pending = false;
     }
 
     /// Evaluates `pair` (slot `p`) and records what the serial apply must do with the result.
     #[inline]
-    fn evaluate_into(cols: &Columns, pair: &PairSlot, p: u32, out: &mut NarrowChunk) {
-        let m = Self::evaluate(cols, pair.ids, pair.sensor);
+    fn evaluate_into(cols: &Columns, hooks: Option<&dyn PairHooks>, pair: &PairSlot, p: u32, out: &mut NarrowChunk) {
+        let m = if pair.refused { Manifold::EMPTY } else { Self::evaluate(cols, hooks, pair.ids, pair.sensor) };
         let touching = m.count > 0;
         if touching != pair.touching {
             out.changes.push((p, m));
@@ -103,9 +110,9 @@ impl World {
     }
 
     /// The manifold of the colliders in slots `ids` (for a sensor pair, one point when they
-    /// overlap: sensors only need a yes/no).
+    /// overlap: sensors only need a yes/no), through the contact hook when there is one.
     #[inline]
-    fn evaluate(cols: &Columns, ids: [u32; 2], sensor: bool) -> Manifold {
+    fn evaluate(cols: &Columns, hooks: Option<&dyn PairHooks>, ids: [u32; 2], sensor: bool) -> Manifold {
         let [a, b] = ids.map(|s| s as usize);
         if !cols.aabb[a].overlaps(&cols.aabb[b]) {
             return Manifold::EMPTY;
@@ -116,7 +123,11 @@ impl World {
             m.count = u32::from(collide::overlaps(sa, pa, sb, pb));
             m
         } else {
-            collide::contact(sa, pa, sb, pb)
+            let m = collide::contact(sa, pa, sb, pb);
+            match hooks {
+                Some(h) if m.count > 0 => hooks::modify(h, cols, ids[0], ids[1], m),
+                _ => m,
+            }
         }
     }
 
@@ -126,13 +137,16 @@ impl World {
     /// Touching pairs own their slot in `contacts`, so their new manifolds need no serial copy.
     /// Chunks of the contacts array are fixed by its length, and the ended pairs are taken
     /// chunk by chunk in array order, so the array comes out the same for any thread count.
+    /// Only after a call that refused touching pairs (`refusals_pending`) does a contact's
+    /// pair slot need a look, for its refused flag.
     fn update_contacts_in_place(&mut self) {
         const CHUNK: usize = 1024;
         let chunks = self.contacts.len().div_ceil(CHUNK);
         if self.scratch.narrow.len() < chunks {
             self.scratch.narrow.resize_with(chunks, NarrowChunk::default);
         }
-        let (cols, bits) = (&self.cols, &self.scratch.moved_bits);
+        let (cols, bits, pairs) = (&self.cols, &self.scratch.moved_bits, &self.pairs);
+        let (hooks, refusals) = (self.hooks.as_deref(), self.refusals_pending);
         self.scratch.narrow[..chunks]
             .par_iter_mut()
             .zip(self.contacts.par_chunks_mut(CHUNK).zip(self.contact_pair.par_chunks(CHUNK)))
@@ -143,7 +157,8 @@ impl World {
                     if !ids.iter().any(|&s| is_set(bits, s)) {
                         continue;
                     }
-                    c.manifold = Self::evaluate(cols, ids, false);
+                    let refused = refusals && pairs[p as usize].refused;
+                    c.manifold = if refused { Manifold::EMPTY } else { Self::evaluate(cols, hooks, ids, false) };
                     if c.manifold.count == 0 {
                         out.ended.push(p);
                     }

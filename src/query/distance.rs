@@ -1,0 +1,228 @@
+//! Distance and closest points between two shapes.
+
+use glam::Vec2;
+
+use super::gjk::{Proxy, SimplexCache, gjk};
+use super::{QueryError, check_pose, part_proxy, parts};
+use crate::math::Pose;
+use crate::shape::Shape;
+
+/// How far apart two shapes are, and where.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DistanceOutput {
+    /// The distance between the surfaces; 0 when the shapes touch or overlap.
+    pub distance: f32,
+    /// The point of A closest to B, world space. When the shapes touch or overlap it equals
+    /// `point_b`: a point both shapes contain.
+    pub point_a: Vec2,
+    /// The point of B closest to A, world space.
+    pub point_b: Vec2,
+    /// Unit, from A towards B, when the shapes are apart; when they overlap, the direction
+    /// from A's core towards B's if the cores themselves are apart (the overlap is in the
+    /// rounding), zero if the cores overlap (use [`collide::contact`](crate::collide::contact)
+    /// for a depth and normal then).
+    pub normal: Vec2,
+    /// The part of A holding `point_a` (0 for a convex shape).
+    pub part_a: u32,
+    /// The part of B holding `point_b` (0 for a convex shape).
+    pub part_b: u32,
+}
+
+/// The distance between `sa` at `pa` and `sb` at `pb`, with the closest points and the normal.
+///
+/// Convex pairs run GJK on the shapes' cores and add the radii; a compound is the minimum over
+/// its parts (the first part pair in `(part_a, part_b)` order on equal distance), parts whose
+/// bounding circles are farther apart than the best distance so far skipped.
+///
+/// ```
+/// use sapwood::query::distance;
+/// use sapwood::{Pose, Shape, Vec2};
+/// let ball = Shape::circle(0.5)?;
+/// let crate_ = Shape::cuboid(Vec2::new(1.0, 1.0))?;
+/// let d = distance(&ball, &Pose::IDENTITY, &crate_, &Pose::from_translation(Vec2::new(4.0, 0.0)))?;
+/// assert!((d.distance - 2.5).abs() < 1e-6);
+/// assert_eq!((d.point_a, d.point_b, d.normal), (Vec2::new(0.5, 0.0), Vec2::new(3.0, 0.0), Vec2::X));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`QueryError::NonFinite`] for a pose with a NaN or infinite component or a non-unit
+/// rotation. Shapes are taken as they are: those from the checked constructors (or passing
+/// [`Shape::validate`]) give exact answers, others an unspecified but finite-time answer.
+pub fn distance(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Result<DistanceOutput, QueryError> {
+    distance_cached(sa, pa, sb, pb, &mut SimplexCache::default())
+}
+
+/// [`distance`], warm-started from `cache` and leaving the final simplex in it: keep one cache
+/// per pair between frames and a pair that moved a little converges in one or two GJK
+/// iterations. The answer does not depend on the cache. Compounds do not use it.
+///
+/// # Errors
+/// As [`distance`].
+pub fn distance_cached(
+    sa: &Shape,
+    pa: &Pose,
+    sb: &Shape,
+    pb: &Pose,
+    cache: &mut SimplexCache,
+) -> Result<DistanceOutput, QueryError> {
+    check_pose(pa)?;
+    check_pose(pb)?;
+    if let Some(d) = closed_form(sa, pa, sb, pb) {
+        return Ok(d);
+    }
+    let xf = pa.inv_mul(pb);
+    let local = if let (Some(a), Some(b)) = (Proxy::of(sa), Proxy::of(sb)) {
+        (proxy_distance(&a, &b, &xf, cache), 0, 0)
+    } else {
+        compound_distance(sa, sb, &xf)
+    };
+    let (d, part_a, part_b) = local;
+    Ok(DistanceOutput {
+        distance: d.distance,
+        point_a: pa.transform_point(d.point_a),
+        point_b: pa.transform_point(d.point_b),
+        normal: pa.q.rotate(d.normal),
+        part_a,
+        part_b,
+    })
+}
+
+/// Circles against circles and boxes, in world space: the pairs common enough (particles,
+/// bullets, crowds, crates) to skip the frame change and GJK.
+fn closed_form(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Option<DistanceOutput> {
+    match (sa, sb) {
+        (Shape::Circle(a), Shape::Circle(b)) => {
+            Some(from_cores(pa.p, a.radius, pb.p, b.radius, (pb.p - pa.p).normalize_or_zero()))
+        }
+        (Shape::Circle(a), b @ (Shape::Cuboid(_) | Shape::Capsule(_))) => Some(circle_against(pa.p, a.radius, b, pb)),
+        (a @ (Shape::Cuboid(_) | Shape::Capsule(_)), Shape::Circle(b)) => {
+            let d = circle_against(pb.p, b.radius, a, pa);
+            Some(DistanceOutput { point_a: d.point_b, point_b: d.point_a, normal: -d.normal, ..d })
+        }
+        (Shape::Cuboid(a), Shape::Cuboid(b)) => box_box(a.half_extents, pa, b.half_extents, pb),
+        _ => None,
+    }
+}
+
+/// Two boxes apart: the closest pair of points of two disjoint convex polygons always has a
+/// vertex of one of them, so the answer is the nearest of the eight corners to the other box
+/// (each a clamp in that box's frame). Overlapping boxes (by the separating-axis test on their
+/// four axes) are left to GJK, which finds a point common to both.
+fn box_box(ha: Vec2, pa: &Pose, hb: Vec2, pb: &Pose) -> Option<DistanceOutput> {
+    let xf = pa.inv_mul(pb);
+    let (c, s) = (xf.q.c.abs(), xf.q.s.abs());
+    let d = xf.p; // B's centre in A's frame
+    let db = xf.q.inv_rotate(-d); // A's centre in B's frame
+    let apart = d.x.abs() > ha.x + c * hb.x + s * hb.y
+        || d.y.abs() > ha.y + s * hb.x + c * hb.y
+        || db.x.abs() > hb.x + c * ha.x + s * ha.y
+        || db.y.abs() > hb.y + s * ha.x + c * ha.y;
+    if !apart {
+        return None;
+    }
+    let corners = |h: Vec2| [-h, Vec2::new(h.x, -h.y), h, Vec2::new(-h.x, h.y)];
+    // (squared distance, A's closest point, B's, whether both are in B's frame (else A's)).
+    let mut best = (f32::INFINITY, Vec2::ZERO, Vec2::ZERO, false);
+    for v in corners(hb) {
+        let v = xf.transform_point(v);
+        let q = v.clamp(-ha, ha);
+        let dd = (v - q).length_squared();
+        if dd < best.0 {
+            best = (dd, q, v, false);
+        }
+    }
+    for v in corners(ha) {
+        let v = xf.inv_transform_point(v);
+        let q = v.clamp(-hb, hb);
+        let dd = (v - q).length_squared();
+        if dd < best.0 {
+            best = (dd, v, q, true);
+        }
+    }
+    let (_, core_a, core_b, in_b) = best;
+    let frame = if in_b { pb } else { pa };
+    let n = frame.q.rotate((core_b - core_a).normalize_or_zero());
+    Some(from_cores(frame.transform_point(core_a), 0.0, frame.transform_point(core_b), 0.0, n))
+}
+
+/// A circle (A) against a box or a capsule (B): the centre's closest point on B's core, in B's
+/// frame (a clamp into the box, a projection onto the capsule's segment).
+fn circle_against(centre: Vec2, radius: f32, shape: &Shape, pose: &Pose) -> DistanceOutput {
+    let c = pose.inv_transform_point(centre);
+    let (q, rb) = match shape {
+        Shape::Cuboid(b) => (c.clamp(-b.half_extents, b.half_extents), 0.0),
+        Shape::Capsule(k) => {
+            let e = k.b - k.a;
+            (k.a + ((c - k.a).dot(e) / e.length_squared()).clamp(0.0, 1.0) * e, k.radius)
+        }
+        _ => (Vec2::ZERO, 0.0),
+    };
+    let n = -pose.q.rotate((c - q).normalize_or_zero());
+    from_cores(centre, radius, pose.transform_point(q), rb, n)
+}
+
+/// The output for two cores' closest points and the unit normal between them (zero when the
+/// cores touch or overlap), grown by the radii.
+fn from_cores(core_a: Vec2, ra: f32, core_b: Vec2, rb: f32, n: Vec2) -> DistanceOutput {
+    let gap = (core_b - core_a).dot(n) - ra - rb;
+    let (point_a, point_b) = (core_a + ra * n, core_b - rb * n);
+    let (distance, point_a, point_b) = if gap > 0.0 && n != Vec2::ZERO {
+        (gap, point_a, point_b)
+    } else {
+        (0.0, 0.5 * (point_a + point_b), 0.5 * (point_a + point_b))
+    };
+    DistanceOutput { distance, point_a, point_b, normal: n, part_a: 0, part_b: 0 }
+}
+
+/// A distance in A's frame, radii applied.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LocalDistance {
+    pub distance: f32,
+    pub point_a: Vec2,
+    pub point_b: Vec2,
+    pub normal: Vec2,
+}
+
+/// The distance between two proxies, B at `xf` in A's frame, radii applied.
+#[inline]
+pub(crate) fn proxy_distance(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> LocalDistance {
+    let g = gjk(a, b, xf, cache);
+    let n = g.normal;
+    let gap = g.distance - (a.radius + b.radius);
+    let (pa, pb) = (g.point_a + a.radius * n, g.point_b - b.radius * n);
+    if gap > 0.0 {
+        return LocalDistance { distance: gap, point_a: pa, point_b: pb, normal: n };
+    }
+    // Overlapping: the midpoint of the stretch along the normal that lies in both shapes (both
+    // ends of it are in both when the cores are apart; all four points coincide when not).
+    let mid = 0.5 * (pa + pb);
+    LocalDistance { distance: 0.0, point_a: mid, point_b: mid, normal: n }
+}
+
+/// The minimum over part pairs, in A's frame, with the parts that gave it.
+fn compound_distance(sa: &Shape, sb: &Shape, xf: &Pose) -> (LocalDistance, u32, u32) {
+    let mut best: Option<(LocalDistance, u32, u32)> = None;
+    for (i, la, a) in parts(sa) {
+        let (ca, ra) = (la.p, a.bounding_radius());
+        for (j, lb, b) in parts(sb) {
+            let lower = (xf.transform_point(lb.p) - ca).length() - ra - b.bounding_radius();
+            if best.is_some_and(|(d, ..)| lower >= d.distance) {
+                continue;
+            }
+            let (Some(pa), Some(pb)) = (part_proxy(&la, &a), part_proxy(&lb, &b)) else { continue };
+            let d = proxy_distance(&pa, &pb, xf, &mut SimplexCache::default());
+            if best.is_none_or(|(b, ..)| d.distance < b.distance) {
+                best = Some((d, i, j));
+                if d.distance == 0.0 {
+                    return (d, i, j);
+                }
+            }
+        }
+    }
+    best.unwrap_or((
+        LocalDistance { distance: f32::INFINITY, point_a: Vec2::ZERO, point_b: Vec2::ZERO, normal: Vec2::ZERO },
+        0,
+        0,
+    ))
+}

@@ -1,0 +1,147 @@
+//! Queries on shapes at poses: rays and points, distances, casts and times of impact.
+//!
+//! | question | function | method |
+//! |---|---|---|
+//! | where does a ray enter a shape? | [`ray_cast`], [`ray_cast_part`] | closed form per kind, in the shape's frame |
+//! | is a point inside? | [`contains_point`], [`containing_part`] | closed form per kind |
+//! | how far apart, and where? | [`distance`], [`distance_cached`] | GJK on the cores plus the radii; closed forms for circles and boxes |
+//! | where do two translating shapes first meet? | [`cast_shapes`] | conservative advancement (Newton's method on the convex distance) |
+//! | when do two translating, turning shapes first meet? | [`time_of_impact`] | conservative advancement with a rotation bound |
+//!
+//! For whole worlds, [`World`](crate::World) serves the same questions from its trees.
+//!
+//! # Conventions
+//! - Every shape is a convex **core** (a point, a segment or a polygon) grown by a radius (a
+//!   circle's, a capsule's, a rounded polygon's); compounds are unions of such parts, and a
+//!   query on a compound answers for its nearest or first-hit part, naming it.
+//! - Normals point **from A to B**, as in [`collide`](crate::collide).
+//! - Casts and times of impact stop a small tolerance short of contact, never past it: they
+//!   never miss a contact that happens within the sweep.
+//! - Bad input (a NaN or infinite pose, translation or fraction, a negative fraction) gets a
+//!   [`QueryError`], never a panic.
+//! - **The boundary is inside**, as everywhere in sapwood: [`contains_point`] is true for a point
+//!   exactly on the surface, and a ray starting on the surface hits at `t = 0`.
+//! - A ray starting inside a shape (or on its boundary) hits at `t = 0`, at its origin, with the
+//!   normal `-dir / |dir|`: a solid shape has no entry point, and this normal points back along
+//!   the ray like a surface the ray has just entered. A zero `dir` gives a zero normal.
+//! - `t` is in units of `dir` (see [`Ray`](crate::Ray)); hits are reported for `0 <= t <= max_t`.
+//! - Rounded polygons are exact: the surface is the core polygon's edges pushed out by the
+//!   radius, joined by circular arcs around the vertices.
+//! - A [`Compound`](crate::Compound) is the union of its parts: a ray hits the closest part
+//!   (on equal `t`, the lowest part index; [`ray_cast_part`] tells which), a point is inside
+//!   when it is inside any part ([`containing_part`] tells the first).
+//! - A bare [`Segment`](crate::Segment) (radius 0) and a [`Chain`](crate::Chain) have no
+//!   interior: a point is inside only exactly on the line. A chain's parts are its segments; a
+//!   ray hits a segment from either side, except that a one-sided chain's segment is invisible
+//!   to a ray starting behind it. Distances, casts and times of impact see a chain as its
+//!   segments, both sides, one GJK per segment not culled by its bounding circle: their cost
+//!   grows with the chain's length (the narrow phase and ray casts use the chain's BVH).
+//!
+//! ```
+//! use sapwood::query::{contains_point, ray_cast};
+//! use sapwood::{Pose, Ray, Shape, Vec2};
+//!
+//! let crate_ = Shape::cuboid(Vec2::new(1.0, 0.5))?;
+//! let pose = Pose::from_translation(Vec2::new(5.0, 0.0));
+//! let hit = ray_cast(&crate_, &pose, &Ray::new(Vec2::ZERO, Vec2::X), 100.0).unwrap();
+//! assert_eq!((hit.t, hit.point, hit.normal), (4.0, Vec2::new(4.0, 0.0), Vec2::NEG_X));
+//! assert!(contains_point(&crate_, &pose, Vec2::new(6.0, 0.5))); // a corner counts
+//! # Ok::<(), sapwood::ShapeError>(())
+//! ```
+
+mod advance;
+mod cast;
+mod distance;
+mod gjk;
+mod point;
+mod ray;
+#[cfg(test)]
+mod tests;
+mod toi;
+
+pub use advance::Sweep;
+pub use cast::{CastHit, CastOptions, cast_shapes};
+pub use distance::{DistanceOutput, distance, distance_cached};
+pub use gjk::SimplexCache;
+pub(crate) use point::{EdgeRegion, edge_region, max_separation, within};
+pub use point::{containing_part, contains_point};
+pub use ray::{RayHit, ray_cast, ray_cast_part};
+pub use toi::{Toi, ToiState, time_of_impact};
+
+use glam::Vec2;
+
+use std::borrow::Cow;
+
+use crate::math::Pose;
+use crate::shape::{Segment, Shape};
+use gjk::Proxy;
+
+/// Why a query refused its input. Queries never panic; this is their answer to input that has
+/// no meaningful result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QueryError {
+    /// A pose, translation, sweep, fraction or distance is NaN or infinite, or a pose's
+    /// rotation is not a unit rotation.
+    NonFinite,
+    /// A fraction or distance is negative.
+    Negative,
+}
+
+impl std::fmt::Display for QueryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            QueryError::NonFinite => "query input is NaN, infinite or not a unit rotation",
+            QueryError::Negative => "query fraction or distance is negative",
+        })
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+fn check_pose(pose: &Pose) -> Result<(), QueryError> {
+    if pose.is_valid() { Ok(()) } else { Err(QueryError::NonFinite) }
+}
+
+fn check_vector(v: Vec2) -> Result<(), QueryError> {
+    if v.is_finite() { Ok(()) } else { Err(QueryError::NonFinite) }
+}
+
+/// A finite, non-negative scalar (a fraction or a distance).
+fn check_amount(x: f32) -> Result<(), QueryError> {
+    if !x.is_finite() {
+        Err(QueryError::NonFinite)
+    } else if x < 0.0 {
+        Err(QueryError::Negative)
+    } else {
+        Ok(())
+    }
+}
+
+/// A shape's convex parts with their index and pose in the shape's frame: a convex shape is
+/// its own part 0 at the identity; a chain's segment `i` is part `i`, a bare segment placed at
+/// its midpoint (so that its bounding circle is tight for the callers' culls).
+fn parts(shape: &Shape) -> impl Iterator<Item = (u32, Pose, Cow<'_, Shape>)> {
+    let (single, many, chain) = match shape {
+        Shape::Compound(c) => (None, c.parts(), None),
+        Shape::Chain(c) => (None, &[][..], Some(c)),
+        s => (Some(s), &[][..], None),
+    };
+    let many = many.iter().enumerate().map(|(i, (lp, part))| (i as u32, *lp, Cow::Borrowed(part)));
+    let segments = chain.into_iter().flat_map(|c| {
+        (0..c.segment_count()).map(move |i| {
+            let s = c.segment(i);
+            let mid = 0.5 * (s.a + s.b);
+            let seg = Shape::Segment(Segment { a: s.a - mid, b: s.b - mid, radius: 0.0 });
+            (i as u32, Pose::from_translation(mid), Cow::Owned(seg))
+        })
+    });
+    single.map(|s| (0, Pose::IDENTITY, Cow::Borrowed(s))).into_iter().chain(many).chain(segments)
+}
+
+/// A part's GJK proxy in its shape's frame (`None` only for a nested compound or chain, which
+/// no constructor builds).
+#[inline]
+fn part_proxy(local: &Pose, part: &Shape) -> Option<Proxy> {
+    let p = Proxy::of(part)?;
+    Some(if *local == Pose::IDENTITY { p } else { p.transformed(local) })
+}

@@ -1,0 +1,130 @@
+//! Point containment against one shape at a pose, and the polygon point tests the kernels share.
+
+use glam::Vec2;
+
+use crate::math::Pose;
+use crate::shape::{Capsule, Chain, Polygon, Shape};
+
+/// Whether `point` lies inside `shape` at `pose` or on its boundary.
+#[must_use]
+pub fn contains_point(shape: &Shape, pose: &Pose, point: Vec2) -> bool {
+    containing_part(shape, pose, point).is_some()
+}
+
+/// The first part (lowest index; 0 for a convex shape) of `shape` at `pose` that contains
+/// `point`, boundary included.
+///
+/// ```
+/// use sapwood::query::containing_part;
+/// use sapwood::{Pose, Shape, Vec2};
+/// let l = Shape::compound(vec![
+///     (Pose::IDENTITY, Shape::cuboid(Vec2::new(0.5, 2.0))?),
+///     (Pose::from_translation(Vec2::new(1.5, -1.5)), Shape::cuboid(Vec2::new(1.0, 0.5))?),
+/// ])?;
+/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(2.0, -1.5)), Some(1));
+/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(0.5, -1.5)), Some(0)); // on both: the first
+/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(2.0, 1.0)), None);
+/// # Ok::<(), sapwood::ShapeError>(())
+/// ```
+#[must_use]
+pub fn containing_part(shape: &Shape, pose: &Pose, point: Vec2) -> Option<u32> {
+    let p = pose.inv_transform_point(point);
+    match shape {
+        Shape::Compound(c) => {
+            c.parts().iter().position(|(lp, part)| contains_local(part, lp.inv_transform_point(p))).map(|i| i as u32)
+        }
+        Shape::Chain(c) => chain_point(c, p),
+        s => contains_local(s, p).then_some(0),
+    }
+}
+
+/// The first chain segment through the local point `p` (exactly on it).
+fn chain_point(c: &Chain, p: Vec2) -> Option<u32> {
+    let mut found = None;
+    c.segments_in(&crate::Aabb::new(p, p), |i| {
+        let s = c.segment(i as usize);
+        if contains_local(&Shape::Capsule(Capsule { a: s.a, b: s.b, radius: 0.0 }), p) {
+            found = Some(i);
+        }
+        found.is_none()
+    });
+    found
+}
+
+pub(super) fn contains_local(shape: &Shape, p: Vec2) -> bool {
+    match shape {
+        Shape::Circle(c) => p.length_squared() <= c.radius * c.radius,
+        Shape::Capsule(c) => {
+            let d = c.b - c.a;
+            let dd = d.length_squared();
+            let t = if dd > 0.0 { ((p - c.a).dot(d) / dd).clamp(0.0, 1.0) } else { 0.0 };
+            (p - c.a - t * d).length_squared() <= c.radius * c.radius
+        }
+        Shape::Segment(s) => contains_local(&Shape::Capsule(s.as_capsule()), p),
+        Shape::Chain(c) => chain_point(c, p).is_some(),
+        Shape::Cuboid(b) => p.x.abs() <= b.half_extents.x && p.y.abs() <= b.half_extents.y,
+        Shape::Polygon(poly) => within(poly, p, poly.radius),
+        Shape::Compound(c) => c.parts().iter().any(|(lp, part)| contains_local(part, lp.inv_transform_point(p))),
+    }
+}
+
+/// The edge whose line `p` is farthest outside of, and that signed distance. Ties keep the first
+/// edge, so the result is deterministic.
+#[inline]
+pub(crate) fn max_separation(poly: &Polygon, p: Vec2) -> (usize, f32) {
+    let (vs, ns) = (poly.vertices(), poly.normals());
+    let mut best = (0, ns[0].dot(p - vs[0]));
+    for i in 1..vs.len() {
+        let s = ns[i].dot(p - vs[i]);
+        if s > best.1 {
+            best = (i, s);
+        }
+    }
+    best
+}
+
+/// Where a point outside the core polygon lies relative to edge `i` (the edge of maximum
+/// separation): before its first vertex, after its second, or beside it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum EdgeRegion {
+    /// Closest to vertex `i`.
+    Start,
+    /// Closest to vertex `i + 1`.
+    End,
+    /// Closest to the edge's interior: the distance is the separation itself.
+    Face,
+}
+
+/// See [`EdgeRegion`].
+#[inline]
+pub(crate) fn edge_region(v1: Vec2, v2: Vec2, p: Vec2) -> EdgeRegion {
+    let e = v2 - v1;
+    if (p - v1).dot(e) < 0.0 {
+        EdgeRegion::Start
+    } else if (p - v2).dot(e) > 0.0 {
+        EdgeRegion::End
+    } else {
+        EdgeRegion::Face
+    }
+}
+
+/// Whether `p` (in the polygon's frame) lies within `r` of the core polygon, boundary included.
+/// Shared with the circle–polygon kernel so that its overlap test and this point test make the
+/// same decisions.
+#[inline]
+pub(crate) fn within(poly: &Polygon, p: Vec2, r: f32) -> bool {
+    let (i, s) = max_separation(poly, p);
+    if s > r {
+        return false;
+    }
+    if s <= 0.0 {
+        return true;
+    }
+    let n = poly.count();
+    let (v1, v2) = (poly.vertices[i], poly.vertices[if i + 1 == n { 0 } else { i + 1 }]);
+    match edge_region(v1, v2, p) {
+        EdgeRegion::Start => (v1 - p).length_squared() <= r * r,
+        EdgeRegion::End => (v2 - p).length_squared() <= r * r,
+        EdgeRegion::Face => true,
+    }
+}

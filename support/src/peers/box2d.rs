@@ -1,0 +1,233 @@
+//! Box2D v3 (through `boxdd-sys`, which compiles Box2D's C sources) driven by the peer scene as a
+//! collision-only engine.
+//!
+//! Box2D is a rigid-body engine; the rules that make it a fair collision peer:
+//!
+//! - the world is built **as a user would**: one body and one shape at a time, in scene order,
+//!   with default definitions except where said here; gravity is zero and sleeping is off (a
+//!   sleeping body's contacts are not updated, and these bodies are moved by hand);
+//! - a **still** collider is a static body (Box2D never pairs two static bodies, so its
+//!   still–still pairs cost it nothing, as they cost sapwood nothing after their first step); a
+//!   **moving** collider is a dynamic body, teleported each step by `b2Body_SetTransform` (the
+//!   same "here is the new pose" as `World::set_pose`);
+//! - the solver is kept out by a **pre-solve callback that returns false**, Box2D's documented way
+//!   to disable a contact for a step: no touching contact ever reaches the constraint graph, so no
+//!   impulse moves a body and the solver stages iterate bodies with nothing to solve. The callback
+//!   is called for exactly the contacts whose manifold has points, which is how
+//!   [`Box2dSide::touching`] counts them;
+//! - **contact recycling** (Box2D reuses a manifold unchanged, skipping its kernel, when the
+//!   pair's relative pose moved less than a tolerance) is off unless asked for: sapwood and rapier
+//!   recompute every pair with a moved end exactly;
+//! - one thread: no task system is given, so Box2D runs every stage on the calling thread.
+//!
+//! Box2D's own profile splits its step; its **collision phases** are `pairs` (new pairs from the
+//! moved fat boxes) plus `collide` (the manifolds of every awake contact), the share comparable
+//! with sapwood's whole step. The wall time of telling the new poses and `b2World_Step` is the
+//! whole cost a user pays.
+//!
+//! Box2D's C code is compiled by the cc crate, which does not define `NDEBUG`: the workspace's
+//! `.cargo/config.toml` does, as Box2D's own release build does (without it Box2D keeps its
+//! asserts and its debug counters).
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use boxdd_sys::ffi::{
+    b2Body_SetTransform, b2BodyId, b2BodyType_b2_dynamicBody, b2BodyType_b2_staticBody, b2Circle, b2ComputeHull,
+    b2CreateBody, b2CreateCircleShape, b2CreatePolygonShape, b2CreateWorld, b2DefaultBodyDef, b2DefaultShapeDef,
+    b2DefaultWorldDef, b2DestroyWorld, b2MakeBox, b2MakePolygon, b2Polygon, b2Pos, b2Rot, b2ShapeId, b2Vec2,
+    b2World_GetCounters, b2World_GetProfile, b2World_SetContactRecycleDistance, b2World_SetPreSolveCallback,
+    b2World_Step, b2WorldId,
+};
+use sapwood::{Pose, Shape};
+
+use crate::scenes::{Collider, Scene};
+
+/// The time step handed to `b2World_Step` (it only scales the solver, which has nothing to do).
+const TIME_STEP: f32 = 1.0 / 60.0;
+/// Box2D's default sub-step count.
+const SUB_STEPS: i32 = 4;
+
+/// Box2D's own timings of one step, in milliseconds (`b2World_GetProfile`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Box2dProfile {
+    /// The whole `b2World_Step`.
+    pub step: f64,
+    /// New pairs from the moved fat boxes (the broad phase's pair search).
+    pub pairs: f64,
+    /// The manifolds of the awake contacts (the narrow phase).
+    pub collide: f64,
+}
+
+impl Box2dProfile {
+    /// The collision phases: `pairs + collide`.
+    #[must_use]
+    pub fn collision(&self) -> f64 {
+        self.pairs + self.collide
+    }
+}
+
+/// Box2D's side: its world, the body of every scene collider, and the pre-solve counter.
+pub struct Box2dSide {
+    world: b2WorldId,
+    /// `bodies[scene id]`.
+    bodies: Vec<b2BodyId>,
+    /// Contacts with manifold points in the last step, counted by the pre-solve callback. Boxed
+    /// so that the address Box2D holds as the callback's context stays put.
+    touching: Box<AtomicU64>,
+}
+
+/// Counts the contact and disables it for this step (so the solver never sees it).
+///
+/// # Safety
+/// `context` is the `AtomicU64` of a live [`Box2dSide`] (Box2D calls this only inside
+/// `b2World_Step` of that side's world, on the stepping thread: no task system is given).
+unsafe extern "C" fn count_and_disable(
+    _a: b2ShapeId,
+    _b: b2ShapeId,
+    _point: b2Pos,
+    _normal: b2Vec2,
+    context: *mut c_void,
+) -> bool {
+    // SAFETY: see the function's contract; the counter outlives the world (dropped after it).
+    let counter = unsafe { &*(context as *const AtomicU64) };
+    counter.fetch_add(1, Ordering::Relaxed);
+    false
+}
+
+fn to_box2d_pose(p: &Pose) -> (b2Pos, b2Rot) {
+    (b2Vec2 { x: p.p.x, y: p.p.y }, b2Rot { c: p.q.c, s: p.q.s })
+}
+
+/// Box2D's polygon for a scene shape that is a box or a polygon.
+///
+/// # Panics
+/// On a rounded polygon, or a polygon Box2D's hull rejects (none in the peer scene).
+fn box2d_polygon(shape: &Shape) -> b2Polygon {
+    match shape {
+        // SAFETY: plain value functions of the C API.
+        Shape::Cuboid(b) => unsafe { b2MakeBox(b.half_extents.x, b.half_extents.y) },
+        Shape::Polygon(poly) => {
+            assert_eq!(poly.radius(), 0.0, "the peer scene has no rounded polygons");
+            let points: Vec<b2Vec2> = poly.vertices().iter().map(|v| b2Vec2 { x: v.x, y: v.y }).collect();
+            let count = i32::try_from(points.len()).expect("a handful of vertices");
+            // SAFETY: `points` holds `count` initialised points for the duration of the call.
+            let hull = unsafe { b2ComputeHull(points.as_ptr(), count) };
+            assert_eq!(hull.count, count, "a regular polygon is its own hull");
+            // SAFETY: `hull` comes from `b2ComputeHull`, as `b2MakePolygon` requires.
+            unsafe { b2MakePolygon(&hull, 0.0) }
+        }
+        _ => unreachable!("only boxes and polygons are polygons"),
+    }
+}
+
+impl Box2dSide {
+    /// Creates one body and shape per scene collider, in scene order, and takes the first step.
+    /// `recycle` keeps Box2D's contact recycling on (its default; see the module docs).
+    ///
+    /// # Panics
+    /// On a capsule, a compound or a rounded polygon: the peer scene has none.
+    #[must_use]
+    pub fn build(scene: &Scene, recycle: bool) -> Box2dSide {
+        let touching = Box::new(AtomicU64::new(0));
+        // SAFETY: the definitions come from Box2D's `b2Default*Def` and are passed by pointer for
+        // the duration of each call; every id handed back is used only while the world lives
+        // (the world is destroyed in `Drop`, before `touching` is freed).
+        unsafe {
+            let mut def = b2DefaultWorldDef();
+            def.gravity = b2Vec2 { x: 0.0, y: 0.0 };
+            def.enableSleep = false;
+            let world = b2CreateWorld(&def);
+            if !recycle {
+                b2World_SetContactRecycleDistance(world, 0.0);
+            }
+            let context = std::ptr::from_ref::<AtomicU64>(&touching).cast_mut().cast::<c_void>();
+            b2World_SetPreSolveCallback(world, Some(count_and_disable), context);
+            let mut side = Box2dSide { world, bodies: Vec::with_capacity(scene.id_bound()), touching };
+            side.bodies.resize(scene.id_bound(), b2BodyId { index1: 0, world0: 0, generation: 0 });
+            for c in scene.colliders() {
+                side.bodies[c.id as usize] = side.create(c);
+            }
+            side.step_world();
+            side
+        }
+    }
+
+    /// One body with one shape.
+    ///
+    /// # Safety
+    /// `self.world` is live.
+    unsafe fn create(&mut self, c: &Collider) -> b2BodyId {
+        // SAFETY: as in `build`.
+        unsafe {
+            let mut body = b2DefaultBodyDef();
+            body.type_ = if c.moving { b2BodyType_b2_dynamicBody } else { b2BodyType_b2_staticBody };
+            (body.position, body.rotation) = to_box2d_pose(&c.pose);
+            let id = b2CreateBody(self.world, &body);
+            let mut shape = b2DefaultShapeDef();
+            // Pre-solve applies to contacts with a dynamic body's shape, i.e. every contact here.
+            shape.enablePreSolveEvents = c.moving;
+            match &c.shape {
+                Shape::Circle(ci) => {
+                    let circle = b2Circle { center: b2Vec2 { x: 0.0, y: 0.0 }, radius: ci.radius };
+                    b2CreateCircleShape(id, &shape, &circle);
+                }
+                Shape::Cuboid(_) | Shape::Polygon(_) => {
+                    let polygon = box2d_polygon(&c.shape);
+                    b2CreatePolygonShape(id, &shape, &polygon);
+                }
+                Shape::Capsule(_) | Shape::Segment(_) | Shape::Compound(_) | Shape::Chain(_) => {
+                    panic!("the peer scene has no capsules, segments, compounds or chains")
+                }
+            }
+            id
+        }
+    }
+
+    fn step_world(&mut self) {
+        self.touching.store(0, Ordering::Relaxed);
+        // SAFETY: the world is live; the pre-solve context is `self.touching`.
+        unsafe { b2World_Step(self.world, TIME_STEP, SUB_STEPS) };
+    }
+
+    /// Tells Box2D every moving collider's pose (`b2Body_SetTransform`), then steps the world.
+    pub fn step(&mut self, scene: &Scene) {
+        for c in scene.colliders().iter().filter(|c| c.moving) {
+            let (p, q) = to_box2d_pose(&c.pose);
+            // SAFETY: a live body of the live world, outside `b2World_Step`.
+            unsafe { b2Body_SetTransform(self.bodies[c.id as usize], p, q) };
+        }
+        self.step_world();
+    }
+
+    /// Box2D's timings of the last step.
+    #[must_use]
+    pub fn profile(&self) -> Box2dProfile {
+        // SAFETY: the world is live.
+        let p = unsafe { b2World_GetProfile(self.world) };
+        Box2dProfile { step: f64::from(p.step), pairs: f64::from(p.pairs), collide: f64::from(p.collide) }
+    }
+
+    /// Contacts whose manifold had points in the last step: touching, or within Box2D's
+    /// speculative distance (4 linear slops, 0.02 length units) of touching. Every such contact
+    /// has a dynamic body, i.e. a moving collider.
+    #[must_use]
+    pub fn touching(&self) -> u64 {
+        self.touching.load(Ordering::Relaxed)
+    }
+
+    /// Box2D's contacts: pairs whose fat boxes overlap, with at least one dynamic body.
+    #[must_use]
+    pub fn contact_count(&self) -> usize {
+        // SAFETY: the world is live.
+        let counters = unsafe { b2World_GetCounters(self.world) };
+        usize::try_from(counters.contactCount).unwrap_or(0)
+    }
+}
+
+impl Drop for Box2dSide {
+    fn drop(&mut self) {
+        // SAFETY: the world is live and is not used after this.
+        unsafe { b2DestroyWorld(self.world) };
+    }
+}

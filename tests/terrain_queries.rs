@@ -145,8 +145,8 @@ fn chain_distance_is_the_nearest_segment() {
 #[test]
 fn shapes_cast_onto_a_chain_floor_land_on_it() {
     // A floor at y = 0, solid below, 200 unit segments.
-    let floor = Shape::chain((0..=200).rev().map(|i| Vec2::new(i as f32, 0.0)).collect(), ChainOptions::default())
-        .unwrap();
+    let floor =
+        Shape::chain((0..=200).rev().map(|i| Vec2::new(i as f32, 0.0)).collect(), ChainOptions::default()).unwrap();
     let mut rng = SplitMix64::new(0xCA57);
     let mut off_face = 0;
     for _ in 0..2000 {

@@ -9,9 +9,7 @@ use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use sapwood::{
-    ColliderDesc, ColliderId, Pose, QueryFilter, Ray, Shape, TileMap, Vec2, World, collide,
-};
+use sapwood::{ColliderDesc, ColliderId, Pose, QueryFilter, Ray, Shape, TileMap, Vec2, World, collide};
 use sapwood_support::SplitMix64;
 
 struct Counting;
@@ -78,7 +76,9 @@ impl Scene {
             shapes.insert(world.insert(desc).unwrap(), (shape, true));
         }
         // Loose segments: a bare ledge, a rounded rail, a tilted plank.
-        for (a, b, r) in [((5.0, 4.5), (9.0, 4.5), 0.0), ((20.0, 3.0), (26.0, 3.0), 0.1), ((30.0, 2.0), (36.0, 4.0), 0.0)] {
+        for (a, b, r) in
+            [((5.0, 4.5), (9.0, 4.5), 0.0), ((20.0, 3.0), (26.0, 3.0), 0.1), ((30.0, 2.0), (36.0, 4.0), 0.0)]
+        {
             let shape = Shape::rounded_segment(Vec2::new(a.0, a.1), Vec2::new(b.0, b.1), r).unwrap();
             let mut desc = ColliderDesc::new(shape.clone(), Pose::IDENTITY);
             desc.is_static = true;
@@ -217,7 +217,12 @@ fn terrain_steady_state_step_allocates_nothing() {
             scene.animate(t);
             scene.world.step();
             hits.clear();
-            scene.world.ray_cast_all(&Ray::new(Vec2::new(0.5, 7.5), Vec2::new(1.0, -0.1)), 60.0, &QueryFilter::default(), &mut hits);
+            scene.world.ray_cast_all(
+                &Ray::new(Vec2::new(0.5, 7.5), Vec2::new(1.0, -0.1)),
+                60.0,
+                &QueryFilter::default(),
+                &mut hits,
+            );
         }
         ALLOCS.store(0, Ordering::SeqCst);
         COUNTING.store(true, Ordering::SeqCst);
@@ -225,7 +230,12 @@ fn terrain_steady_state_step_allocates_nothing() {
             scene.animate(t);
             scene.world.step();
             hits.clear();
-            scene.world.ray_cast_all(&Ray::new(Vec2::new(0.5, 7.5), Vec2::new(1.0, -0.1)), 60.0, &QueryFilter::default(), &mut hits);
+            scene.world.ray_cast_all(
+                &Ray::new(Vec2::new(0.5, 7.5), Vec2::new(1.0, -0.1)),
+                60.0,
+                &QueryFilter::default(),
+                &mut hits,
+            );
         }
         COUNTING.store(false, Ordering::SeqCst);
         assert_eq!(ALLOCS.load(Ordering::SeqCst), 0, "allocations in a steady-state terrain period");

@@ -82,11 +82,7 @@ fn covers(t: Tile) -> [bool; 4] {
 /// exactly one side covers it; every slope adds its diagonal.
 fn expected_length(map: &TileMap) -> f64 {
     let get = |c: isize, r: isize| {
-        if c < 0 || r < 0 {
-            Tile::Empty
-        } else {
-            map.get(c as usize, r as usize).unwrap_or(Tile::Empty)
-        }
+        if c < 0 || r < 0 { Tile::Empty } else { map.get(c as usize, r as usize).unwrap_or(Tile::Empty) }
     };
     let mut len = 0.0;
     for r in -1..=map.height() as isize {

@@ -135,8 +135,11 @@ fn right(d: Vec2) -> Vec2 {
 
 impl Face {
     fn new(s: &ChainSegment, mirrored: bool, one_sided: bool) -> Face {
-        let (p1, p2, g1, g2, ids) =
-            if mirrored { (s.b, s.a, s.ghost_b, s.ghost_a, [END, START]) } else { (s.a, s.b, s.ghost_a, s.ghost_b, [START, END]) };
+        let (p1, p2, g1, g2, ids) = if mirrored {
+            (s.b, s.a, s.ghost_b, s.ghost_a, [END, START])
+        } else {
+            (s.a, s.b, s.ghost_a, s.ghost_b, [START, END])
+        };
         let d = p2 - p1;
         let len = d.length();
         let e1 = d / len;
@@ -144,7 +147,11 @@ impl Face {
         // hairpin (a turn of π, zero sine) is convex too.
         let join = |a: Vec2, b: Vec2| {
             let (s, c) = (a.perp_dot(b), a.dot(b));
-            if s > CONVEX_SIN || (s >= 0.0 && c < 0.0) { End::Convex { neighbour: right(a), free: false } } else { End::Flat }
+            if s > CONVEX_SIN || (s >= 0.0 && c < 0.0) {
+                End::Convex { neighbour: right(a), free: false }
+            } else {
+                End::Flat
+            }
         };
         // A free end of a two-sided chain is a bare segment's end: its cap spans the half-turn
         // from the front normal round to the back one. A one-sided chain's stops at the
@@ -246,11 +253,12 @@ pub(crate) fn manifold(s: &ChainSegment, one_sided: bool, probe: &Probe) -> Mani
             } else {
                 FACE
             };
-            let fb = match (vs.len(), t_at) {
-                (1, _) => 0,
-                (_, t) if t == 0.0 => k_at as u16,
-                (_, t) if t == 1.0 => ((k_at + 1) % vs.len()) as u16,
-                _ => EDGE | k_at as u16,
+            let fb = if vs.len() == 1 || t_at == 0.0 {
+                k_at as u16
+            } else if t_at == 1.0 {
+                ((k_at + 1) % vs.len()) as u16
+            } else {
+                EDGE | k_at as u16
             };
             Manifold::one_point(m, 0.5 * (qa + qb - r * m), r - dist, feature_id(fa, fb))
         };
@@ -291,12 +299,11 @@ fn sat_manifold(f: &Face, probe: &Probe, overlapping: bool, size: f32) -> Manifo
     let sep_face = lowest(f.n1, f.p1);
     let (mut sep_b, mut ref_b) = (f32::NEG_INFINITY, usize::MAX);
     if vs.len() >= 2 {
-        for k in 0..vs.len() {
-            let nk = probe.n[k];
+        for (k, (&v, &nk)) in vs.iter().zip(&probe.n).enumerate() {
             if f.classify(-nk) != Some(true) {
                 continue;
             }
-            let sep = nk.dot(f.p1 - vs[k]).min(nk.dot(f.p2 - vs[k]));
+            let sep = nk.dot(f.p1 - v).min(nk.dot(f.p2 - v));
             if sep > sep_b {
                 (sep_b, ref_b) = (sep, k);
             }

@@ -42,7 +42,7 @@ mod tests {
 
     #[test]
     fn random_pairs_match_the_oracles() {
-        let touching = check_many(0x5e6_c1, 4000, |rng| {
+        let touching = check_many(0x0005_e6c1, 4000, |rng| {
             let a = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
             let b = a + Vec2::from_angle(rng.range(0.0, 6.3)) * rng.range(0.05, 2.0);
             let r = if rng.below(2) == 0 { 0.0 } else { rng.range(0.01, 0.4) };

@@ -30,7 +30,7 @@
 //! - A [`Compound`](crate::Compound) is the union of its parts: a ray hits the closest part
 //!   (on equal `t`, the lowest part index; [`ray_cast_part`] tells which), a point is inside
 //!   when it is inside any part ([`containing_part`] tells the first).
-//! - A bare [`Segment`](crate::Segment) (radius 0) and a [`Chain`](crate::Chain) have no
+//! - A bare [`Segment`] (radius 0) and a [`Chain`](crate::Chain) have no
 //!   interior: a point is inside only exactly on the line. A chain's parts are its segments; a
 //!   ray hits a segment from either side, except that a one-sided chain's segment is invisible
 //!   to a ray starting behind it. Distances, casts and times of impact see a chain as its

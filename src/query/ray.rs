@@ -101,25 +101,29 @@ fn chain_cast(c: &Chain, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, Ray
     let bound = std::cell::Cell::new(max_t);
     let mut best: Option<(u32, f32, Vec2)> = None;
     let one_sided = c.options().one_sided;
-    c.segments_on_ray(&Ray::new(o, d), || bound.get(), |i| {
-        let s = c.segment(i as usize);
-        let e = s.b - s.a;
-        if one_sided && Vec2::new(e.y, -e.x).dot(o - s.a) < 0.0 {
-            return;
-        }
-        let line = Capsule { a: s.a, b: s.b, radius: 0.0 };
-        let hit = if contains_local(&Shape::Capsule(line), o) {
-            Some((0.0, (-d).normalize_or_zero()))
-        } else {
-            capsule_cast(&line, o, d)
-        };
-        if let Some((t, n)) = hit
-            && (t < bound.get() || (t == bound.get() && best.is_none()))
-        {
-            bound.set(t);
-            best = Some((i, t, n));
-        }
-    });
+    c.segments_on_ray(
+        &Ray::new(o, d),
+        || bound.get(),
+        |i| {
+            let s = c.segment(i as usize);
+            let e = s.b - s.a;
+            if one_sided && Vec2::new(e.y, -e.x).dot(o - s.a) < 0.0 {
+                return;
+            }
+            let line = Capsule { a: s.a, b: s.b, radius: 0.0 };
+            let hit = if contains_local(&Shape::Capsule(line), o) {
+                Some((0.0, (-d).normalize_or_zero()))
+            } else {
+                capsule_cast(&line, o, d)
+            };
+            if let Some((t, n)) = hit
+                && (t < bound.get() || (t == bound.get() && best.is_none()))
+            {
+                bound.set(t);
+                best = Some((i, t, n));
+            }
+        },
+    );
     best.map(|(i, t, n)| (i, RayHit { t, point: ray.at(t), normal: pose.transform_vector(n) }))
 }
 

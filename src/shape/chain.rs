@@ -292,9 +292,8 @@ fn check_vertices(vs: &[Vec2], closed: bool) -> Result<(), ShapeError> {
 /// Appends the subtree over segments `first..end` in preorder.
 fn build(vs: &[Vec2], first: u32, end: u32, out: &mut Vec<ChainNode>) {
     let n = vs.len();
-    let aabb = (first..end).fold(Aabb::EMPTY, |b, i| {
-        b.union(&Aabb::from_points(vs[i as usize], vs[(i as usize + 1) % n]))
-    });
+    let aabb =
+        (first..end).fold(Aabb::EMPTY, |b, i| b.union(&Aabb::from_points(vs[i as usize], vs[(i as usize + 1) % n])));
     let at = out.len();
     let leaf = end - first <= LEAF_SEGMENTS;
     out.push(ChainNode { aabb, first, count: if leaf { end - first } else { 0 }, skip: 0 });
@@ -386,10 +385,7 @@ mod tests {
         assert_eq!(Chain::new(vec![Vec2::ZERO, Vec2::ZERO], open), Err(ShapeError::DuplicateVertex));
         assert_eq!(Chain::new(vec![Vec2::ZERO, Vec2::X, Vec2::ZERO], closed), Err(ShapeError::DuplicateVertex));
         assert_eq!(Chain::new(vec![Vec2::ZERO, Vec2::splat(2e6)], open), Err(ShapeError::TooLarge));
-        assert_eq!(
-            Chain::new(vec![Vec2::ZERO; MAX_CHAIN_VERTICES + 1], open),
-            Err(ShapeError::TooManyVertices)
-        );
+        assert_eq!(Chain::new(vec![Vec2::ZERO; MAX_CHAIN_VERTICES + 1], open), Err(ShapeError::TooManyVertices));
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub(crate) use compound::PART_SHIFT;
 pub use compound::{Compound, MAX_COMPOUND_PARTS};
 pub use decompose::DecompositionError;
 pub use polygon::{MAX_POLYGON_VERTICES, Polygon};
-pub use tile_map::{Tile, TileMap, TileMapError, MAX_TILE_MAP_CELLS};
+pub use tile_map::{MAX_TILE_MAP_CELLS, Tile, TileMap, TileMapError};
 
 use glam::Vec2;
 
@@ -115,6 +115,11 @@ pub struct Capsule {
 
 /// A line segment `a`–`b`, optionally rounded: every point within `radius` (`>= 0`) of it. At
 /// radius 0 it is a two-sided line with no interior.
+///
+/// A rounded segment *is* a capsule, and the narrow phase treats it as one: the segment kernels
+/// run the capsule kernels, which are exact at radius 0. It is a kind of its own for what
+/// differs at radius 0: a [`Capsule`] keeps its promise of a positive radius (an interior, a
+/// point test with area), while a bare segment has none, and is what a [`Chain`] is made of.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Segment {
@@ -275,7 +280,7 @@ impl Shape {
     }
 
     /// The segment `a`–`b` rounded by `radius >= 0` (a capsule when `radius > 0`, with the
-    /// segment kind: see the [module docs](self)).
+    /// segment kind: see [`Segment`] for why).
     ///
     /// # Errors
     /// [`ShapeError::NonFinite`] for a non-finite input, [`ShapeError::NegativeRadius`] for a

@@ -7,8 +7,8 @@ use glam::Vec2;
 use super::{Result, SnapshotError, bad};
 use crate::math::{Aabb, Pose, Rot};
 use crate::shape::{
-    Capsule, Chain, ChainOptions, Circle, Compound, Cuboid, MAX_CHAIN_VERTICES, MAX_COMPOUND_PARTS, Polygon, Segment, Shape,
-    ShapeError,
+    Capsule, Chain, ChainOptions, Circle, Compound, Cuboid, MAX_CHAIN_VERTICES, MAX_COMPOUND_PARTS, Polygon, Segment,
+    Shape, ShapeError,
 };
 use crate::storage::{ColliderId, Columns, Filter, slot_columns};
 use crate::world::{Event, EventKind, World};
@@ -240,7 +240,9 @@ impl<'a> Reader<'a> {
                 for _ in 0..n {
                     vertices.push(self.vec2()?);
                 }
-                Shape::Chain(Chain::new(vertices, options).map_err(|error| SnapshotError::InvalidShape { slot, error })?)
+                Shape::Chain(
+                    Chain::new(vertices, options).map_err(|error| SnapshotError::InvalidShape { slot, error })?,
+                )
             }
             3 => {
                 let mut poly = <Polygon as bytemuck::Zeroable>::zeroed();

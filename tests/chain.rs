@@ -284,7 +284,7 @@ fn one_sided_chains_never_push_from_behind() {
         let pose = Pose::new(Vec2::new(rng.range(1.0, 48.0), rng.range(-0.8, 0.8)), rng.range(-3.2, 3.2));
         let centre = pose.p;
         collide::contact_parts(&probe, &pose, &one, &Pose::IDENTITY, |_, seg, m| {
-            let s = chain.segment(seg as usize);
+            let s = chain.segment(seg as usize).unwrap();
             let e = s.b - s.a;
             let side = Vec2::new(e.y, -e.x).dot(centre - s.a);
             assert!(side >= 0.0, "segment {seg} pushes {probe:?} at {pose:?} from behind: {m:?}");
@@ -294,7 +294,7 @@ fn one_sided_chains_never_push_from_behind() {
         });
         // Two-sided: the same probe is pushed away from the line whichever side it is on.
         collide::contact_parts(&probe, &pose, &two, &Pose::IDENTITY, |_, seg, _| {
-            let s = chain.segment(seg as usize);
+            let s = chain.segment(seg as usize).unwrap();
             let e = s.b - s.a;
             if Vec2::new(e.y, -e.x).dot(centre - s.a) < 0.0 {
                 two_sided_behind += 1;

@@ -255,12 +255,12 @@ fn queries_name_chain_segments() {
     // Straight down onto the floor's top at x = 3.5 (the floor row's top is y = 1).
     let hit = world.ray_cast(&Ray::new(Vec2::new(3.5, 1.9), Vec2::NEG_Y), 5.0, &filter).unwrap();
     let Shape::Chain(chain) = &scene.shapes[&hit.id].0 else { panic!("the floor is a chain") };
-    let seg = chain.segment(hit.part as usize);
+    let seg = chain.segment(hit.part as usize).unwrap();
     assert!((hit.point - Vec2::new(3.5, 1.0)).length() < 1e-5 && hit.normal == Vec2::Y);
     assert_eq!((seg.a.y, seg.b.y), (1.0, 1.0));
     assert!(seg.a.x.min(seg.b.x) <= 3.5 && seg.a.x.max(seg.b.x) >= 3.5);
     // A vertex of the outline lies on two segments.
-    let v = chain.segment(hit.part as usize).b;
+    let v = chain.segment(hit.part as usize).unwrap().b;
     let mut parts = Vec::new();
     world.query_point_parts(v, &filter, &mut parts);
     let on_chain: Vec<u32> = parts.iter().filter(|p| p.0 == hit.id).map(|p| p.1).collect();

@@ -84,7 +84,7 @@ fn parts_of(shape: &Shape) -> Vec<(Pose, Shape)> {
     match shape {
         Shape::Compound(c) => c.parts().to_vec(),
         Shape::Chain(c) => (0..c.segment_count())
-            .map(|i| (Pose::IDENTITY, Shape::segment(c.segment(i).a, c.segment(i).b).unwrap()))
+            .map(|i| (Pose::IDENTITY, Shape::segment(c.segment(i).unwrap().a, c.segment(i).unwrap().b).unwrap()))
             .collect(),
         s => vec![(Pose::IDENTITY, s.clone())],
     }

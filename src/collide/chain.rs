@@ -33,7 +33,7 @@ pub(super) fn visit(sa: &Shape, pa: &Pose, chain: &Chain, pb: &Pose, mut f: impl
         let b = b.fattened(cull_slack(&b, pb));
         let mut go_on = true;
         chain.segments_in(&b, |j| {
-            let mut m = chain_segment::manifold(&chain.segment(j as usize), one_sided, &probe);
+            let mut m = chain_segment::manifold(&chain.segment_at(j as usize), one_sided, &probe);
             if m.count == 0 {
                 return true;
             }

@@ -129,7 +129,7 @@ fn parts(shape: &Shape) -> impl Iterator<Item = (u32, Pose, Cow<'_, Shape>)> {
     let many = many.iter().enumerate().map(|(i, (lp, part))| (i as u32, *lp, Cow::Borrowed(part)));
     let segments = chain.into_iter().flat_map(|c| {
         (0..c.segment_count()).map(move |i| {
-            let s = c.segment(i);
+            let s = c.segment_at(i);
             let mid = 0.5 * (s.a + s.b);
             let seg = Shape::Segment(Segment { a: s.a - mid, b: s.b - mid, radius: 0.0 });
             (i as u32, Pose::from_translation(mid), Cow::Owned(seg))

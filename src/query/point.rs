@@ -42,7 +42,7 @@ pub fn containing_part(shape: &Shape, pose: &Pose, point: Vec2) -> Option<u32> {
 fn chain_point(c: &Chain, p: Vec2) -> Option<u32> {
     let mut found = None;
     c.segments_in(&crate::Aabb::new(p, p), |i| {
-        let s = c.segment(i as usize);
+        let s = c.segment_at(i as usize);
         if contains_local(&Shape::Capsule(Capsule { a: s.a, b: s.b, radius: 0.0 }), p) {
             found = Some(i);
         }

@@ -105,7 +105,7 @@ fn chain_cast(c: &Chain, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, Ray
         &Ray::new(o, d),
         || bound.get(),
         |i| {
-            let s = c.segment(i as usize);
+            let s = c.segment_at(i as usize);
             let e = s.b - s.a;
             if one_sided && Vec2::new(e.y, -e.x).dot(o - s.a) < 0.0 {
                 return;

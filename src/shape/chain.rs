@@ -101,7 +101,8 @@ pub struct ChainSegment {
 /// // A floor at y = 0 with the solid below: it runs right to left, so its front faces up.
 /// let floor = Chain::new((0..=1000).rev().map(|i| Vec2::new(i as f32, 0.0)).collect(), ChainOptions::default())?;
 /// assert_eq!(floor.segment_count(), 1000);
-/// let s = floor.segment(0);
+/// let s = floor.segment(0).unwrap();
+/// assert!(floor.segment(1000).is_none());
 /// assert_eq!((s.a, s.b, s.ghost_a), (Vec2::new(1000.0, 0.0), Vec2::new(999.0, 0.0), None));
 /// # Ok::<(), sapwood::ShapeError>(())
 /// ```
@@ -153,15 +154,17 @@ impl Chain {
         segment_count(self.0.vertices.len(), self.0.options.closed)
     }
 
-    /// Segment `i` (`i < segment_count()`) with its ghost vertices.
-    ///
-    /// # Panics
-    /// When `i >= segment_count()`.
+    /// Segment `i` with its ghost vertices; `None` when `i >= segment_count()`.
     #[must_use]
-    pub fn segment(&self, i: usize) -> ChainSegment {
+    pub fn segment(&self, i: usize) -> Option<ChainSegment> {
+        (i < self.segment_count()).then(|| self.segment_at(i))
+    }
+
+    /// Segment `i < segment_count()` (the narrow phase's and queries' indices come from the
+    /// BVH, so they are in range).
+    pub(crate) fn segment_at(&self, i: usize) -> ChainSegment {
         let vs = &self.0.vertices;
         let n = vs.len();
-        assert!(i < self.segment_count(), "segment index {i} out of range");
         let closed = self.0.options.closed;
         let at = |k: usize| vs[k % n];
         let ghost_a = if i > 0 { Some(vs[i - 1]) } else { closed.then(|| vs[n - 1]) };
@@ -330,7 +333,7 @@ mod tests {
                 });
                 let want: Vec<u32> = (0..c.segment_count() as u32)
                     .filter(|&i| {
-                        let s = c.segment(i as usize);
+                        let s = c.segment_at(i as usize);
                         Aabb::from_points(s.a, s.b).overlaps(&b)
                     })
                     .collect();
@@ -365,14 +368,14 @@ mod tests {
         let sq = [Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y];
         let open = Chain::new(sq.to_vec(), ChainOptions::default()).unwrap();
         assert_eq!(open.segment_count(), 3);
-        assert_eq!(open.segment(0).ghost_a, None);
-        assert_eq!(open.segment(0).ghost_b, Some(Vec2::ONE));
-        assert_eq!(open.segment(2).ghost_b, None);
+        assert_eq!(open.segment_at(0).ghost_a, None);
+        assert_eq!(open.segment_at(0).ghost_b, Some(Vec2::ONE));
+        assert_eq!(open.segment_at(2).ghost_b, None);
         let closed = Chain::new(sq.to_vec(), ChainOptions { closed: true, one_sided: false }).unwrap();
         assert_eq!(closed.segment_count(), 4);
-        let last = closed.segment(3);
+        let last = closed.segment_at(3);
         assert_eq!((last.a, last.b, last.ghost_a, last.ghost_b), (Vec2::Y, Vec2::ZERO, Some(Vec2::ONE), Some(Vec2::X)));
-        assert_eq!(closed.segment(0).ghost_a, Some(Vec2::Y));
+        assert_eq!(closed.segment_at(0).ghost_a, Some(Vec2::Y));
     }
 
     #[test]

@@ -533,6 +533,22 @@ mod tests {
     }
 
     #[test]
+    fn segments_and_chains_scale() {
+        let s = Shape::segment(Vec2::ZERO, Vec2::X).unwrap();
+        assert_eq!(s.scaled(3.0), Shape::segment(Vec2::ZERO, Vec2::new(3.0, 0.0)));
+        assert_eq!(s.scaled(f32::MAX), Err(ShapeError::TooLarge));
+        let r = Shape::rounded_segment(Vec2::ZERO, Vec2::X, 0.5).unwrap().scaled(2.0).unwrap();
+        assert_eq!(r.aabb(&Pose::IDENTITY), Aabb::new(Vec2::new(-1.0, -1.0), Vec2::new(3.0, 1.0)));
+        let options = ChainOptions { closed: true, one_sided: true };
+        let c = Shape::chain(vec![Vec2::ZERO, Vec2::X, Vec2::ONE], options).unwrap();
+        let Ok(Shape::Chain(d)) = c.scaled(2.0) else { panic!("a scaled chain is a chain") };
+        assert_eq!(d.vertices(), &[Vec2::ZERO, Vec2::new(2.0, 0.0), Vec2::splat(2.0)]);
+        assert_eq!(d.options(), options);
+        assert_eq!(c.scaled(1e7), Err(ShapeError::TooLarge));
+        assert_eq!(c.scaled(-1.0), Err(ShapeError::NonPositiveSize));
+    }
+
+    #[test]
     fn aabbs_are_tight() {
         let pose = Pose::new(Vec2::new(1.0, 2.0), std::f32::consts::FRAC_PI_4);
         let b = Shape::cuboid(Vec2::new(1.0, 1.0)).unwrap().aabb(&pose);

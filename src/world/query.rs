@@ -125,7 +125,7 @@ impl World {
                 // Every segment through the point (a vertex lies on two).
                 let p = pose.inv_transform_point(point);
                 c.segments_in(&Aabb::new(p, p).with_rounding_slack(), |i| {
-                    let seg = c.segment(i as usize);
+                    let seg = c.segment_at(i as usize);
                     let line = Shape::Segment(Segment { a: seg.a, b: seg.b, radius: 0.0 });
                     if query::contains_point(&line, &Pose::IDENTITY, p) {
                         out.push((self.cols.id(s), i));

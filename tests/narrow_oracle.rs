@@ -776,6 +776,26 @@ fn exact_oracle_matches_independent_brute_force() {
 // ---------------------------------------------------------------------------------------------
 // Ray casts and point containment (`sapwood::query`)
 
+/// The exact crossing of the ray with the bare segment `a`–`b` (no interior, so no entry by
+/// distance), in f64: `t` in `[0, max_t]` with the crossing within the segment.
+fn ray_segment64(a: DVec2, b: DVec2, o: DVec2, d: DVec2, max_t: f64) -> Option<f64> {
+    let e = b - a;
+    let den = d.perp_dot(e);
+    if den == 0.0 {
+        return None;
+    }
+    let t = (a - o).perp_dot(e) / den;
+    let u = (a - o).perp_dot(d) / den;
+    ((0.0..=max_t).contains(&t) && (0.0..=1.0).contains(&u)).then_some(t)
+}
+
+/// Distance from `p` to the segment `a`–`b`, in f64.
+fn seg_dist64(p: DVec2, a: DVec2, b: DVec2) -> f64 {
+    let e = b - a;
+    let t = if e.length_squared() > 0.0 { ((p - a).dot(e) / e.length_squared()).clamp(0.0, 1.0) } else { 0.0 };
+    (p - a - e * t).length()
+}
+
 /// Exact first hit of the ray on the shape, in f64: the signed distance along a ray is convex,
 /// so its minimum on `[0, max_t]` (ternary search) decides hit or miss, and bisection between
 /// the start and that minimum finds the entry. Returns `(t, minimum signed distance)`.
@@ -830,7 +850,12 @@ fn ray_casts_and_point_queries_match_parry_and_exact() {
         let (o, d) = (d64(ray.origin), d64(ray.dir));
         let max_t = if rng.chance(0.2) { rng.range(0.0, 3.0) * size / d.length() } else { 1e3 };
         let ours = sapwood::query::ray_cast(&s, &pose, &ray, max_t as f32);
-        let (ex, fmin) = exact_ray(&core, r, o, d, max_t);
+        let hollow = r == 0.0 && core.len() <= 2;
+        let (ex, fmin) = if hollow {
+            (ray_segment64(core[0], core[core.len() - 1], o, d, max_t), 0.0)
+        } else {
+            exact_ray(&core, r, o, d, max_t)
+        };
         let pr = pm::Vector::new(ray.origin.x, ray.origin.y);
         let pd = pm::Vector::new(ray.dir.x, ray.dir.y);
         let theirs = q.cast_ray(&qp, &pq::Ray::new(pr, pd), max_t as f32, true).map(|t| t as f64);
@@ -838,7 +863,18 @@ fn ray_casts_and_point_queries_match_parry_and_exact() {
         // Grazing rays (closest approach within the band) and hits within the band of max_t
         // may go either way.
         let near_max = ex.is_some_and(|t| (t - max_t).abs() * d.length() <= 1e-5 * size.max(1.0));
-        let edge_case = fmin.abs() <= 1e-5 * size.max(1.0) || near_max;
+        // A bare segment has no interior: every hit passes at distance 0, so the closest
+        // approach says nothing. Its grazing rays are those that pass by an end point or run
+        // along it.
+        let edge_case = if hollow {
+            let (a, b) = (core[0], core[core.len() - 1]);
+            let far = o + d * max_t.min(1e4);
+            let by_end = [a, b].iter().any(|p| seg_dist64(*p, o, far) <= 1e-5 * size.max(1.0));
+            let along = (b - a).normalize_or_zero().perp_dot(d.normalize()).abs() <= 1e-5;
+            by_end || along || near_max
+        } else {
+            fmin.abs() <= 1e-5 * size.max(1.0) || near_max
+        };
         grazing += edge_case as usize;
         let mut errs = Vec::new();
         if !edge_case && ours.is_some() != ex.is_some() {

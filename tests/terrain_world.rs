@@ -42,6 +42,14 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// The allocator counts every thread's allocations, so the tests of this file run one at a
+/// time: another test allocating during the counted period would be counted.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 const LEVEL: &str = "
 #..........................................................#
 #..........................................................#
@@ -158,6 +166,7 @@ fn contact_hash(world: &World) -> u64 {
 
 #[test]
 fn terrain_contacts_match_brute_force_and_survive_a_snapshot() {
+    let _serial = serial();
     let mut scene = Scene::build();
     let mut total = 0;
     for t in 0..2 * PERIOD {
@@ -188,6 +197,7 @@ fn terrain_contacts_match_brute_force_and_survive_a_snapshot() {
 
 #[test]
 fn terrain_steps_are_deterministic_for_any_thread_count() {
+    let _serial = serial();
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
@@ -208,6 +218,7 @@ fn terrain_steps_are_deterministic_for_any_thread_count() {
 
 #[test]
 fn terrain_steady_state_step_allocates_nothing() {
+    let _serial = serial();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
         let mut scene = Scene::build();
@@ -244,6 +255,7 @@ fn terrain_steady_state_step_allocates_nothing() {
 
 #[test]
 fn queries_name_chain_segments() {
+    let _serial = serial();
     let mut scene = Scene::build();
     // The terrain alone.
     for &(id, ..) in &scene.bodies {

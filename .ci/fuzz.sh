@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-30}"
-targets=(polygon snapshot world_ops)
+targets=(polygon snapshot world_ops queries)
 host="$(rustc -vV | sed -n 's/^host: //p')"
 # A target directory set by the caller (CARGO_TARGET_DIR, relative to the repository) is used
 # as it is; otherwise the fuzz workspace's own.

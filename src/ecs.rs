@@ -169,6 +169,7 @@ impl HecsSync {
                 pose: *pose,
                 is_static: options.is_static,
                 sensor: options.sensor,
+                bullet: false,
                 filter: options.filter,
                 user_data: entity.to_bits().get(),
             };

@@ -45,8 +45,8 @@ pub use shape::{
 pub use storage::{ColliderId, Filter, RawColliderId};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{
-    ColliderDesc, ColliderView, Contact, Event, EventKind, MAX_COORDINATE, PairHooks, QueryFilter, RayCastHit,
-    StepTimings, World, WorldConfig, WorldError,
+    ColliderDesc, ColliderView, Contact, DistanceHit, Event, EventKind, Impact, MAX_COORDINATE, PairHooks, QueryFilter,
+    RayCastHit, ShapeCastHit, StepTimings, World, WorldConfig, WorldError,
 };
 
 // Not part of the API: public only so that this workspace's tests, benches and examples (and the

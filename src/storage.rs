@@ -122,6 +122,9 @@ pub(crate) mod flags {
     pub const IN_TREE: u8 = 4;
     /// Pose or shape changed since the last step; the collider is in the moved list.
     pub const MOVED: u8 = 8;
+    /// A fast collider: swept from `sweep_start` to its pose by each step, which reports its
+    /// earliest time of impact (`World::impacts`).
+    pub const BULLET: u8 = 16;
 }
 
 /// The per-slot columns, listed once: `name: Type = value a new slot gets`. The list feeds
@@ -144,6 +147,9 @@ macro_rules! slot_columns {
                 alive: bool = true,
                 flags: u8 = 0,
                 pose: Pose = Pose::IDENTITY,
+                /// A bullet's pose as of the last step, where its next sweep starts; the identity
+                /// for other colliders.
+                sweep_start: Pose = Pose::IDENTITY,
                 /// Tight box of the shape at its pose.
                 aabb: Aabb = Aabb::default(),
                 /// The box the broad phase knows: the tight box grown by the margin when it last
@@ -177,6 +183,8 @@ macro_rules! define_columns {
             /// Dead slots, reused last-in first-out.
             pub free: Vec<u32>,
             pub alive_count: u32,
+            /// Live colliders with the BULLET flag: the step skips its continuous phase at 0.
+            pub bullet_count: u32,
         }
 
         impl Columns {
@@ -232,6 +240,7 @@ impl Columns {
     pub fn release(&mut self, slot: u32) {
         let s = slot as usize;
         self.alive[s] = false;
+        self.bullet_count -= u32::from(self.flags[s] & flags::BULLET != 0);
         // Skip 0 on wrap-around so that a generation is never zero (the niche of ColliderId).
         self.generation[s] = self.generation[s].checked_add(1).unwrap_or(1);
         self.flags[s] = 0;

@@ -13,6 +13,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use sapwood::broad::BroadPhaseKind;
 use sapwood::ecs::{ColliderHandle, HecsSync};
+use sapwood::query::{self, CastOptions, SimplexCache, Sweep};
 use sapwood::{
     Aabb, Capsule, Chain, ChainOptions, Circle, ColliderDesc, ColliderId, Cuboid, Polygon, Pose, QueryFilter,
     RawColliderId, Ray, Rot, Segment, Shape, Tile, TileMap, Vec2, World, WorldConfig,
@@ -458,6 +459,7 @@ fn build() -> Matrix {
     for (input, pose, want) in bad_poses() {
         m.world("World::insert", input, want, |w, _| r(w.insert(ColliderDesc::new(circle(), pose))));
         m.world("World::set_pose", input, want, |w, ids| r(w.set_pose(ids.a, pose)));
+        m.world("World::teleport", input, want, |w, ids| r(w.teleport(ids.a, pose)));
     }
     for (input, shape, want) in bad_shapes() {
         m.world("World::insert", input, want, |w, _| r(w.insert(ColliderDesc::new(shape.clone(), Pose::IDENTITY))));
@@ -484,6 +486,7 @@ fn build() -> Matrix {
         };
         m.world("World::remove", input, "Err(StaleId)", |w, ids| r(w.remove(id(ids))));
         m.world("World::set_pose", input, "Err(StaleId)", |w, ids| r(w.set_pose(id(ids), Pose::IDENTITY)));
+        m.world("World::teleport", input, "Err(StaleId)", |w, ids| r(w.teleport(id(ids), Pose::IDENTITY)));
         m.world("World::set_shape", input, "Err(StaleId)", |w, ids| r(w.set_shape(id(ids), circle())));
         m.world("World::set_user_data", input, "Err(StaleId)", |w, ids| r(w.set_user_data(id(ids), 9)));
         m.world("World::refilter", input, "Err(StaleId)", |w, ids| r(w.refilter(id(ids))));
@@ -650,6 +653,255 @@ fn build() -> Matrix {
         });
     }
 
+    // ---- Shape queries (no world): distance, cast, time of impact ---------------------------
+    let ball = circle();
+    let far = at(5.0, 0.0);
+    let q = |x: Result<String, query::QueryError>| match x {
+        Ok(s) => s,
+        Err(e) => format!("Err({e:?})"),
+    };
+    for (input, pa, pb) in [
+        ("A at NaN position", at(NAN, 0.0), far),
+        ("B at +inf position", Pose::IDENTITY, at(INF, 0.0)),
+        ("A with NaN rotation", Pose { p: Vec2::ZERO, q: Rot { c: NAN, s: 0.0 } }, far),
+        ("B with non-unit rotation (2, 0)", Pose::IDENTITY, Pose { p: Vec2::X, q: Rot { c: 2.0, s: 0.0 } }),
+    ] {
+        m.pure("query::distance", input, "Err(NonFinite)", || {
+            q(query::distance(&ball, &pa, &ball, &pb).map(|_| "Ok".into()))
+        });
+        m.pure("query::distance_cached", input, "Err(NonFinite)", || {
+            let mut cache = SimplexCache::default();
+            q(query::distance_cached(&ball, &pa, &ball, &pb, &mut cache).map(|_| "Ok".into()))
+        });
+        m.pure("query::cast_shapes", input, "Err(NonFinite)", || {
+            q(query::cast_shapes(&ball, &pa, Vec2::X, &ball, &pb, Vec2::ZERO, &CastOptions::default())
+                .map(|_| "Ok".into()))
+        });
+        m.pure("query::time_of_impact", &format!("sweep start: {input}"), "Err(NonFinite)", || {
+            q(query::time_of_impact(&ball, &Sweep::new(pa, Pose::IDENTITY), &ball, &Sweep::new(pb, far), 1.0)
+                .map(|_| "Ok".into()))
+        });
+        m.pure("query::time_of_impact", &format!("sweep end: {input}"), "Err(NonFinite)", || {
+            q(query::time_of_impact(&ball, &Sweep::new(Pose::IDENTITY, pa), &ball, &Sweep::new(far, pb), 1.0)
+                .map(|_| "Ok".into()))
+        });
+    }
+    m.pure(
+        "query::distance_cached",
+        "a cache from a polygon pair, used on circles",
+        "Ok, same as a fresh cache",
+        || {
+            let poly = Shape::polygon(&[Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y, Vec2::new(0.5, 1.5)], 0.0).unwrap();
+            let mut cache = SimplexCache::default();
+            query::distance_cached(&poly, &Pose::IDENTITY, &poly, &at(3.0, 0.2), &mut cache).unwrap();
+            let warm = query::distance_cached(&ball, &Pose::IDENTITY, &ball, &far, &mut cache);
+            let fresh = query::distance(&ball, &Pose::IDENTITY, &ball, &far);
+            if warm == fresh { "Ok, same as a fresh cache".into() } else { format!("{warm:?} vs {fresh:?}") }
+        },
+    );
+    let cast = |ta: Vec2, tb: Vec2, max_fraction: f32, target_distance: f32| {
+        let o = CastOptions { max_fraction, target_distance };
+        q(query::cast_shapes(&ball, &Pose::IDENTITY, ta, &ball, &far, tb, &o)
+            .map(|h| h.map_or("Ok(None)".into(), |h| format!("Ok(Some), fraction {}", h.fraction))))
+    };
+    for (input, ta, tb, max, target, want) in [
+        ("translation_a NaN", Vec2::new(NAN, 0.0), Vec2::ZERO, 1.0, 0.0, "Err(NonFinite)"),
+        ("translation_b -inf", Vec2::ZERO, Vec2::new(0.0, -INF), 1.0, 0.0, "Err(NonFinite)"),
+        ("max_fraction NaN", Vec2::X, Vec2::ZERO, NAN, 0.0, "Err(NonFinite)"),
+        ("max_fraction +inf", Vec2::X, Vec2::ZERO, INF, 0.0, "Err(NonFinite)"),
+        ("max_fraction -1", Vec2::X, Vec2::ZERO, -1.0, 0.0, "Err(Negative)"),
+        ("max_fraction -0 (zero)", Vec2::X, Vec2::ZERO, -0.0, 0.0, "Ok(None)"),
+        ("target_distance NaN", Vec2::X, Vec2::ZERO, 1.0, NAN, "Err(NonFinite)"),
+        ("target_distance +inf", Vec2::X, Vec2::ZERO, 1.0, INF, "Err(NonFinite)"),
+        ("target_distance -1", Vec2::X, Vec2::ZERO, 1.0, -1.0, "Err(Negative)"),
+        ("zero translations, apart", Vec2::ZERO, Vec2::ZERO, 1.0, 0.0, "Ok(None)"),
+    ] {
+        m.pure("query::cast_shapes", input, want, || cast(ta, tb, max, target));
+    }
+    let toi = |sa: Sweep, max: f32| {
+        q(query::time_of_impact(&ball, &sa, &ball, &Sweep::fixed(far), max).map(|t| format!("Ok({:?})", t.state)))
+    };
+    let through = Sweep::new(Pose::IDENTITY, at(10.0, 0.0));
+    for (input, sweep, max, want) in [
+        ("max_fraction NaN", through, NAN, "Err(NonFinite)"),
+        ("max_fraction -inf", through, -INF, "Err(NonFinite)"),
+        ("max_fraction -1", through, -1.0, "Err(Negative)"),
+        ("max_fraction 0, apart", through, 0.0, "Ok(Separated)"),
+        (
+            "half a turn and more per sweep (end = start turned by pi)",
+            Sweep::new(Pose::IDENTITY, Pose::new(Vec2::ZERO, std::f32::consts::PI)),
+            1.0,
+            "Ok(Separated)",
+        ),
+    ] {
+        m.pure("query::time_of_impact", input, want, || toi(sweep, max));
+    }
+    // Shapes assembled from public fields or bytes: queries take shapes as they are (no
+    // validation per call); the documented answer is unspecified but finite in time and never
+    // a panic.
+    let mut shapes: Vec<(&str, Shape)> = bad_shapes().into_iter().map(|(i, s, _)| (i, s)).collect();
+    let mut many =
+        raw_polygon(&[Vec2::ZERO, Vec2::X, Vec2::Y], &[Vec2::NEG_Y, Vec2::ONE.normalize(), Vec2::NEG_X], 0.0);
+    if let Shape::Polygon(p) = &mut many {
+        bytemuck::cast_slice_mut::<Polygon, u32>(std::slice::from_mut(p))[35] = 200;
+    }
+    shapes.push(("polygon claiming 200 vertices (raw bytes)", many));
+    for (input, shape) in shapes {
+        m.pure("query::distance / cast_shapes / time_of_impact", input, "answered", || {
+            let _ = query::distance(&shape, &Pose::IDENTITY, &ball, &far);
+            let _ = query::distance(&ball, &far, &shape, &Pose::IDENTITY);
+            let _ =
+                query::cast_shapes(&shape, &Pose::IDENTITY, Vec2::X, &ball, &far, Vec2::ZERO, &CastOptions::default());
+            // Against a compound (its part culling measures each part).
+            let pair = Shape::compound(vec![(Pose::IDENTITY, circle()), (at(1.0, 0.0), circle())]).unwrap();
+            let _ = query::distance(&shape, &Pose::IDENTITY, &pair, &far);
+            let _ = query::cast_shapes(
+                &pair,
+                &far,
+                Vec2::NEG_X,
+                &shape,
+                &Pose::IDENTITY,
+                Vec2::ZERO,
+                &CastOptions::default(),
+            );
+            // Starting in contact: a cast then asks the narrow phase for the contact normal.
+            let _ = query::cast_shapes(
+                &shape,
+                &Pose::IDENTITY,
+                Vec2::X,
+                &ball,
+                &Pose::IDENTITY,
+                Vec2::ZERO,
+                &CastOptions::default(),
+            );
+            let _ = query::cast_shapes(
+                &ball,
+                &Pose::IDENTITY,
+                Vec2::X,
+                &shape,
+                &Pose::IDENTITY,
+                Vec2::ZERO,
+                &CastOptions::default(),
+            );
+            let _ = query::time_of_impact(&shape, &Sweep::new(Pose::IDENTITY, far), &ball, &Sweep::fixed(far), 1.0);
+            "answered".into()
+        });
+    }
+
+    // ---- Swept and distance queries --------------------------------------------------------
+    let ok_cast = CastOptions::default();
+    let stale_exclude = |ids: Ids| QueryFilter { exclude: Some(ids.removed), ..QueryFilter::default() };
+    for (input, shape, pose, translation, options, want) in [
+        ("NaN probe pose", circle(), at(NAN, 0.0), Vec2::X, ok_cast, "Err(NonFinite) / Err(NonFinite)"),
+        ("+inf probe pose", circle(), at(INF, 0.0), Vec2::X, ok_cast, "Err(NonFinite) / Err(NonFinite)"),
+        (
+            "non-unit probe rotation",
+            circle(),
+            Pose { p: Vec2::ZERO, q: Rot { c: 3.0, s: 0.0 } },
+            Vec2::X,
+            ok_cast,
+            "Err(NonFinite) / Err(NonFinite)",
+        ),
+        (
+            "NaN-radius probe",
+            Shape::Circle(Circle { radius: NAN }),
+            at(-20.0, 0.9),
+            Vec2::new(40.0, 0.0),
+            ok_cast,
+            "None / 0 hits",
+        ),
+        ("bow-tie probe", bow_tie(), at(-20.0, 0.9), Vec2::new(40.0, 0.0), ok_cast, "None / 0 hits"),
+        ("NaN translation", circle(), at(-20.0, 0.9), Vec2::new(NAN, 0.0), ok_cast, "Err(NonFinite) / Err(NonFinite)"),
+        ("+inf translation", circle(), at(-20.0, 0.9), Vec2::new(INF, 0.0), ok_cast, "Err(NonFinite) / Err(NonFinite)"),
+        (
+            "NaN max_fraction",
+            circle(),
+            at(-20.0, 0.9),
+            Vec2::X,
+            CastOptions { max_fraction: NAN, ..ok_cast },
+            "Err(NonFinite) / Err(NonFinite)",
+        ),
+        (
+            "max_fraction -1",
+            circle(),
+            at(-20.0, 0.9),
+            Vec2::X,
+            CastOptions { max_fraction: -1.0, ..ok_cast },
+            "Err(Negative) / Err(Negative)",
+        ),
+        (
+            "target_distance -1",
+            circle(),
+            at(-20.0, 0.9),
+            Vec2::X,
+            CastOptions { target_distance: -1.0, ..ok_cast },
+            "Err(Negative) / Err(Negative)",
+        ),
+        ("zero translation, clear of everything", circle(), at(-20.0, 0.9), Vec2::ZERO, ok_cast, "None / 0 hits"),
+        ("1e30 probe pose (allowed, far from all)", circle(), at(1e30, 0.0), Vec2::X, ok_cast, "None / 0 hits"),
+        ("translation 1e30 (allowed)", circle(), at(-20.0, 0.9), Vec2::new(1e30, 0.0), ok_cast, "Some / 3 hits"),
+    ] {
+        m.world("World::cast_shape / cast_shape_all", input, want, |w, _| {
+            let one = w.cast_shape(&shape, &pose, translation, &options, &f);
+            let mut all = vec![];
+            let res = w.cast_shape_all(&shape, &pose, translation, &options, &f, &mut all);
+            match (one, res) {
+                (Ok(one), Ok(())) => format!("{} / {} hits", if one.is_some() { "Some" } else { "None" }, all.len()),
+                (one, res) => format!("{} / {}", r(one), r(res)),
+            }
+        });
+    }
+    m.world("World::cast_shape", "stale id in QueryFilter::exclude", "Some (excludes nothing)", |w, ids| {
+        let hit = w.cast_shape(&circle(), &at(-20.0, 0.9), Vec2::new(40.0, 0.0), &ok_cast, &stale_exclude(ids));
+        if hit.is_ok_and(|h| h.is_some()) { "Some (excludes nothing)".into() } else { "None".into() }
+    });
+    for (input, shape, pose, max_distance, want) in [
+        ("NaN probe pose", circle(), at(NAN, 0.0), 1.0, "Err(NonFinite)"),
+        ("bow-tie probe", bow_tie(), at(0.0, 1.0), 1.0, "Ok(None)"),
+        ("zero-size cuboid probe", Shape::Cuboid(Cuboid { half_extents: Vec2::ZERO }), at(0.0, 1.0), 1.0, "Ok(None)"),
+        ("NaN max_distance", circle(), at(0.0, 5.0), NAN, "Err(NonFinite)"),
+        ("max_distance -1", circle(), at(0.0, 5.0), -1.0, "Err(Negative)"),
+        ("max_distance 0, clear of everything", circle(), at(0.0, 5.0), 0.0, "Ok(None)"),
+        ("max_distance +inf (allowed)", circle(), at(0.0, 5.0), INF, "Ok(Some)"),
+    ] {
+        m.world("World::distance_to_nearest", input, want, |w, _| {
+            match w.distance_to_nearest(&shape, &pose, max_distance, &f) {
+                Ok(h) => format!("Ok({})", if h.is_some() { "Some" } else { "None" }),
+                Err(e) => format!("Err({e:?})"),
+            }
+        });
+    }
+    for (input, point, max_distance, want) in [
+        ("NaN point", Vec2::new(NAN, 0.0), 1.0, "Err(NonFinite)"),
+        ("-inf point", Vec2::new(0.0, -INF), 1.0, "Err(NonFinite)"),
+        ("NaN max_distance", Vec2::ZERO, NAN, "Err(NonFinite)"),
+        ("max_distance -1", Vec2::ZERO, -1.0, "Err(Negative)"),
+        ("1e30 point, max_distance +inf (allowed)", Vec2::splat(1e30), INF, "Ok(Some)"),
+    ] {
+        m.world("World::distance_to_nearest_point", input, want, |w, _| {
+            match w.distance_to_nearest_point(point, max_distance, &f) {
+                Ok(h) => format!("Ok({})", if h.is_some() { "Some" } else { "None" }),
+                Err(e) => format!("Err({e:?})"),
+            }
+        });
+    }
+    for (input, ray, max_t, want) in [
+        ("NaN origin", Ray::new(Vec2::new(NAN, 0.0), Vec2::X), 100.0, "Err(NonFinite), 0 calls"),
+        ("-inf dir", Ray::new(Vec2::ZERO, Vec2::new(-INF, 0.0)), 100.0, "Err(NonFinite), 0 calls"),
+        ("NaN max_t", ok_ray, NAN, "Err(NonFinite), 0 calls"),
+        ("max_t -1", ok_ray, -1.0, "Err(Negative), 0 calls"),
+        ("max_t +inf (allowed)", ok_ray, INF, "Ok, 2 calls"),
+    ] {
+        m.world("World::ray_cast_with", input, want, |w, _| {
+            let mut calls = 0;
+            let res = w.ray_cast_with(&ray, max_t, &f, |_| {
+                calls += 1;
+                f32::NAN // a NaN answer continues unclipped
+            });
+            format!("{}, {calls} calls", r(res))
+        });
+    }
+
     // ---- Snapshots -------------------------------------------------------------------------
     let good = fixture().0.to_bytes();
     // Rows marked "resealed" recompute the checksum after the edit, as a deliberate edit would,
@@ -664,7 +916,12 @@ fn build() -> Matrix {
     };
     corrupt("empty", "Err(BadMagic)", &|b| b.clear());
     corrupt("wrong magic", "Err(BadMagic)", &|b| b[0] = b'X');
-    corrupt("version 4 (older)", "Err(UnsupportedVersion { found: 4, supported: 5 })", &|b| b[8] = 4);
+    corrupt(
+        "version 5 (older, before segments and chains)",
+        "Err(UnsupportedVersion { found: 5, supported: 6 })",
+        &|b| b[8] = 5,
+    );
+    corrupt("version 4 (older, before bullets)", "Err(UnsupportedVersion { found: 4, supported: 6 })", &|b| b[8] = 4);
     corrupt("truncated by one byte", "Err(ChecksumMismatch)", &|b| {
         b.pop();
     });

@@ -39,6 +39,7 @@ fn random_desc(rng: &mut SplitMix64, extent: f32) -> ColliderDesc {
     let mut d = ColliderDesc::new(random_shape(rng), pose);
     d.is_static = rng.next_f32() < 0.1;
     d.sensor = rng.next_f32() < 0.08;
+    d.bullet = rng.next_f32() < 0.15;
     if rng.next_f32() < 0.1 {
         // Never pair with each other.
         d.filter = Filter { group: -1, ..Filter::default() };
@@ -127,16 +128,19 @@ fn run_twins(config: WorldConfig, seed: u64, pending_changes: bool, steps: usize
     assert_eq!(b.to_bytes(), bytes, "a restored world writes the same bytes");
     assert_eq!(b.ids().collect::<Vec<_>>(), a.ids().collect::<Vec<_>>());
     assert_eq!(b.events(), a.events());
+    assert_eq!(b.impacts(), a.impacts());
     assert_eq!(contact_bytes(&b), contact_bytes(&a));
 
     let (mut rng_a, mut rng_b) = (SplitMix64::new(seed ^ 0xABCD), SplitMix64::new(seed ^ 0xABCD));
     let mut ids_b = ids.clone();
-    let (mut began, mut ended) = (0, 0);
+    let (mut began, mut ended, mut impacts) = (0, 0, 0);
     for step in 0..steps {
         a.step();
         b.step();
         assert_eq!(contact_bytes(&b), contact_bytes(&a), "contacts differ after step {step}");
         assert_eq!(b.events(), a.events(), "events differ after step {step}");
+        assert_eq!(b.impacts(), a.impacts(), "impacts differ after step {step}");
+        impacts += a.impacts().len();
         assert_eq!(b.to_bytes(), a.to_bytes(), "state differs after step {step}");
         began += a.events().iter().filter(|e| e.kind == sapwood::EventKind::ContactBegan).count();
         ended += a.events().iter().filter(|e| e.kind == sapwood::EventKind::ContactEnded).count();
@@ -146,6 +150,7 @@ fn run_twins(config: WorldConfig, seed: u64, pending_changes: bool, steps: usize
     }
     // The run must have exercised pair churn, or it proves little.
     assert!(began > 50 && ended > 50, "too little churn: {began} began, {ended} ended");
+    assert!(impacts > steps / 10, "too few impacts: {impacts} in {steps} steps");
 }
 
 #[test]
@@ -270,7 +275,7 @@ fn random_garbage_never_panics() {
     assert_eq!(World::from_bytes(&[]).err(), Some(SnapshotError::BadMagic));
     let mut v = valid.clone();
     v[8..12].copy_from_slice(&99u32.to_le_bytes());
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 99, supported: 5 }));
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 99, supported: 6 }));
 }
 
 #[test]

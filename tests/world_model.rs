@@ -134,6 +134,11 @@ struct Model {
     live: BTreeMap<u32, ModelCollider>,
     touching: BTreeSet<(ColliderId, ColliderId)>,
     pending: Vec<(ColliderId, ColliderId, EventKind)>,
+    /// Each bullet's pose as of the last step (its insert pose before its first): where the
+    /// next step's sweep starts.
+    sweep_start: BTreeMap<u32, Pose>,
+    /// Impacts checked so far (the check must have something to check).
+    impacts_seen: usize,
 }
 
 impl Model {
@@ -153,6 +158,56 @@ impl Model {
                 if collide::overlaps(&a.desc.shape, &a.desc.pose, &b.desc.shape, &b.desc.pose) {
                     out.insert((a.id, b.id));
                 }
+            }
+        }
+        out
+    }
+
+    /// Brute force: each bullet that moved, swept from its pose at the last step against every
+    /// collider it may pair with (other bullets swept too, the rest held still), by the shared
+    /// time-of-impact query; the earliest hit after the start, ties to the smaller slot.
+    fn impacts_now(&self) -> Vec<(ColliderId, ColliderId, f32)> {
+        let sweep = |c: &ModelCollider| {
+            let start = if c.desc.bullet { self.sweep_start[&c.id.index()] } else { c.desc.pose };
+            query::Sweep { start, end: c.desc.pose }
+        };
+        let mut out = Vec::new();
+        for b in self.live.values().filter(|c| c.desc.bullet) {
+            let sb = sweep(b);
+            if sb.start == sb.end || b.desc.sensor {
+                continue;
+            }
+            let mut best: Option<(f32, ColliderId)> = None;
+            for o in self.live.values() {
+                if o.id == b.id
+                    || o.desc.sensor
+                    || (b.desc.is_static && o.desc.is_static)
+                    || !b.desc.filter.pairs_with(&o.desc.filter)
+                {
+                    continue;
+                }
+                // Conservative cull: shapes whose swept bounding discs stay apart cannot touch.
+                let so = sweep(o);
+                let (rb, ro) = (b.desc.shape.bounding_radius(), o.desc.shape.bounding_radius());
+                let seg = |s: &query::Sweep| (s.start.p, s.end.p);
+                if segment_distance(seg(&sb), seg(&so)) > rb + ro + 0.01 {
+                    continue;
+                }
+                let toi = query::time_of_impact(&b.desc.shape, &sb, &o.desc.shape, &so, 1.0).unwrap();
+                // As documented for `World::impacts`: a hit after the start, or one within the
+                // tolerance at the start when the sweep closes the gap.
+                let closing = (sb.end.p - sb.start.p) - (so.end.p - so.start.p);
+                let hit = match toi.state {
+                    query::ToiState::Hit | query::ToiState::IterationLimit if toi.fraction > 0.0 => true,
+                    query::ToiState::Hit => closing.dot(toi.normal) > 0.0,
+                    _ => false,
+                };
+                if hit && best.is_none_or(|(t, _)| toi.fraction < t) {
+                    best = Some((toi.fraction, o.id));
+                }
+            }
+            if let Some((t, o)) = best {
+                out.push((b.id, o, t));
             }
         }
         out
@@ -208,6 +263,52 @@ fn check_step(world: &World, model: &mut Model, step: usize) {
     let got: Vec<_> = world.events().iter().map(|e| (e.a, e.b, e.kind)).collect();
     assert_eq!(got, want, "step {step}: events differ");
     model.touching = now;
+}
+
+/// The smallest distance between points moving linearly along two segments at the same
+/// time: `|p(t) - q(t)|` minimised over `t` in `[0, 1]` (the relative motion is linear).
+fn segment_distance(p: (Vec2, Vec2), q: (Vec2, Vec2)) -> f32 {
+    let (d0, d1) = (q.0 - p.0, q.1 - p.1);
+    let v = d1 - d0;
+    let t = if v.length_squared() > 0.0 { (-d0.dot(v) / v.length_squared()).clamp(0.0, 1.0) } else { 0.0 };
+    (d0 + t * v).length()
+}
+
+/// The bullets' impacts against [`Model::impacts_now`]: the same bullets, the same first
+/// collider hit (or one hit within the tolerance of the same time), the same time within the
+/// tolerance: the world clips each bullet's queries at its earliest hit so far, which may end
+/// an iteration a rounding error apart from an unclipped query.
+fn check_impacts(world: &World, model: &mut Model, step: usize) {
+    let want = model.impacts_now();
+    let got = world.impacts();
+    model.impacts_seen += got.len();
+    assert_eq!(got.len(), want.len(), "step {step}: impacts {got:?} vs brute force {want:?}");
+    for (g, &(bullet, other, t)) in got.iter().zip(&want) {
+        assert_eq!(g.bullet.id(), Some(bullet), "step {step}: impact order");
+        assert!((g.fraction - t).abs() <= 1e-4, "step {step}: fraction {} vs {t}", g.fraction);
+        if g.other.id() != Some(other) {
+            // Another collider hit at the same time within the tolerance.
+            let c = &model.live[&g.other.index];
+            let sb =
+                query::Sweep { start: model.sweep_start[&bullet.index()], end: model.live[&bullet.index()].desc.pose };
+            let start = if c.desc.bullet { model.sweep_start[&c.id.index()] } else { c.desc.pose };
+            let so = query::Sweep { start, end: c.desc.pose };
+            let toi =
+                query::time_of_impact(&model.live[&bullet.index()].desc.shape, &sb, &c.desc.shape, &so, 1.0).unwrap();
+            assert!(
+                (toi.fraction - t).abs() <= 1e-4,
+                "step {step}: impact with {:?} at {} vs {other:?} at {t}",
+                c.id,
+                toi.fraction
+            );
+        }
+        let at = g.pose;
+        assert!(at.is_valid() && g.normal.is_finite() && (g.normal.length() - 1.0).abs() < 1e-3, "step {step}: {g:?}");
+    }
+    // The next sweep starts where the bullets are now.
+    for c in model.live.values().filter(|c| c.desc.bullet) {
+        model.sweep_start.insert(c.id.index(), c.desc.pose);
+    }
 }
 
 /// Every scene query against a linear scan over the model.
@@ -337,6 +438,7 @@ fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
                             let mut desc = ColliderDesc::new(random_shape(&mut rng), random_pose(&mut rng, extent));
                             desc.is_static = below_mod(&mut rng, 5) == 0;
                             desc.sensor = below_mod(&mut rng, 10) == 0;
+                            desc.bullet = below_mod(&mut rng, 4) == 0;
                             desc.filter = random_filter(&mut rng);
                             desc.user_data = rng.next_u64();
                             desc
@@ -351,6 +453,9 @@ fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
                     };
                     assert_eq!(ids.len(), count);
                     for (id, desc) in ids.into_iter().zip(descs) {
+                        if desc.bullet {
+                            model.sweep_start.insert(id.index(), desc.pose);
+                        }
                         assert!(model.live.insert(id.index(), ModelCollider { id, desc }).is_none());
                     }
                 }
@@ -370,7 +475,15 @@ fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
                         let d = Vec2::new(rng.range(-0.3, 0.3), rng.range(-0.3, 0.3));
                         Pose::new(c.desc.pose.p + d, c.desc.pose.q.angle() + rng.range(-0.1, 0.1))
                     };
-                    world.set_pose(id, pose).unwrap();
+                    if below_mod(&mut rng, 5) == 0 {
+                        // A teleport is not swept: a bullet's next sweep starts here.
+                        world.teleport(id, pose).unwrap();
+                        if c.desc.bullet {
+                            model.sweep_start.insert(id.index(), pose);
+                        }
+                    } else {
+                        world.set_pose(id, pose).unwrap();
+                    }
                     c.desc.pose = pose;
                 }
                 8 if !live.is_empty() => {
@@ -391,6 +504,7 @@ fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
                     ];
                     for pose in bad {
                         assert!(world.set_pose(id, pose).is_err());
+                        assert!(world.teleport(id, pose).is_err());
                     }
                     let bad_shape = Shape::Circle(sapwood::Circle { radius: f32::NAN });
                     assert!(world.set_shape(id, bad_shape.clone()).is_err());
@@ -414,6 +528,7 @@ fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
         world.step();
         world.validate().unwrap_or_else(|e| panic!("step {step}: {e}"));
         check_step(&world, &mut model, step);
+        check_impacts(&world, &mut model, step);
         check_queries(&world, &model, &mut rng, extent);
         assert_eq!(world.len(), model.live.len());
         for c in model.live.values() {
@@ -421,6 +536,11 @@ fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
             assert_eq!(world.aabb(c.id).unwrap(), c.desc.shape.aabb(&c.desc.pose));
         }
     }
+    assert!(
+        model.impacts_seen >= steps / 10,
+        "{} impacts in {steps} steps: too few to mean anything",
+        model.impacts_seen
+    );
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //! cargo run --release --example physics_backend -- --headless --scene pyramid --png out.png
 //! ```
 //! Scenes: `pyramid` (20 rows of boxes), `column` (20 boxes on each other), `pile` (circles and capsules), `pour` (convex polygons
-//! poured into a container). Headless mode steps `--seconds` of simulated time at 60 Hz and
+//! poured into a container), `bullets` (balls at 600 m/s against a 5 cm wall: sapwood bullets,
+//! stopped at their time of impact). Headless mode steps `--seconds` of simulated time at 60 Hz and
 //! writes the last frame as a PNG; it is the default when `DISPLAY` is unset. The window, paced
 //! at 60 Hz, closes itself after `--seconds` of wall-clock time if given, and prints its median
 //! and 99th-percentile frame time on exit, split into collision, solver, drawing and presenting.
@@ -41,12 +42,15 @@ struct Scene {
     view: View,
     /// The pour scene's spout: polygons still to drop and its generator.
     pour: Option<(usize, SplitMix64)>,
+    /// The bullets scene's gun: shots still to fire and its generator.
+    gun: Option<(usize, SplitMix64)>,
     frame: u64,
 }
 
 impl Scene {
     fn new(name: &str) -> Option<Scene> {
         let mut stepper = Stepper::new(Settings::default());
+        let mut gun = None;
         let (view, pour) = match name {
             "pyramid" => {
                 scenes::pyramid(&mut stepper, 20);
@@ -65,9 +69,14 @@ impl Scene {
                 scenes::pour_container(&mut stepper);
                 (View { center: Vec2::new(0.0, 6.5), scale: 42.0 }, Some((160, SplitMix64::new(3))))
             }
+            "bullets" => {
+                scenes::bullets(&mut stepper);
+                gun = Some((200, SplitMix64::new(5)));
+                (View { center: Vec2::new(0.0, 4.0), scale: 40.0 }, None)
+            }
             _ => return None,
         };
-        Some(Scene { stepper, view, pour, frame: 0 })
+        Some(Scene { stepper, view, pour, gun, frame: 0 })
     }
 
     fn step(&mut self) {
@@ -76,6 +85,13 @@ impl Scene {
             && self.frame.is_multiple_of(6)
         {
             scenes::pour_one(&mut self.stepper, rng);
+            *left -= 1;
+        }
+        if let Some((left, rng)) = &mut self.gun
+            && *left > 0
+            && self.frame.is_multiple_of(2)
+        {
+            scenes::fire(&mut self.stepper, rng, true);
             *left -= 1;
         }
         self.stepper.step(DT);
@@ -120,13 +136,13 @@ fn main() {
         Ok(a) => a,
         Err(e) => {
             eprintln!(
-                "{e}\nusage: physics_backend [--headless] [--scene pyramid|column|pile|pour] [--png PATH] [--seconds S]"
+                "{e}\nusage: physics_backend [--headless] [--scene pyramid|column|pile|pour|bullets] [--png PATH] [--seconds S]"
             );
             std::process::exit(2);
         }
     };
     let Some(mut scene) = Scene::new(&args.scene) else {
-        eprintln!("unknown scene {:?}: use pyramid, column, pile or pour", args.scene);
+        eprintln!("unknown scene {:?}: use pyramid, column, pile, pour or bullets", args.scene);
         std::process::exit(2);
     };
     if args.headless {

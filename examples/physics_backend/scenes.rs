@@ -95,3 +95,38 @@ pub fn pour_one(stepper: &mut Stepper, rng: &mut SplitMix64) {
     let i = stepper.add(desc);
     stepper.bodies[i].velocity = Vec2::new(rng.range(-2.0, 2.0), -4.0);
 }
+
+/// Where the bullets scene's thin wall stands (its centre line) and its half thickness.
+pub const WALL_X: f32 = 6.0;
+pub const WALL_HALF: f32 = 0.025;
+/// The height of the wall's top.
+pub const WALL_TOP: f32 = 8.0;
+/// Speed of a bullet (m/s): 2.5 m per substep at 60 Hz and 4 substeps, fifty times the wall's
+/// thickness.
+pub const BULLET_SPEED: f32 = 600.0;
+
+/// The bullets scene: a 5 cm thick wall on the ground, a few boxes resting against it, and
+/// nothing else; call [`fire`] to shoot.
+pub fn bullets(stepper: &mut Stepper) {
+    ground(stepper, 20.0);
+    let wall = Shape::cuboid(Vec2::new(WALL_HALF, 0.5 * WALL_TOP)).expect("valid box");
+    stepper.add(BodyDesc::new(wall, Pose::from_translation(Vec2::new(WALL_X, 0.5 * WALL_TOP))).fixed());
+    let crate_ = Shape::cuboid(Vec2::splat(0.3)).expect("valid box");
+    for k in 0..4 {
+        let p = Vec2::new(WALL_X - WALL_HALF - 0.3, 0.3 + 0.6 * k as f32);
+        stepper.add(BodyDesc::new(crate_.clone(), Pose::from_translation(p)));
+    }
+}
+
+/// Fires one small ball from the left at the wall, at a random height and slight angle;
+/// `bullet` marks it for continuous collision. Returns its body index.
+pub fn fire(stepper: &mut Stepper, rng: &mut SplitMix64, bullet: bool) -> usize {
+    let shape = Shape::circle(0.05).expect("valid circle");
+    let pos = Vec2::new(-6.0, rng.range(0.3, 7.5));
+    let mut desc = BodyDesc::new(shape, Pose::from_translation(pos));
+    desc.density = 20.0;
+    desc.restitution = 0.3;
+    let i = stepper.add(if bullet { desc.bullet() } else { desc });
+    stepper.bodies[i].velocity = BULLET_SPEED * Vec2::from_angle(rng.range(-0.05, 0.05));
+    i
+}

@@ -1,5 +1,5 @@
 //! Runs a fuzz target's function on saved inputs without libFuzzer, for debugging a crash:
-//! `cargo run --example replay -- <polygon|snapshot|world_ops> <file>...`
+//! `cargo run --example replay -- <polygon|snapshot|world_ops|queries> <file>...`
 //! (set `SAPWOOD_FUZZ_TRACE=1` to print every decoded world operation).
 
 fn main() {
@@ -12,6 +12,7 @@ fn main() {
             "polygon" => sapwood_fuzz::run_polygon(&data),
             "snapshot" => sapwood_fuzz::run_snapshot(&data),
             "world_ops" => drop(sapwood_fuzz::run_world_ops(&data)),
+            "queries" => sapwood_fuzz::run_queries(&data),
             _ => panic!("unknown target {target}"),
         }
         eprintln!("ok");

@@ -12,6 +12,7 @@ use sapwood::{
     MAX_SHAPE_SIZE, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot, Segment, Shape, Vec2, World, WorldConfig,
     WorldError,
     collide, query,
+    query::CastOptions,
 };
 
 /// Reads values from fuzzer bytes; past the end every read gives zeros, so any input decodes.
@@ -271,6 +272,18 @@ impl Model {
 
     /// After a step: contacts, manifolds and events against brute force.
     pub fn check_step(&mut self, world: &World) {
+        // Impacts: at most one per live bullet, in bullet order, each a time in [0, 1] against
+        // another live collider.
+        let mut last = None;
+        for i in world.impacts() {
+            let (bullet, other) = (i.bullet.id().unwrap(), i.other.id().unwrap());
+            let live = |id: ColliderId| self.live.get(&id.index()).filter(|(x, _)| *x == id);
+            assert!(live(bullet).is_some_and(|(_, d)| d.bullet), "an impact of a non-bullet: {i:?}");
+            assert!(live(other).is_some() && other != bullet, "an impact with a dead collider: {i:?}");
+            assert!((0.0..=1.0).contains(&i.fraction), "an impact outside [0, 1]: {i:?}");
+            assert!(last < Some(bullet), "impacts out of bullet order");
+            last = Some(bullet);
+        }
         let now = self.touching_now();
         let mut got = BTreeSet::new();
         for c in world.contacts() {
@@ -332,6 +345,7 @@ fn desc(b: &mut Bytes) -> ColliderDesc {
         pose: b.pose(),
         is_static: flags & 1 != 0,
         sensor: flags & 2 != 0,
+        bullet: flags & 4 != 0,
         filter,
         user_data: u64::from(b.u32()),
     }
@@ -411,7 +425,23 @@ fn query(b: &mut Bytes, world: &World, model: &Model) {
     let tiny = model.live.values().any(|(_, d)| d.shape.bounding_radius() < 1e-18);
     let compare = !model.dirty && !tiny;
     let mut got = Vec::new();
-    match b.u8() % 5 {
+    match b.u8() % 8 {
+        5 => swept_queries(b, world, model, &filter, compare),
+        6 => distance_queries(b, world, model, &filter, compare),
+        7 => {
+            let ray = Ray::new(b.vec2(), b.vec2());
+            let (max_t, answer) = (b.f32(), b.f32());
+            let mut calls = 0;
+            let res = world.ray_cast_with(&ray, max_t, &filter, |h| {
+                calls += 1;
+                assert!(h.t >= 0.0 && h.t <= max_t, "a ray hit outside [0, max_t]: {h:?}");
+                answer
+            });
+            if res.is_err() {
+                assert_eq!(calls, 0, "a refused ray called back");
+            }
+            assert_eq!(res.is_err(), !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() || max_t < 0.0);
+        }
         0 => {
             let bx = b.aabb();
             world.query_aabb(&bx, &filter, &mut got);
@@ -475,6 +505,69 @@ fn query(b: &mut Bytes, world: &World, model: &Model) {
                 assert!(all.is_empty() && closest.is_none(), "a bad ray hit something");
             }
         }
+    }
+}
+
+/// `World::cast_shape` / `cast_shape_all`: refused exactly for bad input, else (on a sane
+/// world and probe) equal to a linear scan with `query::cast_shapes`.
+fn swept_queries(b: &mut Bytes, world: &World, model: &Model, filter: &QueryFilter, compare: bool) {
+    let (shape, pose, translation) = (b.shape(), b.pose(), b.vec2());
+    let options = CastOptions { max_fraction: b.f32(), target_distance: b.f32() };
+    let mut all = Vec::new();
+    let res = world.cast_shape_all(&shape, &pose, translation, &options, filter, &mut all);
+    let closest = world.cast_shape(&shape, &pose, translation, &options, filter);
+    let bad = !pose.is_valid()
+        || !translation.is_finite()
+        || !options.max_fraction.is_finite()
+        || !options.target_distance.is_finite()
+        || options.max_fraction < 0.0
+        || options.target_distance < 0.0;
+    assert_eq!(res.is_err(), bad, "cast_shape_all refusal");
+    assert_eq!(closest.is_err(), bad, "cast_shape refusal");
+    let sane = is_sane(pose.p) && is_sane(translation) && options.max_fraction <= 1e3 && options.target_distance <= 1e3;
+    if compare && !bad && sane && shape.validate().is_ok() {
+        let pass = |id: ColliderId, d: &ColliderDesc| {
+            d.filter.category & filter.mask != 0 && (filter.include_sensors || !d.sensor) && filter.exclude != Some(id)
+        };
+        let mut want: Vec<(f32, ColliderId)> = model
+            .live
+            .values()
+            .filter(|(id, d)| pass(*id, d))
+            .filter_map(|(id, d)| {
+                query::cast_shapes(&shape, &pose, translation, &d.shape, &d.pose, Vec2::ZERO, &options)
+                    .unwrap()
+                    .map(|h| (h.fraction, *id))
+            })
+            .collect();
+        want.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        assert_eq!(all.iter().map(|h| (h.fraction, h.id)).collect::<Vec<_>>(), want, "cast_shape_all");
+        assert_eq!(closest.unwrap().is_some(), !want.is_empty(), "cast_shape");
+    }
+}
+
+/// `World::distance_to_nearest` / `distance_to_nearest_point`: refused exactly for bad input,
+/// else (on a sane world and probe) the nearest distance of a linear scan.
+fn distance_queries(b: &mut Bytes, world: &World, model: &Model, filter: &QueryFilter, compare: bool) {
+    let (shape, pose, max_distance) = (b.shape(), b.pose(), b.f32());
+    let got = world.distance_to_nearest(&shape, &pose, max_distance, filter);
+    let bad_max = max_distance.is_nan() || max_distance < 0.0;
+    assert_eq!(got.is_err(), bad_max || !pose.is_valid(), "distance_to_nearest refusal");
+    let point = b.vec2();
+    let got_point = world.distance_to_nearest_point(point, max_distance, filter);
+    assert_eq!(got_point.is_err(), bad_max || !point.is_finite(), "distance_to_nearest_point refusal");
+    if compare && !bad_max && pose.is_valid() && is_sane(pose.p) && shape.validate().is_ok() {
+        let pass = |id: ColliderId, d: &ColliderDesc| {
+            d.filter.category & filter.mask != 0 && (filter.include_sensors || !d.sensor) && filter.exclude != Some(id)
+        };
+        let want = model
+            .live
+            .values()
+            .filter(|(id, d)| pass(*id, d))
+            .map(|(_, d)| query::distance(&shape, &pose, &d.shape, &d.pose).unwrap().distance)
+            .filter(|&d| d <= max_distance)
+            .min_by(f32::total_cmp);
+        let all: Vec<_> = model.live.values().map(|(id, d)| (id, &d.shape, d.pose, world.aabb(*id))).collect();
+        assert_eq!(got.unwrap().map(|h| h.distance), want, "distance_to_nearest {shape:?} at {pose:?} within {max_distance}, world {all:?}");
     }
 }
 
@@ -789,4 +882,95 @@ pub fn run_snapshot(data: &[u8]) {
     }
     world.step();
     assert!(world.is_empty() && world.contacts().is_empty());
+}
+
+/// Distance, shape cast and time of impact on decoded shapes (valid, or assembled from fields
+/// and bytes), poses, translations, sweeps, fractions and target distances. Any input must get
+/// an answer or a typed error, never a panic; non-finite or non-unit poses, translations and
+/// fractions must be refused. Where every input is valid and within
+/// [`MAX_COORDINATE`](sapwood::MAX_COORDINATE): the distance is finite, `>= 0` and the same
+/// both ways round and with any cache; a cast's fraction lies in `[0, max]` and the shapes are
+/// within the target (plus tolerance) there; a time of impact's fraction lies in `[0, max]` and
+/// a hit leaves the shapes within the tolerance. The tolerance is the queries' documented
+/// `1e-4` of the smaller shape plus `2e-5` of the magnitudes involved (f32 rounding).
+pub fn run_queries(data: &[u8]) {
+    let mut b = Bytes::new(data);
+    let shape = |b: &mut Bytes| {
+        if b.u8().is_multiple_of(6) {
+            // A compound of constructor-built parts (a compound cannot hold invalid parts).
+            let n = 1 + b.u8() as usize % 3;
+            let parts: Vec<(Pose, Shape)> = (0..n).map(|_| (b.pose(), b.shape())).collect();
+            Shape::compound(parts).unwrap_or_else(|_| b.shape())
+        } else {
+            b.shape()
+        }
+    };
+    let (sa, sb) = (shape(&mut b), shape(&mut b));
+    let (pa, pb) = (b.pose(), b.pose());
+    let (ta, tb) = (b.vec2(), b.vec2());
+    let (ea, eb) = (b.pose(), b.pose());
+    let max = if b.u8().is_multiple_of(2) { 1.0 } else { b.f32() };
+    let target = if b.u8().is_multiple_of(2) { 0.0 } else { b.f32() };
+
+    let d = query::distance(&sa, &pa, &sb, &pb);
+    let d_rev = query::distance(&sb, &pb, &sa, &pa);
+    let mut cache = query::SimplexCache::default();
+    let _ = query::distance_cached(&sb, &pa, &sa, &pb, &mut cache); // another pair's cache
+    let d_cached = query::distance_cached(&sa, &pa, &sb, &pb, &mut cache);
+    let options = query::CastOptions { max_fraction: max, target_distance: target };
+    let cast = query::cast_shapes(&sa, &pa, ta, &sb, &pb, tb, &options);
+    let (wa, wb) = (query::Sweep::new(pa, ea), query::Sweep::new(pb, eb));
+    let toi = query::time_of_impact(&sa, &wa, &sb, &wb, max);
+
+    let poses_ok = [pa, pb, ea, eb].iter().all(|p| p.is_valid());
+    if !poses_ok {
+        if !pa.is_valid() || !pb.is_valid() {
+            assert_eq!(d.err(), Some(query::QueryError::NonFinite), "invalid poses {pa:?} {pb:?}");
+            assert_eq!(cast.err(), Some(query::QueryError::NonFinite), "invalid cast poses");
+        }
+        assert_eq!(toi.err(), Some(query::QueryError::NonFinite), "invalid sweep poses");
+        return;
+    }
+    let amounts_ok = max.is_finite() && max >= 0.0 && target.is_finite() && target >= 0.0;
+    if !ta.is_finite() || !tb.is_finite() || !amounts_ok {
+        assert!(cast.is_err(), "cast accepted {ta:?} {tb:?} {options:?}");
+    }
+    if !(max.is_finite() && max >= 0.0) {
+        assert!(toi.is_err(), "time of impact accepted max fraction {max}");
+    }
+    let sane = |v: Vec2| v.is_finite() && v.abs().max_element() <= MAX_COORDINATE;
+    let valid = sa.validate().is_ok()
+        && sb.validate().is_ok()
+        && [pa.p, pb.p, ea.p, eb.p, pa.p + ta, pb.p + tb].into_iter().all(sane)
+        && amounts_ok
+        && max <= 10.0
+        && target <= MAX_SHAPE_SIZE;
+    if !valid {
+        return;
+    }
+    let (ra, rb) = (sa.bounding_radius(), sb.bounding_radius());
+    let magnitude = |ps: &[Vec2]| ps.iter().map(|p| p.abs().max_element()).sum::<f32>() + ra + rb;
+    let tol = |ps: &[Vec2]| 1e-4 * ra.min(rb) + 2e-5 * magnitude(ps);
+
+    let (d, d_rev, d_cached) = (d.unwrap(), d_rev.unwrap(), d_cached.unwrap());
+    let t0 = tol(&[pa.p, pb.p]);
+    assert!(d.distance.is_finite() && d.distance >= 0.0, "distance {d:?}");
+    assert!((d.distance - d_rev.distance).abs() <= t0, "asymmetric: {d:?} vs {d_rev:?}");
+    assert!((d.distance - d_cached.distance).abs() <= t0, "cache changed the answer: {d:?} vs {d_cached:?}");
+    let dist_at = |pa: &Pose, pb: &Pose| query::distance(&sa, pa, &sb, pb).unwrap().distance;
+
+    if let Some(h) = cast.unwrap() {
+        assert!((0.0..=max).contains(&h.fraction), "cast fraction {h:?} outside [0, {max}]");
+        let (ha, hb) = (Pose { p: pa.p + h.fraction * ta, q: pa.q }, Pose { p: pb.p + h.fraction * tb, q: pb.q });
+        let t = tol(&[pa.p, pb.p, ta * max, tb * max]);
+        assert!(dist_at(&ha, &hb) <= target + 2.0 * t, "cast hit {h:?} leaves the shapes apart by more than the target");
+        assert!(!h.started_in_contact || h.fraction == 0.0, "{h:?}");
+    }
+    let toi = toi.unwrap();
+    assert!((0.0..=max).contains(&toi.fraction), "toi fraction {toi:?} outside [0, {max}]");
+    if toi.state == query::ToiState::Hit {
+        let t = tol(&[pa.p, pb.p, ea.p, eb.p]);
+        let apart = dist_at(&wa.at(toi.fraction), &wb.at(toi.fraction));
+        assert!(apart <= 2.0 * t, "toi hit {toi:?} with the shapes {apart} apart");
+    }
 }

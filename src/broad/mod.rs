@@ -33,6 +33,7 @@ pub use quadtree::Quadtree;
 pub use sap::IncrementalSap;
 pub use sort_sweep::SortSweep;
 pub use spatial_hash::SpatialHash;
+pub(crate) use tree::Grow;
 pub use tree::{DynamicTree, RayHit, TreeStats};
 
 use crate::math::Aabb;

@@ -13,9 +13,11 @@
 //! turned angle times its distance from the centre of rotation). So the step
 //! `(d - aim) / bound` never passes the first time the distance falls to `aim`, and repeating
 //! it from the new time converges on that time from below (Mirtich 1996; Catto's GDC 2013 talk
-//! on continuous collision). With no rotation the distance is a convex function of `t` (the
-//! distance from a point moving on a line to a convex set), the bound is its derivative, and
-//! the iteration is Newton's method: quadratic, one or two steps for a head-on hit.
+//! on continuous collision).
+//!
+//! With no rotation the distance is a convex function of `t` (the distance from a point moving
+//! on a line to a convex set), the bound is its derivative, and the iteration is Newton's
+//! method: quadratic, two to four steps for a head-on hit.
 
 use glam::Vec2;
 
@@ -101,9 +103,12 @@ pub(crate) const MAX_ITERATIONS: usize = 256;
 /// plus the rounding of the coordinates GJK works in. The advancement aims at the target plus
 /// half of it and stops within the target plus all of it, which keeps every step short of
 /// the true contact despite f32 rounding of the distance.
-pub(crate) fn tolerance(a: &Proxy, b: &Proxy, sa: &Sweep, sb: &Sweep) -> f32 {
+pub(crate) fn tolerance(a: &Proxy, b: &Proxy, sa: &Sweep, sb: &Sweep, max_t: f32) -> f32 {
     let (ea, eb) = (a.extent(), b.extent());
-    let span = (sb.start.p - sa.start.p).abs().max_element() + (sb.end.p - sa.end.p).abs().max_element();
+    // The relative offsets at the ends of the searched span, not of the whole sweep: a long
+    // translation searched over a short fraction stays in small coordinates.
+    let (d0, d1) = (sb.start.p - sa.start.p, sb.end.p - sa.end.p);
+    let span = d0.abs().max_element() + (d0 + max_t.min(1.0) * (d1 - d0)).abs().max_element();
     1e-4 * ea.min(eb) + 8.0 * f32::EPSILON * (span + ea + eb)
 }
 

@@ -97,7 +97,9 @@ pub fn cast_shapes(
     };
     let started_in_contact = adv.outcome == Outcome::AtStart;
     let mut normal = adv.at.normal;
-    if normal == Vec2::ZERO {
+    // The narrow-phase kernels trust their shapes; one assembled from bytes (unspecified
+    // answer, see `distance`) must not reach them.
+    if normal == Vec2::ZERO && sa.validate().is_ok() && sb.validate().is_ok() {
         normal = collide::contact(sa, pa, sb, pb).normal;
     }
     Ok(Some(CastHit {
@@ -116,7 +118,8 @@ pub fn cast_shapes(
 #[allow(clippy::too_many_arguments)]
 fn circles(ca: Vec2, ra: f32, ta: Vec2, cb: Vec2, rb: f32, tb: Vec2, target: f32, max_t: f32) -> Option<CastHit> {
     let (d, r) = (cb - ca, tb - ta);
-    let tol = 1e-4 * ra.min(rb) + 8.0 * f32::EPSILON * (d.abs().max_element() + (d + r).abs().max_element() + ra + rb);
+    let tol = 1e-4 * ra.min(rb)
+        + 8.0 * f32::EPSILON * (d.abs().max_element() + (d + max_t.min(1.0) * r).abs().max_element() + ra + rb);
     let reach = ra + rb + target;
     let t = if d.length_squared() <= (reach + tol) * (reach + tol) {
         0.0
@@ -162,7 +165,7 @@ pub(crate) fn earliest(
     max_t: f32,
 ) -> Option<(Advance, u32, u32)> {
     if let (Some(pa), Some(pb)) = (Proxy::of(sa), Proxy::of(sb)) {
-        let adv = advance(&pa, wa, &pb, wb, target, tolerance(&pa, &pb, wa, wb), max_t);
+        let adv = advance(&pa, wa, &pb, wb, target, tolerance(&pa, &pb, wa, wb, max_t), max_t);
         return (adv.outcome != Outcome::Missed).then_some((adv, 0, 0));
     }
     let mut best: Option<(Advance, u32, u32)> = None;
@@ -171,8 +174,8 @@ pub(crate) fn earliest(
         for (j, lb, b) in parts(sb) {
             let Some(pb) = part_proxy(&lb, &b) else { continue };
             let limit = best.map_or(max_t, |(adv, ..)| adv.t);
-            let tol = tolerance(&pa, &pb, wa, wb);
-            let (ca, cb) = (bounding_circle(&la, a.bounding_radius()), bounding_circle(&lb, b.bounding_radius()));
+            let tol = tolerance(&pa, &pb, wa, wb, max_t);
+            let (ca, cb) = (bounding_circle(&la, pa.reach_from(la.p)), bounding_circle(&lb, pb.reach_from(lb.p)));
             if advance(&ca, wa, &cb, wb, target, tol, limit).outcome == Outcome::Missed {
                 continue;
             }

@@ -108,7 +108,7 @@ fn closed_form(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Option<DistanceO
 /// Two boxes apart: the closest pair of points of two disjoint convex polygons always has a
 /// vertex of one of them, so the answer is the nearest of the eight corners to the other box
 /// (each a clamp in that box's frame). Overlapping boxes (by the separating-axis test on their
-/// four axes) are left to GJK, which finds a point common to both.
+/// four axes) and corner-to-corner answers are left to GJK.
 fn box_box(ha: Vec2, pa: &Pose, hb: Vec2, pb: &Pose) -> Option<DistanceOutput> {
     let xf = pa.inv_mul(pb);
     let (c, s) = (xf.q.c.abs(), xf.q.s.abs());
@@ -141,9 +141,28 @@ fn box_box(ha: Vec2, pa: &Pose, hb: Vec2, pb: &Pose) -> Option<DistanceOutput> {
         }
     }
     let (_, core_a, core_b, in_b) = best;
+    let d = core_b - core_a;
+    if d.x != 0.0 && d.y != 0.0 {
+        // Corner to corner: which corner is nearer is a rounding decision when two corners
+        // nearly tie, and the answer would depend on the argument order; GJK's simplex does
+        // not.
+        return None;
+    }
     let frame = if in_b { pb } else { pa };
-    let n = frame.q.rotate((core_b - core_a).normalize_or_zero());
+    let n = frame.q.rotate(if in_b { -clamp_normal(core_a, core_b) } else { clamp_normal(core_b, core_a) });
     Some(from_cores(frame.transform_point(core_a), 0.0, frame.transform_point(core_b), 0.0, n))
+}
+
+/// The unit direction from `q`, a point clamped into a box, to the point `v` it was clamped
+/// from: the face's own axis when one coordinate was clamped (exact however close `v` is), the
+/// difference's direction at a corner, zero inside.
+fn clamp_normal(v: Vec2, q: Vec2) -> Vec2 {
+    let d = v - q;
+    match (d.x == 0.0, d.y == 0.0) {
+        (false, true) => Vec2::new(d.x.signum(), 0.0),
+        (true, false) => Vec2::new(0.0, d.y.signum()),
+        _ => d.normalize_or_zero(),
+    }
 }
 
 /// A circle (A) against a box or a capsule (B): the centre's closest point on B's core, in B's
@@ -151,7 +170,11 @@ fn box_box(ha: Vec2, pa: &Pose, hb: Vec2, pb: &Pose) -> Option<DistanceOutput> {
 fn circle_against(centre: Vec2, radius: f32, shape: &Shape, pose: &Pose) -> DistanceOutput {
     let c = pose.inv_transform_point(centre);
     let (q, rb) = match shape {
-        Shape::Cuboid(b) => (c.clamp(-b.half_extents, b.half_extents), 0.0),
+        Shape::Cuboid(b) => {
+            let q = c.clamp(-b.half_extents, b.half_extents);
+            let n = -pose.q.rotate(clamp_normal(c, q));
+            return from_cores(centre, radius, pose.transform_point(q), 0.0, n);
+        }
         Shape::Capsule(k) => {
             let e = k.b - k.a;
             (k.a + ((c - k.a).dot(e) / e.length_squared()).clamp(0.0, 1.0) * e, k.radius)
@@ -165,14 +188,8 @@ fn circle_against(centre: Vec2, radius: f32, shape: &Shape, pose: &Pose) -> Dist
 /// The output for two cores' closest points and the unit normal between them (zero when the
 /// cores touch or overlap), grown by the radii.
 fn from_cores(core_a: Vec2, ra: f32, core_b: Vec2, rb: f32, n: Vec2) -> DistanceOutput {
-    let gap = (core_b - core_a).dot(n) - ra - rb;
-    let (point_a, point_b) = (core_a + ra * n, core_b - rb * n);
-    let (distance, point_a, point_b) = if gap > 0.0 && n != Vec2::ZERO {
-        (gap, point_a, point_b)
-    } else {
-        (0.0, 0.5 * (point_a + point_b), 0.5 * (point_a + point_b))
-    };
-    DistanceOutput { distance, point_a, point_b, normal: n, part_a: 0, part_b: 0 }
+    let d = with_radii(core_a, core_b, (core_b - core_a).dot(n), n, ra, rb);
+    DistanceOutput { distance: d.distance, point_a: d.point_a, point_b: d.point_b, normal: n, part_a: 0, part_b: 0 }
 }
 
 /// A distance in A's frame, radii applied.
@@ -188,15 +205,24 @@ pub(crate) struct LocalDistance {
 #[inline]
 pub(crate) fn proxy_distance(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> LocalDistance {
     let g = gjk(a, b, xf, cache);
-    let n = g.normal;
-    let gap = g.distance - (a.radius + b.radius);
-    let (pa, pb) = (g.point_a + a.radius * n, g.point_b - b.radius * n);
-    if gap > 0.0 {
-        return LocalDistance { distance: gap, point_a: pa, point_b: pb, normal: n };
+    with_radii(g.point_a, g.point_b, g.distance, g.normal, a.radius, b.radius)
+}
+
+/// The distance of two shapes from their cores' closest points `core_a`, `core_b` (`d` apart
+/// along the unit `n`, zero when the cores touch) and their radii.
+fn with_radii(core_a: Vec2, core_b: Vec2, d: f32, n: Vec2, ra: f32, rb: f32) -> LocalDistance {
+    let gap = d - (ra + rb);
+    if gap > 0.0 && n != Vec2::ZERO {
+        return LocalDistance { distance: gap, point_a: core_a + ra * n, point_b: core_b - rb * n, normal: n };
     }
-    // Overlapping: the midpoint of the stretch along the normal that lies in both shapes (both
-    // ends of it are in both when the cores are apart; all four points coincide when not).
-    let mid = 0.5 * (pa + pb);
+    // Overlapping: the midpoint of the stretch of the line through the cores' closest points
+    // that lies in both shapes. Along `n` from A's core point, A holds `[-ra, ra]` and B holds
+    // `[d - rb, d + rb]`; they meet since `d <= ra + rb`. Their intersection, not `[d - rb, ra]`:
+    // a small shape deep inside a large one ends before the large one's far surface. All of it
+    // is A's core point when the cores overlap (n = 0).
+    let lo = (d - rb).max(-ra);
+    let hi = ra.min(d + rb);
+    let mid = core_a + 0.5 * (lo + hi) * n;
     LocalDistance { distance: 0.0, point_a: mid, point_b: mid, normal: n }
 }
 
@@ -204,13 +230,14 @@ pub(crate) fn proxy_distance(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut Simple
 fn compound_distance(sa: &Shape, sb: &Shape, xf: &Pose) -> (LocalDistance, u32, u32) {
     let mut best: Option<(LocalDistance, u32, u32)> = None;
     for (i, la, a) in parts(sa) {
-        let (ca, ra) = (la.p, a.bounding_radius());
+        let Some(pa) = part_proxy(&la, &a) else { continue };
+        let (ca, ra) = (la.p, pa.reach_from(la.p));
         for (j, lb, b) in parts(sb) {
-            let lower = (xf.transform_point(lb.p) - ca).length() - ra - b.bounding_radius();
+            let Some(pb) = part_proxy(&lb, &b) else { continue };
+            let lower = (xf.transform_point(lb.p) - ca).length() - ra - pb.reach_from(lb.p);
             if best.is_some_and(|(d, ..)| lower >= d.distance) {
                 continue;
             }
-            let (Some(pa), Some(pb)) = (part_proxy(&la, &a), part_proxy(&lb, &b)) else { continue };
             let d = proxy_distance(&pa, &pb, xf, &mut SimplexCache::default());
             if best.is_none_or(|(b, ..)| d.distance < b.distance) {
                 best = Some((d, i, j));

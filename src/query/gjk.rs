@@ -45,8 +45,11 @@ impl Proxy {
                 p.count = 4;
             }
             Shape::Polygon(poly) => {
-                let n = poly.count();
-                p.points[..n].copy_from_slice(poly.vertices());
+                // A polygon assembled from bytes may claim no vertices or more than the arrays
+                // hold: never index past them, never build an empty proxy (the answer for such
+                // a shape is unspecified, but it is an answer).
+                let n = poly.count().clamp(1, MAX_POLYGON_VERTICES);
+                p.points[..n].copy_from_slice(&poly.vertices[..n]);
                 (p.count, p.radius) = (n, poly.radius);
             }
             Shape::Compound(_) | Shape::Chain(_) => return None,
@@ -86,6 +89,13 @@ impl Proxy {
     #[inline]
     pub fn extent(&self) -> f32 {
         self.points().iter().map(|v| v.abs().max_element()).fold(0.0, f32::max) + self.radius
+    }
+
+    /// The largest distance from `centre` to a point of the shape: the radius of a bounding
+    /// circle about it (safe for shapes assembled from bytes, unlike `Shape::bounding_radius`).
+    #[inline]
+    pub fn reach_from(&self, centre: Vec2) -> f32 {
+        self.points().iter().map(|v| (*v - centre).length()).fold(0.0, f32::max) + self.radius
     }
 
     /// The largest distance from the frame's origin to a point of the shape: how far a point
@@ -131,7 +141,8 @@ pub(crate) struct GjkOutput {
     /// The distance between the cores; 0 when they touch or overlap, and then
     /// `point_a == point_b` is a point of both.
     pub distance: f32,
-    /// Unit, from A's core to B's, when the distance is positive; zero otherwise. Taken from
+    /// Unit, from A's core to B's, when the distance is positive or the cores touch along a
+    /// simplex edge (the edge's normal); zero otherwise. Taken from
     /// the final simplex (the vertex difference, or the edge normal), not from the difference
     /// of the closest points, which is mostly rounding when the cores nearly touch.
     pub normal: Vec2,
@@ -153,19 +164,8 @@ struct Vertex {
 const MAX_ITERATIONS: usize = 24;
 
 /// The distance between the cores of `a` (in A's frame) and `b` (in B's frame) with B at `xf`
-/// relative to A, warm-started from `cache` and leaving the final simplex in it. A core that is
-/// a single point (a circle's) takes the closed form instead: the closest point of the other
-/// core, edge by edge.
+/// relative to A, warm-started from `cache` and leaving the final simplex in it.
 pub(crate) fn gjk(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> GjkOutput {
-    if b.count == 1 {
-        let q = xf.transform_point(b.points[0]);
-        let (pa, n) = closest_to_point(a.points(), q);
-        return output(pa, q, n);
-    }
-    if a.count == 1 {
-        let (pb, n) = closest_to_point(b.points(), xf.inv_transform_point(a.points[0]));
-        return output(a.points[0], xf.transform_point(pb), -xf.q.rotate(n));
-    }
     let make = |ia: usize, ib: usize| {
         let (wa, wb) = (a.points[ia], xf.transform_point(b.points[ib]));
         Vertex { wa, wb, w: wb - wa, a: 1.0, ia: ia as u8, ib: ib as u8 }
@@ -183,23 +183,30 @@ pub(crate) fn gjk(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> 
         s[0] = make(0, 0);
     }
 
-    for _ in 0..MAX_ITERATIONS {
+    // The simplex is solved at the top of every pass, the last one included, so that the loop
+    // never ends on a vertex added but not solved.
+    for pass in 0..=MAX_ITERATIONS {
         n = match n {
             2 => solve2(&mut s),
             3 => solve3(&mut s),
             _ => 1,
         };
-        if n == 3 {
-            break; // the origin is inside the triangle: the cores overlap
+        if n == 3 || pass == MAX_ITERATIONS {
+            break; // n == 3: the origin is inside the triangle, the cores overlap
         }
         let d = search_direction(&s[..n]);
-        if d == Vec2::ZERO {
+        if d == Vec2::ZERO || n == 2 && origin_on_segment(&s[..2]) {
             break; // the origin is on the simplex
         }
         // The support point of B - A along d: B's farthest along d, A's farthest against it.
         let v = make(a.support(-d), b.support(xf.q.inv_rotate(d)));
         if s[..n].iter().any(|u| u.ia == v.ia && u.ib == v.ib) {
             break; // no new support point: the simplex is the closest feature
+        }
+        // No progress towards the origin: another support point on the closest feature (two
+        // parallel edges give several), which would only make a flat triangle.
+        if v.w.dot(d) <= s[0].w.dot(d) {
+            break;
         }
         s[n] = v;
         n += 1;
@@ -221,55 +228,16 @@ pub(crate) fn gjk(a: &Proxy, b: &Proxy, xf: &Pose, cache: &mut SimplexCache) -> 
         2 => (-search_direction(&s[..2])).normalize_or_zero(),
         _ => Vec2::ZERO,
     };
-    let distance = if n < 3 { s[0].w.dot(normal).max(0.0) } else { 0.0 };
+    // Touching on a segment keeps the segment's normal: the cores touch along it (or, in the
+    // degenerate case of the origin on an inner edge, overlap), and a cast stopping there needs
+    // a direction.
+    let touching_edge = n == 2 && origin_on_segment(&s[..2]);
+    let distance = if n < 3 && !touching_edge { s[0].w.dot(normal).max(0.0) } else { 0.0 };
     if distance == 0.0 {
-        return GjkOutput { point_a: pa, point_b: pa, distance, normal: Vec2::ZERO };
+        let normal = if touching_edge { normal } else { Vec2::ZERO };
+        return GjkOutput { point_a: pa, point_b: pa, distance, normal };
     }
     GjkOutput { point_a: pa, point_b: pb, distance, normal }
-}
-
-/// The closest point of the convex hull of `pts` (counter-clockwise when three or more) to `x`,
-/// and the unit direction from it to `x` (zero when `x` is inside).
-fn closest_to_point(pts: &[Vec2], x: Vec2) -> (Vec2, Vec2) {
-    let on_segment = |a: Vec2, b: Vec2| {
-        let e = b - a;
-        let t = (x - a).dot(e) / e.length_squared();
-        a + t.clamp(0.0, 1.0) * e
-    };
-    let q = match pts {
-        [p] => *p,
-        [a, b] => on_segment(*a, *b),
-        _ => {
-            let mut best: Option<(Vec2, f32)> = None;
-            let mut inside = true;
-            for (i, &a) in pts.iter().enumerate() {
-                let b = pts[if i + 1 == pts.len() { 0 } else { i + 1 }];
-                if (b - a).perp_dot(x - a) < 0.0 {
-                    inside = false;
-                    let q = on_segment(a, b);
-                    let d = (x - q).length_squared();
-                    if best.is_none_or(|(_, bd)| d < bd) {
-                        best = Some((q, d));
-                    }
-                }
-            }
-            match best {
-                Some((q, _)) if !inside => q,
-                _ => x,
-            }
-        }
-    };
-    (q, (x - q).normalize_or_zero())
-}
-
-/// A [`GjkOutput`] from closest points and the unit normal from A's core to B's (zero when the
-/// cores touch or overlap).
-#[inline]
-fn output(point_a: Vec2, point_b: Vec2, normal: Vec2) -> GjkOutput {
-    if normal == Vec2::ZERO {
-        return GjkOutput { point_a, point_b: point_a, distance: 0.0, normal };
-    }
-    GjkOutput { point_a, point_b, distance: (point_b - point_a).dot(normal).max(0.0), normal }
 }
 
 /// The direction from the simplex (a point or a segment) towards the origin. For a segment it
@@ -282,6 +250,17 @@ fn search_direction(s: &[Vertex]) -> Vec2 {
     }
     let e = s[1].w - s[0].w;
     if e.perp_dot(-s[0].w) > 0.0 { e.perp() } else { -e.perp() }
+}
+
+/// Whether the origin lies on the segment `s[0]`–`s[1]` (its closest point, after `solve2`) up
+/// to the rounding of the end points: a few ulps of their magnitude, times the edge length the
+/// cross product carries. The cores then touch. Without this, deeply overlapping cores whose
+/// Minkowski difference has the origin on a simplex edge (coincident centres) come out a
+/// rounding error apart, not overlapping.
+#[inline]
+fn origin_on_segment(s: &[Vertex]) -> bool {
+    let e = s[1].w - s[0].w;
+    e.perp_dot(-s[0].w).abs() <= 8.0 * f32::EPSILON * e.length() * s[0].w.abs().max(s[1].w.abs()).max_element()
 }
 
 /// The closest point of segment `s[0]`–`s[1]` to the origin: keeps the vertices of its Voronoi

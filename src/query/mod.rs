@@ -5,7 +5,7 @@
 //! | where does a ray enter a shape? | [`ray_cast`], [`ray_cast_part`] | closed form per kind, in the shape's frame |
 //! | is a point inside? | [`contains_point`], [`containing_part`] | closed form per kind |
 //! | how far apart, and where? | [`distance`], [`distance_cached`] | GJK on the cores plus the radii; closed forms for circles and boxes |
-//! | where do two translating shapes first meet? | [`cast_shapes`] | conservative advancement (Newton's method on the convex distance) |
+//! | where do two translating shapes first meet? | [`cast_shapes`] | conservative advancement (Newton's method on the convex distance); closed form for two circles |
 //! | when do two translating, turning shapes first meet? | [`time_of_impact`] | conservative advancement with a rotation bound |
 //!
 //! For whole worlds, [`World`](crate::World) serves the same questions from its trees.

@@ -4,7 +4,7 @@ use glam::Vec2;
 
 use super::advance::{Outcome, Sweep};
 use super::cast::earliest;
-use super::{QueryError, check_amount, check_pose};
+use super::{QueryError, check_amount, check_pose, distance};
 use crate::shape::Shape;
 
 /// How a [`time_of_impact`] search ended.
@@ -88,8 +88,15 @@ pub fn time_of_impact(
             part_b: 0,
         });
     };
+    // `earliest` stops at the first part pair within the tolerance at the start; another pair
+    // of a compound may overlap there while that one does not.
+    let overlapping_at_start = || {
+        adv.at.distance == 0.0
+            || (matches!(sa, Shape::Compound(_)) || matches!(sb, Shape::Compound(_)))
+                && distance(sa, &sweep_a.start, sb, &sweep_b.start).is_ok_and(|d| d.distance == 0.0)
+    };
     let state = match adv.outcome {
-        Outcome::AtStart if adv.at.distance == 0.0 => ToiState::Overlapping,
+        Outcome::AtStart if overlapping_at_start() => ToiState::Overlapping,
         Outcome::AtStart | Outcome::Hit => ToiState::Hit,
         Outcome::Limit => ToiState::IterationLimit,
         Outcome::Missed => ToiState::Separated,

@@ -33,8 +33,10 @@ mod types;
 mod validate;
 
 pub use hooks::{ColliderView, PairHooks};
-pub use query::{QueryFilter, RayCastHit};
-pub use types::{ColliderDesc, Contact, Event, EventKind, MAX_COORDINATE, StepTimings, WorldConfig, WorldError};
+pub use query::{DistanceHit, QueryFilter, RayCastHit, ShapeCastHit};
+pub use types::{
+    ColliderDesc, Contact, Event, EventKind, Impact, MAX_COORDINATE, StepTimings, WorldConfig, WorldError,
+};
 
 use std::sync::Arc;
 
@@ -94,6 +96,8 @@ pub struct World {
     events: Vec<Event>,
     /// Events raised by removals since the last step, reported with the next step's.
     pending_events: Vec<Event>,
+    /// Each moved bullet's earliest impact in the last step, in bullet slot order.
+    impacts: Vec<Impact>,
     timings: StepTimings,
     /// Slots removed since the last step, made reusable once the broad phase has seen the
     /// removal (see `Columns::release`).
@@ -167,6 +171,7 @@ impl World {
             contact_pair: Vec::new(),
             events: Vec::new(),
             pending_events: Vec::new(),
+            impacts: Vec::new(),
             timings: StepTimings::default(),
             released: Vec::new(),
             moved: Vec::new(),
@@ -249,6 +254,13 @@ impl World {
         if desc.sensor {
             f |= flags::SENSOR;
         }
+        if desc.bullet {
+            f |= flags::BULLET;
+            self.cols.bullet_count += 1;
+            self.cols.sweep_start[s] = desc.pose;
+        } else {
+            self.cols.sweep_start[s] = Pose::IDENTITY;
+        }
         self.cols.flags[s] = f;
         self.moved.push(slot);
         Ok(self.cols.id(slot))
@@ -315,6 +327,25 @@ impl World {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
         Self::check_pose(&pose)?;
         self.cols.pose[s] = pose;
+        self.mark_moved(s);
+        Ok(())
+    }
+
+    /// Moves a collider without sweeping the move: for a bullet ([`ColliderDesc::bullet`]), the
+    /// next step's sweep starts at `pose` rather than at the pose of the last step, so the jump
+    /// reports no impact. This is how a solver places a bullet at its time of impact
+    /// ([`Impact::pose`]) after a step, or respawns one. For other colliders it is
+    /// [`World::set_pose`].
+    ///
+    /// # Errors
+    /// As [`World::set_pose`]; the world is unchanged then.
+    pub fn teleport(&mut self, id: ColliderId, pose: Pose) -> Result<(), WorldError> {
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        Self::check_pose(&pose)?;
+        self.cols.pose[s] = pose;
+        if self.cols.flags[s] & flags::BULLET != 0 {
+            self.cols.sweep_start[s] = pose;
+        }
         self.mark_moved(s);
         Ok(())
     }
@@ -447,6 +478,41 @@ impl World {
         let sb = self.cols.slot(b).ok_or(WorldError::StaleId)?;
         collide::contact_parts(&self.cols.shape[sa], &self.cols.pose[sa], &self.cols.shape[sb], &self.cols.pose[sb], f);
         Ok(())
+    }
+
+    /// The earliest impact of every bullet ([`ColliderDesc::bullet`]) that moved before the last
+    /// step, at most one per bullet, in ascending bullet id order: what a solver needs to
+    /// clamp or sub-step a fast body that would otherwise pass through a thin wall between two
+    /// steps. A bullet that hit nothing, or only colliders it already touched at the start of
+    /// its sweep (the contacts report those), has none. The time of impact is that of
+    /// [`query::time_of_impact`](crate::query::time_of_impact): never later than the true
+    /// first contact, and at most its tolerance (1e-4 of the smaller shape's size) short of
+    /// touching.
+    ///
+    /// Each bullet is swept linearly from its pose at the step before to its pose now (the
+    /// angle turning the short way); the collider it hits is held still at its current pose,
+    /// unless it is a bullet too, which is then swept over the same step. Sensor pairs, and
+    /// pairs that the filters or [`PairHooks::filter_pair`] exclude, give no impact.
+    ///
+    /// ```
+    /// use sapwood::{ColliderDesc, Pose, Shape, Vec2, World};
+    ///
+    /// let mut world = World::new();
+    /// let wall = world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(0.005, 5.0))?, Pose::IDENTITY).fixed())?;
+    /// let start = Pose::from_translation(Vec2::new(-50.0, 0.0));
+    /// let bullet = world.insert(ColliderDesc::new(Shape::circle(0.05)?, start).bullet())?;
+    /// world.step();
+    /// world.set_pose(bullet, Pose::from_translation(Vec2::new(50.0, 0.0)))?; // through the wall
+    /// world.step();
+    /// assert!(world.contacts().is_empty()); // it does not touch the wall where it is now
+    /// let hit = world.impacts()[0];
+    /// assert_eq!((hit.bullet.id(), hit.other.id()), (Some(bullet), Some(wall)));
+    /// assert!((hit.pose.p.x - (-0.055)).abs() < 0.01); // stopped at the wall's face
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn impacts(&self) -> &[Impact] {
+        &self.impacts
     }
 
     /// Events of the last step, plus those raised by removals before it, in ascending

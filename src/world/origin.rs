@@ -103,6 +103,16 @@ impl World {
                 continue;
             }
             cols.pose[s].p -= offset;
+            if cols.flags[s] & flags::BULLET != 0 {
+                // A sweep start is a pose, held to the same range; one that the shift would
+                // take out of it (a bullet that crossed most of the world in one step) starts
+                // its next sweep where it is, as after a teleport, rather than refusing a
+                // shift that every current pose allows.
+                cols.sweep_start[s].p -= offset;
+                if cols.sweep_start[s].p.abs().max_element() > MAX_COORDINATE {
+                    cols.sweep_start[s] = cols.pose[s];
+                }
+            }
             if cols.fat[s] != Aabb::EMPTY {
                 cols.aabb[s] = shifted(cols.aabb[s], offset);
                 cols.fat[s] = shifted(cols.fat[s], offset);

@@ -36,6 +36,10 @@ pub(super) struct Scratch {
     pub search: Vec<SearchChunk>,
     /// Per-chunk outputs of the parallel narrow phase and of the in-place contact update.
     pub narrow: Vec<NarrowChunk>,
+    /// The bullets that moved, in slot order: the continuous phase's work list.
+    pub bullets: Vec<u32>,
+    /// Beside each of `bullets`, its earliest impact, computed in parallel.
+    pub bullet_impacts: Vec<Option<crate::world::Impact>>,
 }
 
 /// One chunk's share of the parallel pair search (`World::search_escaped_pairs`).

@@ -2,8 +2,8 @@
 //!
 //! # What is hashed
 //! A step's outcome (ids, contacts and their order, events) is a function of the config, the
-//! live colliders' columns (generation, flags, pose, shape, tight and fat boxes, filter, and
-//! user data, which the world hands back), every slot's generation and liveness (they decide
+//! live colliders' columns (generation, flags, pose, a bullet's sweep start, shape, tight and
+//! fat boxes, filter, and user data, which the world hands back), every slot's generation and liveness (they decide
 //! the ids later inserts get), the slot free lists in order (reuse is last-in first-out), the
 //! pair slots (ids, touching, sensor and refused state, contact index, and the list links, whose order
 //! decides the order in which a removal ends pairs), the pair free list in order, the contacts
@@ -30,6 +30,7 @@ use xxhash_rust::xxh3::Xxh3;
 use super::{NONE, World, WorldConfig};
 use crate::broad::BroadPhaseKind;
 use crate::shape::Shape;
+use crate::storage::flags;
 
 /// Fixed, so that the value is the same in every run and every process.
 const SEED: u64 = 0x5A9_300D_57A7_E000;
@@ -150,7 +151,8 @@ impl World {
     /// rollback and lockstep games: peers that exchange it every frame find the first frame at
     /// which their worlds diverged. Two worlds that got to the same state the same way (any
     /// thread count, any run, or through a snapshot round trip) give the same value; any
-    /// difference in a collider's pose, shape, filter, static or sensor flag, user data,
+    /// difference in a collider's pose, shape, filter, static, sensor or bullet flag, a
+    /// bullet's sweep start, user data,
     /// membership (an insert or a removal) or id, in the pairs, the contacts or the pending
     /// events gives another value, except with the 2^-64 chance of a collision.
     ///
@@ -200,6 +202,13 @@ impl World {
             h.slice(&cols.filter[run.clone()]);
             h.slice(&cols.user_data[run.clone()]);
             h.slice(&cols.pair_head[run.clone()]);
+            // Only bullets have a sweep start (the others hold the identity), so only theirs
+            // can differ between two worlds.
+            for s in run.clone() {
+                if cols.flags[s] & flags::BULLET != 0 {
+                    h.slice(std::slice::from_ref(&cols.sweep_start[s]));
+                }
+            }
             for shape in &cols.shape[run] {
                 h.shape(shape);
             }

@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use crate::broad::BroadPhaseKind;
 use crate::collide::Manifold;
+use glam::Vec2;
+
 use crate::math::Pose;
 use crate::shape::{Shape, ShapeError};
 use crate::storage::{ColliderId, Filter, RawColliderId};
@@ -106,6 +108,11 @@ pub struct ColliderDesc {
     pub is_static: bool,
     /// A sensor reports [`EventKind::SensorEntered`]/[`EventKind::SensorExited`] and no manifold.
     pub sensor: bool,
+    /// A fast collider (a bullet): each step sweeps it from its pose at the step before to its
+    /// new pose, so that its broad-phase box covers the whole motion, and reports its earliest
+    /// time of impact in [`World::impacts`](crate::World::impacts). Contacts and events are
+    /// those of its current pose, as for any collider.
+    pub bullet: bool,
     /// Which colliders this one pairs with.
     pub filter: Filter,
     /// Free for the user (the hecs integration stores the entity here).
@@ -116,7 +123,7 @@ impl ColliderDesc {
     /// A moving, non-sensor collider with the default filter.
     #[must_use]
     pub fn new(shape: Shape, pose: Pose) -> Self {
-        Self { shape, pose, is_static: false, sensor: false, filter: Filter::default(), user_data: 0 }
+        Self { shape, pose, is_static: false, sensor: false, bullet: false, filter: Filter::default(), user_data: 0 }
     }
 
     /// The same, static.
@@ -130,6 +137,15 @@ impl ColliderDesc {
     #[must_use]
     pub fn sensor(mut self) -> Self {
         self.sensor = true;
+        self
+    }
+
+    /// The same, as a bullet (see [`ColliderDesc::bullet`](#structfield.bullet)): a fast
+    /// collider whose motion between steps is swept, and whose earliest impact each step is
+    /// reported in [`World::impacts`](crate::World::impacts).
+    #[must_use]
+    pub fn bullet(mut self) -> Self {
+        self.bullet = true;
         self
     }
 
@@ -159,6 +175,32 @@ pub struct Contact {
     pub b: RawColliderId,
     /// The manifold.
     pub manifold: Manifold,
+}
+
+/// A bullet's earliest impact during the last step (see [`World::impacts`](crate::World::impacts)).
+/// `Pod`, like [`Contact`].
+///
+/// The step swept the bullet from its pose at the step before to its pose now; `fraction` is
+/// how far along that sweep it first touched `other` (0 = start, 1 = end), and `pose` is the
+/// bullet's pose then (the sweep interpolates the position linearly and the angle the short
+/// way). A solver clamps the bullet there, or sub-steps to that time.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Impact {
+    /// The bullet.
+    pub bullet: RawColliderId,
+    /// The collider it hit first.
+    pub other: RawColliderId,
+    /// Time of impact as a fraction of the step's sweep, in `[0, 1]` (0 for a bullet that starts
+    /// the step a hair's breadth from the collider, apart but within the time-of-impact
+    /// tolerance, and moves towards it).
+    pub fraction: f32,
+    /// The contact point at the time of impact (world space).
+    pub point: Vec2,
+    /// The unit contact normal at the time of impact, from the bullet towards `other`.
+    pub normal: Vec2,
+    /// The bullet's pose at the time of impact.
+    pub pose: Pose,
 }
 
 /// What happened to a pair.
@@ -202,7 +244,10 @@ pub struct StepTimings {
     /// (c) Manifolds of the pairs with a moved collider, written to the contacts array, with the
     /// events of the pairs that started or stopped touching.
     pub narrow_phase: Duration,
-    /// (d) The events raised by removals since the last step merged in, and all events sorted.
+    /// (d) The earliest impact of each bullet that moved, by time-of-impact queries over its
+    /// candidate pairs.
+    pub continuous: Duration,
+    /// (e) The events raised by removals since the last step merged in, and all events sorted.
     pub events: Duration,
 }
 
@@ -210,6 +255,6 @@ impl StepTimings {
     /// The whole step.
     #[must_use]
     pub fn total(&self) -> Duration {
-        self.aabbs + self.broad_phase + self.narrow_phase + self.events
+        self.aabbs + self.broad_phase + self.narrow_phase + self.continuous + self.events
     }
 }

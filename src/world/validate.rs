@@ -2,7 +2,7 @@
 
 use super::{NONE, World};
 use crate::broad::{Pair, same_pairs, sweep_pairs};
-use crate::math::Aabb;
+use crate::math::{Aabb, Pose};
 use crate::storage::flags;
 
 impl World {
@@ -81,11 +81,32 @@ impl World {
             return Err("contacts and their owning pairs disagree".into());
         }
         self.validate_lists(live.len())?;
+        self.validate_bullets()?;
 
         live.sort_unstable();
         same_pairs(&live, &self.fat_box_pairs(), "candidate pairs against the allowed fat-box overlaps")?;
         self.movers.validate().map_err(|e| format!("movers' broad phase: {e}"))?;
         self.tree.validate().map_err(|e| format!("static tree: {e}"))
+    }
+
+    /// The bullet count matches the flags, and only bullets have a sweep start.
+    fn validate_bullets(&self) -> Result<(), String> {
+        let cols = &self.cols;
+        let mut bullets = 0;
+        for s in (0..cols.alive.len()).filter(|&s| cols.alive[s]) {
+            if cols.flags[s] & flags::BULLET != 0 {
+                bullets += 1;
+                if !cols.sweep_start[s].is_valid() {
+                    return Err(format!("slot {s}: a bullet's sweep start is not a valid pose"));
+                }
+            } else if cols.sweep_start[s] != Pose::IDENTITY {
+                return Err(format!("slot {s}: a collider that is not a bullet has a sweep start"));
+            }
+        }
+        if bullets != cols.bullet_count {
+            return Err(format!("{bullets} live bullets, counted {}", cols.bullet_count));
+        }
+        Ok(())
     }
 
     /// Every collider's pair list holds only its own pairs, with `prev` links mirroring `next`,

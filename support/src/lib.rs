@@ -7,6 +7,7 @@
 //! for the oracle tests) and `peers` (rapier2d).
 
 pub mod cpu;
+pub mod exact_query;
 pub mod f64_rng;
 pub mod frame_times;
 pub mod pacer;

@@ -21,6 +21,7 @@
 //!   counts), in rapier when one of its manifold points has a negative distance.
 
 pub mod box2d;
+pub mod box2d_query;
 
 use std::time::{Duration, Instant};
 

@@ -51,6 +51,7 @@ mod query;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use query::Grow;
 use query::SmallStack;
 
 use crate::broad::{BroadPhase, Pair, pair};

@@ -43,32 +43,65 @@ impl<T: Copy, const N: usize> SmallStack<T, N> {
     }
 }
 
+/// How node and leaf boxes are grown before a ray test.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Grow {
+    /// Half extents added on every side: a box of these half extents swept along the ray (a
+    /// shape cast) touches a box exactly when the ray's point enters the box grown by them
+    /// (Minkowski sum), so a shape cast walks the tree as a ray cast does.
+    pub half: Vec2,
+    /// Then grow by [`Aabb::with_rounding_slack`] (scene queries whose candidates get an exact
+    /// shape test, which can accept a probe that misses the box by a rounding error).
+    pub slack: bool,
+}
+
+impl Grow {
+    /// The stored boxes as they are.
+    pub const NONE: Grow = Grow { half: Vec2::ZERO, slack: false };
+    /// The stored boxes with their rounding slack.
+    pub const SLACK: Grow = Grow { half: Vec2::ZERO, slack: true };
+
+    #[inline]
+    fn apply(&self, b: &Aabb) -> Aabb {
+        let b = if self.half == Vec2::ZERO { *b } else { Aabb { min: b.min - self.half, max: b.max + self.half } };
+        if self.slack { b.with_rounding_slack() } else { b }
+    }
+}
+
 /// A ray with its reciprocal direction, tested against node boxes by [`Aabb::slab_cast`], the
 /// arithmetic of [`Aabb::ray_cast`] (same `inv = 1/d`, same products). That makes the test
 /// monotone under containment: if a leaf's box is hit then every ancestor's box is hit no later,
 /// so pruning by the ancestors never loses a hit that the brute-force slab test would report.
+/// Growing keeps containment: a parent's grown box contains its children's (the same half
+/// extents, added with monotone rounding, and a larger box has at least the slack of a smaller
+/// one inside it).
 struct RaySlab {
     origin: Vec2,
     dir: Vec2,
     inv: Vec2,
-    /// Test every box grown by [`Aabb::with_rounding_slack`] (scene queries whose candidates
-    /// then get an exact shape cast); else the stored boxes as they are.
-    slack: bool,
+    grow: Grow,
 }
 
 impl RaySlab {
-    fn new(ray: &Ray, slack: bool) -> Self {
-        Self { origin: ray.origin, dir: ray.dir, inv: Vec2::new(1.0 / ray.dir.x, 1.0 / ray.dir.y), slack }
+    fn new(ray: &Ray, grow: Grow) -> Self {
+        Self { origin: ray.origin, dir: ray.dir, inv: Vec2::new(1.0 / ray.dir.x, 1.0 / ray.dir.y), grow }
     }
 
     #[inline]
     fn cast(&self, b: &Aabb, max_t: f32) -> Option<f32> {
-        if self.slack {
-            b.with_rounding_slack().slab_cast(self.origin, self.dir, self.inv, max_t)
-        } else {
+        if self.grow == Grow::NONE {
             b.slab_cast(self.origin, self.dir, self.inv, max_t)
+        } else {
+            self.grow.apply(b).slab_cast(self.origin, self.dir, self.inv, max_t)
         }
     }
+}
+
+/// The distance between two boxes (0 when they overlap or touch): a lower bound on the distance
+/// between any shapes inside them.
+#[inline]
+pub(super) fn box_distance(a: &Aabb, b: &Aabb) -> f32 {
+    (a.min - b.max).max(b.min - a.max).max(Vec2::ZERO).length()
 }
 
 impl DynamicTree {
@@ -116,14 +149,13 @@ impl DynamicTree {
 
     /// The core ray traversal: visits the leaves whose tight boxes the ray enters within the
     /// current `max_t`, children nearer first, pruning nodes entered beyond `max_t`, which `visit`
-    /// may lower. `visit(id, t_box, &mut max_t)` returns `false` to stop.
-    /// With `slack`, every box is grown by its rounding slack: a parent's slack is at least its
-    /// children's (larger and farther out), so pruning stays consistent.
-    fn ray_traverse(&self, ray: &Ray, max_t: f32, slack: bool, mut visit: impl FnMut(u32, f32, &mut f32) -> bool) {
+    /// may lower. `visit(id, t_box, &mut max_t)` returns `false` to stop. Every box is grown by
+    /// `grow` first (see [`RaySlab`] for why pruning stays consistent).
+    fn ray_traverse(&self, ray: &Ray, max_t: f32, grow: Grow, mut visit: impl FnMut(u32, f32, &mut f32) -> bool) {
         if self.root == NULL || max_t.is_nan() || max_t < 0.0 {
             return;
         }
-        let slab = RaySlab::new(ray, slack);
+        let slab = RaySlab::new(ray, grow);
         let mut max_t = max_t;
         let Some(t_root) = slab.cast(&self.nodes[self.root as usize].aabb, max_t) else { return };
         let exact = self.exact_leaves();
@@ -175,20 +207,21 @@ impl DynamicTree {
     /// value, a negative value to ignore the candidate) continues unchanged. The world runs its
     /// exact shape casts in the callback.
     pub fn ray_cast_all(&self, ray: &Ray, max_t: f32, callback: impl FnMut(u32, f32) -> f32) {
-        self.ray_cast_all_with(ray, max_t, false, callback);
+        self.ray_cast_all_with(ray, max_t, Grow::NONE, callback);
     }
 
-    /// [`DynamicTree::ray_cast_all`], with every box grown by its rounding slack when `slack`
-    /// is set: the world's scene queries, whose exact shape casts may hit a shape whose box the
-    /// ray misses by a rounding error.
+    /// [`DynamicTree::ray_cast_all`], with every box grown by `grow`: the world's scene
+    /// queries, whose exact shape casts may hit a shape whose box the ray misses by a rounding
+    /// error, and its shape casts, which cast the probe's box (a ray against boxes grown by its
+    /// half extents).
     pub(crate) fn ray_cast_all_with(
         &self,
         ray: &Ray,
         max_t: f32,
-        slack: bool,
+        grow: Grow,
         mut callback: impl FnMut(u32, f32) -> f32,
     ) {
-        self.ray_traverse(ray, max_t, slack, |id, t_box, max_t| {
+        self.ray_traverse(ray, max_t, grow, |id, t_box, max_t| {
             let r = callback(id, t_box);
             if r == 0.0 {
                 return false;
@@ -209,20 +242,20 @@ impl DynamicTree {
         max_t: f32,
         hit_fn: impl FnMut(u32, f32) -> Option<f32>,
     ) -> Option<RayHit> {
-        self.ray_cast_closest_with(ray, max_t, false, hit_fn)
+        self.ray_cast_closest_with(ray, max_t, Grow::NONE, hit_fn)
     }
 
-    /// [`DynamicTree::ray_cast_closest`], with the boxes grown by their rounding slack when
-    /// `slack` is set (see [`DynamicTree::ray_cast_all_with`]).
+    /// [`DynamicTree::ray_cast_closest`], with the boxes grown by `grow` (see
+    /// [`DynamicTree::ray_cast_all_with`]).
     pub(crate) fn ray_cast_closest_with(
         &self,
         ray: &Ray,
         max_t: f32,
-        slack: bool,
+        grow: Grow,
         mut hit_fn: impl FnMut(u32, f32) -> Option<f32>,
     ) -> Option<RayHit> {
         let mut best: Option<RayHit> = None;
-        self.ray_traverse(ray, max_t, slack, |id, t_box, max_t| {
+        self.ray_traverse(ray, max_t, grow, |id, t_box, max_t| {
             if let Some(t) = hit_fn(id, t_box)
                 && t >= 0.0
                 && t <= *max_t
@@ -242,6 +275,54 @@ impl DynamicTree {
     #[must_use]
     pub fn ray_cast(&self, ray: &Ray, max_t: f32) -> Option<RayHit> {
         self.ray_cast_closest(ray, max_t, |_, t| Some(t))
+    }
+
+    /// Visits the leaves whose tight boxes lie within the current bound of `aabb` (box
+    /// distance, 0 when they overlap), nearer subtrees first, pruning every node farther than the
+    /// bound, which `visit(id, box_distance, &mut bound)` may lower as it finds closer shapes:
+    /// a nearest-neighbour search whose cost shrinks with the answer, not with `max_distance`.
+    /// Nodes exactly at the bound are still visited, so an equally near candidate with a
+    /// smaller id can still win. With `slack`, stored boxes are grown by their rounding slack.
+    pub(crate) fn nearest_with(
+        &self,
+        aabb: &Aabb,
+        max_distance: f32,
+        slack: bool,
+        mut visit: impl FnMut(u32, f32, &mut f32),
+    ) {
+        if self.root == NULL || max_distance.is_nan() || max_distance < 0.0 {
+            return;
+        }
+        let grow = if slack { Grow::SLACK } else { Grow::NONE };
+        let dist = |b: &Aabb| box_distance(aabb, &grow.apply(b));
+        let mut bound = max_distance;
+        let exact = self.exact_leaves();
+        let mut stack = SmallStack::<(u32, f32), 64>::new((NULL, 0.0));
+        stack.push((self.root, dist(&self.nodes[self.root as usize].aabb)));
+        while let Some((n, d)) = stack.pop() {
+            if d > bound {
+                continue;
+            }
+            let node = &self.nodes[n as usize];
+            if node.is_leaf() {
+                let id = node.child2;
+                let d_box = if exact { d } else { dist(&self.tight[id as usize]) };
+                if d_box <= bound {
+                    visit(id, d_box, &mut bound);
+                }
+                continue;
+            }
+            let (c1, c2) = (node.child1, node.child2);
+            let (d1, d2) = (dist(&self.nodes[c1 as usize].aabb), dist(&self.nodes[c2 as usize].aabb));
+            // The nearer child on top, so it is searched first and lowers the bound for the other.
+            if d1 <= d2 {
+                stack.push((c2, d2));
+                stack.push((c1, d1));
+            } else {
+                stack.push((c1, d1));
+                stack.push((c2, d2));
+            }
+        }
     }
 
     /// Calls `f(a, b)` once for every pair of stored ids whose tight boxes overlap (in the order

@@ -1,6 +1,7 @@
 //! Tests of [`DynamicTree`] against brute force, plus a report of tree quality and query speed
 //! per insertion strategy (`#[ignore]`d; see `tree_quality_report`).
 
+use super::query::box_distance;
 use super::*;
 use crate::broad::brute::testkit::brute_pairs;
 use crate::broad::{BroadPhaseKind, diff_sorted_pairs};
@@ -724,5 +725,63 @@ fn tree_quality_report() {
         let start = std::time::Instant::now();
         t.rebuild();
         row(&label, "then rebuild (binned SAH)", start.elapsed().as_secs_f64() * 1e3, t);
+    }
+}
+
+/// Box casts (a ray against boxes grown by the probe's half extents) and the nearest-box
+/// search, against brute force over the same boxes, in trees with and without a fat margin
+/// (which decides whether the leaves' tight boxes are tested separately).
+#[test]
+fn box_cast_and_nearest_match_brute_force() {
+    for (seed, margin) in [(41u64, 0.0f32), (42, 0.4)] {
+        let mut rng = SplitMix64::new(seed);
+        let mut t = DynamicTree::new(margin);
+        let mut boxes = Vec::new();
+        for id in 0..600u32 {
+            let b = random_box(&mut rng, 100.0, 2.0);
+            t.insert(id, b);
+            boxes.push(b);
+        }
+        t.validate().unwrap();
+        for _ in 0..400 {
+            let probe = random_box(&mut rng, 100.0, 3.0);
+            let d = Vec2::new(rng.range(-60.0, 60.0), rng.range(-60.0, 60.0));
+            let d = if rng.range(0.0, 1.0) < 0.1 { Vec2::new(d.x, 0.0) } else { d };
+            let grow = Grow { half: probe.half_extents(), slack: false };
+            let ray = Ray::new(probe.center(), d);
+            let max_t = rng.range(0.0, 1.2);
+            let grown = |b: &Aabb| Aabb { min: b.min - grow.half, max: b.max + grow.half };
+            // Every candidate, by its entry parameter.
+            let mut all = Vec::new();
+            t.ray_cast_all_with(&ray, max_t, grow, |id, _| {
+                all.push(id);
+                max_t
+            });
+            let brute: Vec<u32> = (0..boxes.len() as u32)
+                .filter(|&i| grown(&boxes[i as usize]).ray_cast(&ray, max_t).is_some())
+                .collect();
+            assert_eq!(sorted(all), brute, "box cast set, seed {seed}");
+            // The closest, ties to the smaller id.
+            let best = brute
+                .iter()
+                .map(|&i| (grown(&boxes[i as usize]).ray_cast(&ray, max_t).unwrap(), i))
+                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let hit = t.ray_cast_closest_with(&ray, max_t, grow, |_, tb| Some(tb));
+            assert_eq!(hit.map(|h| (h.t, h.id)), best, "closest box cast, seed {seed}");
+            // The nearest box within a bound, the bound lowered as closer boxes are found.
+            let max_d = rng.range(0.0, 20.0);
+            let mut nearest: Option<(f32, u32)> = None;
+            t.nearest_with(&probe, max_d, false, |id, dist, bound| {
+                if nearest.is_none_or(|(nd, ni)| dist < nd || (dist == nd && id < ni)) {
+                    nearest = Some((dist, id));
+                    *bound = dist;
+                }
+            });
+            let brute = (0..boxes.len() as u32)
+                .map(|i| (box_distance(&probe, &boxes[i as usize]), i))
+                .filter(|&(dist, _)| dist <= max_d)
+                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            assert_eq!(nearest, brute, "nearest box, seed {seed}");
+        }
     }
 }

@@ -20,16 +20,17 @@
 //! checksum gives a [`SnapshotError`], never a panic, and no length read from the bytes
 //! allocates more than the bytes could fill.
 //!
-//! # Format (version 5, little-endian throughout)
+//! # Format (version 6, little-endian throughout)
 //! ```text
 //!  magic     8 bytes  "SAPWOOD\0"
-//!  version   u32      5 (other versions are refused: there is no migration)
+//!  version   u32      6 (other versions are refused: there is no migration)
 //!  checksum  u64      XXH3-64, seed 0, of every byte after this field
-//!  then seven sections, always in this order, each  tag [u8; 4] | byte length u64 | payload
+//!  then eight sections, always in this order, each  tag [u8; 4] | byte length u64 | payload
 //!   CONF  broad-phase kind (u8 tag + fields), aabb_margin, aabb_margin_ratio, large_extent,
 //!         aabb_motion_factor (f32 bits)
-//!   SLOT  n u32, then per slot: generation u32, alive u8, flags u8, pose 4×f32, tight box
-//!         4×f32, fat box 4×f32, filter 3×u32, user_data u64, shape (kind u8 + fields; a
+//!   SLOT  n u32, then per slot: generation u32, alive u8, flags u8, pose 4×f32, sweep start
+//!         4×f32 (a bullet's pose as of the last step; the identity for other colliders), tight
+//!         box 4×f32, fat box 4×f32, filter 3×u32, user_data u64, shape (kind u8 + fields; a
 //!         polygon is its 144 `Pod` bytes as 36 little-endian words; a compound, kind 4, is
 //!         a part count u32 (1..=128) then per part a pose 4×f32 and a convex shape; a
 //!         segment, kind 5, is a, b, radius; a chain, kind 6, is flags u8 (1 closed,
@@ -43,6 +44,8 @@
 //!   CONT  n u32, per contact: owning pair slot u32, manifold (normal, 2 points, count; the ids
 //!         `a`, `b` are derived from the pair)
 //!   EVNT  pending events, then last step's events: each n u32 + n×(a, b raw ids, kind u8)
+//!   IMPC  last step's impacts: n u32 + n×(bullet, other raw ids, fraction, point 2×f32,
+//!         normal 2×f32, pose 4×f32)
 //! ```
 //! Floats are stored as their bit patterns, so a round trip is exact, NaN payloads included.
 
@@ -59,7 +62,7 @@ use crate::shape::ShapeError;
 
 const MAGIC: [u8; 8] = *b"SAPWOOD\0";
 /// The format version this build writes and reads.
-pub const SNAPSHOT_VERSION: u32 = 5;
+pub const SNAPSHOT_VERSION: u32 = 6;
 /// Where the checksum sits (after magic and version), and where the bytes it covers start.
 const CHECKSUM_AT: usize = MAGIC.len() + 4;
 const PAYLOAD_AT: usize = CHECKSUM_AT + 8;
@@ -71,6 +74,7 @@ const PAIR: [u8; 4] = *b"PAIR";
 const LINK: [u8; 4] = *b"LINK";
 const CONT: [u8; 4] = *b"CONT";
 const EVNT: [u8; 4] = *b"EVNT";
+const IMPC: [u8; 4] = *b"IMPC";
 
 /// Smallest encoded sizes of repeated records, used to cap counts read from the bytes before
 /// anything is allocated: a count can never claim more records than the remaining bytes hold.
@@ -82,6 +86,7 @@ const PAIR_SENSOR: u8 = 1;
 const PAIR_REFUSED: u8 = 2;
 const CONTACT_BYTES: usize = 4 + 4 * (2 + 2 * 4 + 1);
 const EVENT_BYTES: usize = 4 * 4 + 1;
+const IMPACT_BYTES: usize = 4 * 4 + 4 * 9;
 
 /// Why bytes could not be turned into a [`World`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,7 +216,8 @@ pub fn reseal(bytes: &mut [u8]) -> Result<(), SnapshotError> {
 
 impl World {
     /// The whole world as bytes (see the [format](crate::snapshot)). [`World::from_bytes`]
-    /// restores it: same ids, and the same contacts and events from every following step.
+    /// restores it: same ids, and the same contacts, events and impacts from every following
+    /// step.
     ///
     /// ```
     /// use sapwood::{ColliderDesc, Pose, Shape, Vec2, World};
@@ -243,6 +249,7 @@ impl World {
         w.section(LINK, |w| write::links(w, self));
         w.section(CONT, |w| write::contacts(w, self));
         w.section(EVNT, |w| write::events(w, self));
+        w.section(IMPC, |w| write::impacts(w, self));
         seal(&mut out[start..]);
     }
 
@@ -275,6 +282,7 @@ impl World {
         read::links(&mut r, &mut world)?;
         read::contacts(&mut r, &mut world)?;
         read::events(&mut r, &mut world)?;
+        read::impacts(&mut r, &mut world)?;
         if !r.bytes.is_empty() {
             return Err(SnapshotError::TrailingBytes);
         }

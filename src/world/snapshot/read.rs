@@ -8,14 +8,15 @@ use glam::Vec2;
 
 use super::codec::{MIN_SLOT_BYTES, Reader, SlotRecord};
 use super::{
-    CONF, CONT, CONTACT_BYTES, EVENT_BYTES, EVNT, LINK, LIST, MAGIC, PAIR, PAIR_BYTES, PAIR_REFUSED, PAIR_SENSOR,
-    Result, SLOT, SNAPSHOT_VERSION, SnapshotError, bad, checksum,
+    CONF, CONT, CONTACT_BYTES, EVENT_BYTES, EVNT, IMPACT_BYTES, IMPC, LINK, LIST, MAGIC, PAIR, PAIR_BYTES,
+    PAIR_REFUSED, PAIR_SENSOR, Result, SLOT, SNAPSHOT_VERSION, SnapshotError, bad, checksum,
 };
 use crate::broad::{BroadPhaseKind, Pair};
 use crate::collide::{Manifold, ManifoldPoint};
-use crate::math::Aabb;
+use crate::math::{Aabb, Pose};
+use crate::storage::RawColliderId;
 use crate::storage::flags;
-use crate::world::{Contact, NONE, PairSlot, World, WorldConfig};
+use crate::world::{Contact, Impact, NONE, PairSlot, World, WorldConfig};
 
 /// Magic and version.
 pub(super) fn header(r: &mut Reader<'_>) -> Result<()> {
@@ -96,8 +97,11 @@ pub(super) fn slots(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
                 return Err(bad("a dead slot has flags"));
             }
         } else {
-            if f & !(flags::STATIC | flags::SENSOR | flags::IN_TREE | flags::MOVED) != 0 {
+            if f & !(flags::STATIC | flags::SENSOR | flags::IN_TREE | flags::MOVED | flags::BULLET) != 0 {
                 return Err(bad("unknown flag bits"));
+            }
+            if f & flags::BULLET == 0 && rec.sweep_start != Pose::IDENTITY {
+                return Err(bad("a collider that is not a bullet has a sweep start"));
             }
             if fat == Aabb::EMPTY {
                 // Inserted since the last step: in no structure yet, waiting in `moved`.
@@ -118,6 +122,7 @@ pub(super) fn slots(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
                 }
             }
             cols.alive_count += 1;
+            cols.bullet_count += u32::from(f & flags::BULLET != 0);
         }
         rec.push(cols);
     }
@@ -317,6 +322,28 @@ pub(super) fn events(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
         }
     }
     s.finish(EVNT)
+}
+
+/// Last step's impacts: ids below the slot count with a non-zero generation (like events', they
+/// may name colliders removed since), floats as stored.
+pub(super) fn impacts(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
+    let n = world.cols.generation.len();
+    let mut s = r.section(IMPC)?;
+    let ni = s.count(IMPACT_BYTES)?;
+    world.impacts.reserve_exact(ni);
+    for _ in 0..ni {
+        let mut id = || -> Result<RawColliderId> {
+            let raw = RawColliderId { index: s.u32()?, generation: s.u32()? };
+            if raw.generation == 0 || raw.index as usize >= n {
+                return Err(bad("an impact names no slot"));
+            }
+            Ok(raw)
+        };
+        let (bullet, other) = (id()?, id()?);
+        let (fraction, point, normal, pose) = (s.f32()?, s.vec2()?, s.vec2()?, s.pose()?);
+        world.impacts.push(Impact { bullet, other, fraction, point, normal, pose });
+    }
+    s.finish(IMPC)
 }
 
 impl World {

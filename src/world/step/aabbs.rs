@@ -47,7 +47,13 @@ impl World {
             let s = slot as usize;
             let last_tight = std::mem::replace(&mut cols.aabb[s], tight);
             let fat = cols.fat[s];
-            if fat.contains(&tight) {
+            // What the fat box must cover: the tight box, or for a bullet its whole sweep.
+            let reach = if cols.flags[s] & flags::BULLET != 0 {
+                super::ccd::sweep_box(&cols.shape[s], &cols.sweep_start[s], &cols.pose[s], tight)
+            } else {
+                tight
+            };
+            if fat.contains(&reach) {
                 continue;
             }
             let is_new = !cols.is_placed(s);
@@ -56,7 +62,7 @@ impl World {
             // pairs: a long wall's margin grows with its length, and every collider within that
             // margin would keep a live pair with it.
             cols.fat[s] = if cols.flags[s] & flags::STATIC != 0 {
-                tight
+                reach
             } else {
                 let jitter = renewal_jitter(slot, &tight);
                 let margin = (self.config.aabb_margin + self.config.aabb_margin_ratio * size.max_element()) * jitter;
@@ -67,7 +73,7 @@ impl World {
                 let shift = (tight.min + tight.max - last_tight.min - last_tight.max) * 0.5;
                 let ahead = (shift * self.config.aabb_motion_factor).clamp(-cap, cap) * jitter;
                 let ahead = if is_new || !ahead.is_finite() { Vec2::ZERO } else { ahead };
-                let f = tight.fattened(margin);
+                let f = reach.fattened(margin);
                 Aabb { min: f.min + ahead.min(Vec2::ZERO), max: f.max + ahead.max(Vec2::ZERO) }
             };
             scratch.escaped.push((slot, fat));

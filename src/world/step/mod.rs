@@ -9,13 +9,16 @@
 //!  (c) narrow phase  manifolds of the pairs with a moved end (parallel), written to the
 //!                    contacts array, with an event for each pair that started or stopped
 //!                    touching
-//!  (d) events        the removals' pending events merged in, all sorted by (a, b)
+//!  (d) continuous    each moved bullet's earliest time of impact along its sweep (parallel
+//!                    over the bullets), then its sweep start moved to its pose
+//!  (e) events        the removals' pending events merged in, all sorted by (a, b)
 //! ```
 //! Every serial part applies the parallel parts' results in an order fixed by the input alone,
 //! so the step's outcome does not depend on the thread count.
 
 mod aabbs;
 mod broad;
+mod ccd;
 mod narrow;
 
 use std::time::Instant;
@@ -24,7 +27,8 @@ use super::{StepTimings, World};
 
 impl World {
     /// Advances the world: (a) boxes of moved colliders → (b) broad phase and candidate pairs →
-    /// (c) narrow phase and contacts → (d) events in ascending `(a, b)` order.
+    /// (c) narrow phase and contacts → (d) bullets' impacts → (e) events in ascending `(a, b)`
+    /// order.
     pub fn step(&mut self) {
         let t0 = Instant::now();
         self.events.clear();
@@ -33,22 +37,30 @@ impl World {
         // sleep per pass (half a dozen a step); from a worker, a pass pushes its halves onto the
         // worker's own deque. With nothing moved there is no parallel work, and the hand-off
         // would then cost a still step a worker's wake-up for nothing.
-        let [t1, t2, t3] = if self.moved.is_empty() { self.run_phases() } else { rayon::scope(|_| self.run_phases()) };
-        // (d) Removals raised their events before the step; every event is reported in order.
+        let [t1, t2, t3, t4] =
+            if self.moved.is_empty() { self.run_phases() } else { rayon::scope(|_| self.run_phases()) };
+        // (e) Removals raised their events before the step; every event is reported in order.
         self.events.append(&mut self.pending_events);
         self.events.sort_unstable();
-        self.timings =
-            StepTimings { aabbs: t1 - t0, broad_phase: t2 - t1, narrow_phase: t3 - t2, events: t3.elapsed() };
+        self.timings = StepTimings {
+            aabbs: t1 - t0,
+            broad_phase: t2 - t1,
+            narrow_phase: t3 - t2,
+            continuous: t4 - t3,
+            events: t4.elapsed(),
+        };
     }
 
-    /// (a) to (c), returning the time at the end of each.
-    fn run_phases(&mut self) -> [Instant; 3] {
+    /// (a) to (d), returning the time at the end of each.
+    fn run_phases(&mut self) -> [Instant; 4] {
         self.update_aabbs();
         let t1 = Instant::now();
         self.update_broad_phase();
         let t2 = Instant::now();
         self.narrow_phase();
-        [t1, t2, Instant::now()]
+        let t3 = Instant::now();
+        self.continuous_collision();
+        [t1, t2, t3, Instant::now()]
     }
 
     /// Wall-clock time of each phase of the last [`World::step`], for profiling and HUDs.

@@ -5,11 +5,19 @@
 //! found where its fat box was (its current pose is then used for the exact shape test). Step
 //! after moving things and before querying them.
 
+mod cast;
+mod distance;
+mod ray;
+
+pub use cast::ShapeCastHit;
+pub use distance::DistanceHit;
+pub use ray::RayCastHit;
+
 use glam::Vec2;
 
 use super::World;
 use crate::collide;
-use crate::math::{Aabb, Pose, Ray};
+use crate::math::{Aabb, Pose};
 use crate::query;
 use crate::shape::{Segment, Shape};
 use crate::storage::{ColliderId, flags};
@@ -29,23 +37,6 @@ impl Default for QueryFilter {
     fn default() -> Self {
         Self { mask: u32::MAX, include_sensors: true, exclude: None }
     }
-}
-
-/// A ray hit on a collider's shape.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RayCastHit {
-    /// The collider hit.
-    pub id: ColliderId,
-    /// Ray parameter of the hit (`origin + t * dir`).
-    pub t: f32,
-    /// The hit point.
-    pub point: Vec2,
-    /// The shape's outward unit normal at the hit (`-dir` normalised for a ray starting inside).
-    pub normal: Vec2,
-    /// The part hit: its index in a [`Compound`](crate::Compound) collider, the segment index in a
-    /// [`Chain`](crate::Chain), 0 for a convex one
-    /// (see [`query::ray_cast_part`]).
-    pub part: u32,
 }
 
 impl World {
@@ -203,61 +194,5 @@ impl World {
             }
         });
         self.sorted_ids(start, out);
-    }
-
-    fn shape_ray_cast(&self, slot: u32, ray: &Ray, max_t: f32) -> Option<RayCastHit> {
-        let s = slot as usize;
-        query::ray_cast_part(&self.cols.shape[s], &self.cols.pose[s], ray, max_t).map(|(part, h)| RayCastHit {
-            id: self.cols.id(slot),
-            t: h.t,
-            point: h.point,
-            normal: h.normal,
-            part,
-        })
-    }
-
-    /// The closest collider hit by `ray` within `t <= max_t` (ties go to the smaller id).
-    #[must_use]
-    pub fn ray_cast(&self, ray: &Ray, max_t: f32, filter: &QueryFilter) -> Option<RayCastHit> {
-        if !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() || max_t < 0.0 {
-            return None;
-        }
-        let mut best: Option<RayCastHit> = None;
-        let movers = self.mover_tree.read(&self.cols);
-        for tree in [&**movers, &self.tree] {
-            let hit = tree.ray_cast_closest_with(ray, max_t, true, |slot, _| {
-                if !self.accepts(slot, filter) {
-                    return None;
-                }
-                self.shape_ray_cast(slot, ray, max_t).map(|h| h.t)
-            });
-            if let Some(h) = hit {
-                let closer = best.is_none_or(|b| h.t < b.t || (h.t == b.t && h.id < b.id.index()));
-                if closer {
-                    best = self.shape_ray_cast(h.id, ray, max_t);
-                }
-            }
-        }
-        best
-    }
-
-    /// Appends every collider hit by `ray` within `t <= max_t`, nearest first (ties by id).
-    pub fn ray_cast_all(&self, ray: &Ray, max_t: f32, filter: &QueryFilter, out: &mut Vec<RayCastHit>) {
-        if !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() || max_t < 0.0 {
-            return;
-        }
-        let start = out.len();
-        let movers = self.mover_tree.read(&self.cols);
-        for tree in [&**movers, &self.tree] {
-            tree.ray_cast_all_with(ray, max_t, true, |slot, _| {
-                if self.accepts(slot, filter)
-                    && let Some(h) = self.shape_ray_cast(slot, ray, max_t)
-                {
-                    out.push(h);
-                }
-                -1.0 // keep going, never clip: every hit is wanted
-            });
-        }
-        out[start..].sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.id.cmp(&b.id)));
     }
 }

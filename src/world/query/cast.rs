@@ -1,0 +1,197 @@
+//! Shape casts through the world: the closest hit, and every hit, of a shape moved along a line.
+
+use glam::Vec2;
+
+use super::QueryFilter;
+use crate::broad::Grow;
+use crate::math::{Pose, Ray};
+use crate::query::{self, CastOptions, QueryError};
+use crate::shape::Shape;
+use crate::storage::ColliderId;
+use crate::world::World;
+
+/// Where a cast shape first touches a collider.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapeCastHit {
+    /// The collider hit.
+    pub id: ColliderId,
+    /// The part hit: its index in a [`Compound`](crate::Compound) collider, 0 for a convex one.
+    pub part: u32,
+    /// How far along the translation the shape touches it (its pose is then `pose` moved by
+    /// `fraction * translation`), in `[0, max_fraction]`.
+    pub fraction: f32,
+    /// The contact point at that fraction (world space).
+    pub point: Vec2,
+    /// The collider's outward unit normal at the contact, pointing back towards the cast
+    /// shape (the opposite of [`query::CastHit::normal`]). For a cast that starts in contact,
+    /// whatever the narrow query reports for overlapping shapes.
+    pub normal: Vec2,
+    /// The shapes already overlap (closer than the target distance) at the start: `fraction`
+    /// is 0.
+    pub started_in_contact: bool,
+}
+
+impl World {
+    /// Refuses a probe pose as the narrow queries do.
+    pub(super) fn check_probe_pose(pose: &Pose) -> Result<(), QueryError> {
+        if pose.is_valid() { Ok(()) } else { Err(QueryError::NonFinite) }
+    }
+
+    /// A finite, non-negative fraction or distance (`infinite_ok`: or +infinity).
+    pub(super) fn check_amount(x: f32, infinite_ok: bool) -> Result<(), QueryError> {
+        if x.is_nan() || (x.is_infinite() && !infinite_ok) {
+            Err(QueryError::NonFinite)
+        } else if x < 0.0 {
+            Err(QueryError::Negative)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn check_cast(pose: &Pose, translation: Vec2, options: &CastOptions) -> Result<(), QueryError> {
+        Self::check_probe_pose(pose)?;
+        if !translation.is_finite() {
+            return Err(QueryError::NonFinite);
+        }
+        Self::check_amount(options.max_fraction, false)?;
+        Self::check_amount(options.target_distance, false)
+    }
+
+    /// The tree traversal of a shape cast: a ray from the probe's box centre along the
+    /// translation, against boxes grown by the probe box's half extents plus the target
+    /// distance (and rounding slack): a collider's box is reached exactly when the swept
+    /// probe box comes within the target distance of it. [`query::cast_shapes`] stops within a
+    /// tolerance of the target distance (1e-4 of the smaller shape's reach, plus f32 rounding
+    /// of the coordinates), so the boxes are grown by that too.
+    fn cast_traversal(shape: &Shape, pose: &Pose, translation: Vec2, options: &CastOptions) -> (Ray, Grow) {
+        let b = shape.aabb(pose);
+        let ray = Ray { origin: b.center(), dir: translation };
+        let reach = shape.bounding_radius();
+        let magnitude = pose.p.abs().max_element() + translation.abs().max_element() + reach;
+        let tolerance = 2e-4 * reach + 4e-6 * magnitude;
+        (ray, Grow { half: b.half_extents() + Vec2::splat(options.target_distance + tolerance), slack: true })
+    }
+
+    /// The exact cast against slot `slot`.
+    fn shape_cast(&self, slot: u32, probe: (&Shape, &Pose, Vec2), options: &CastOptions) -> Option<ShapeCastHit> {
+        let (shape, pose, translation) = probe;
+        let s = slot as usize;
+        let hit =
+            query::cast_shapes(shape, pose, translation, &self.cols.shape[s], &self.cols.pose[s], Vec2::ZERO, options)
+                .ok()??;
+        Some(ShapeCastHit {
+            id: self.cols.id(slot),
+            part: hit.part_b,
+            fraction: hit.fraction,
+            point: hit.point,
+            normal: -hit.normal,
+            started_in_contact: hit.started_in_contact,
+        })
+    }
+
+    /// The first collider that `shape`, moved from `pose` by `fraction * translation` for
+    /// `fraction` in `[0, options.max_fraction]`, touches (comes within
+    /// `options.target_distance` of): Box2D's `b2World_CastShape` and rapier's
+    /// `cast_shape`, answered by both trees with the probe's box swept along the translation
+    /// (clipped as closer hits are found), and an exact [`query::cast_shapes`] per candidate.
+    /// Ties go to the smaller id. A collider the shape already touches at the start is hit at
+    /// fraction 0 with `started_in_contact`. The hit is exactly what [`query::cast_shapes`]
+    /// answers for that collider: never past the true first contact, and short of it by at
+    /// most that query's tolerance. A probe
+    /// shape the world would refuse as a collider (failing [`Shape::validate`]) hits nothing.
+    ///
+    /// ```
+    /// use sapwood::query::CastOptions;
+    /// use sapwood::{ColliderDesc, Pose, QueryFilter, Shape, Vec2, World};
+    /// let mut world = World::new();
+    /// let wall = world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(0.5, 5.0))?, Pose::from_translation(Vec2::new(5.0, 0.0))).fixed())?;
+    /// world.step();
+    /// let ball = Shape::circle(0.5)?;
+    /// let hit = world
+    ///     .cast_shape(&ball, &Pose::IDENTITY, Vec2::new(10.0, 0.0), &CastOptions::default(), &QueryFilter::default())?
+    ///     .expect("the wall is in the way");
+    /// assert_eq!(hit.id, wall);
+    /// assert!((hit.fraction - 0.4).abs() < 1e-3); // the ball's edge meets the wall at x = 4.5
+    /// assert!((hit.normal - Vec2::NEG_X).length() < 1e-3); // the wall's face, towards the ball
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`QueryError::NonFinite`] for a NaN or infinite pose, translation, `max_fraction` or
+    /// `target_distance`, or a pose whose rotation is not a unit rotation;
+    /// [`QueryError::Negative`] for a negative `max_fraction` or `target_distance`.
+    pub fn cast_shape(
+        &self,
+        shape: &Shape,
+        pose: &Pose,
+        translation: Vec2,
+        options: &CastOptions,
+        filter: &QueryFilter,
+    ) -> Result<Option<ShapeCastHit>, QueryError> {
+        Self::check_cast(pose, translation, options)?;
+        // The narrow queries assume valid shapes (see `World::query_shape`).
+        if shape.validate().is_err() {
+            return Ok(None);
+        }
+        let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
+        let mut best: Option<ShapeCastHit> = None;
+        let movers = self.mover_tree.read(&self.cols);
+        for tree in [&**movers, &self.tree] {
+            // The second tree starts with the ray clipped at the first tree's best hit.
+            let max = best.map_or(options.max_fraction, |b| b.fraction);
+            tree.ray_cast_closest_with(&ray, max, grow, |slot, _| {
+                if !self.accepts(slot, filter) {
+                    return None;
+                }
+                // The candidate's cast runs over the caller's whole range, not clipped at the
+                // best hit so far: the query's tolerance depends on the range searched, so a
+                // clipped cast could stop elsewhere, and the answer would then depend on the
+                // order the trees offer candidates in. This way it is exactly
+                // `query::cast_shapes` for the collider hit; the clipping still prunes the trees.
+                let hit = self.shape_cast(slot, (shape, pose, translation), options)?;
+                if best.is_none_or(|b| hit.fraction < b.fraction || (hit.fraction == b.fraction && hit.id < b.id)) {
+                    best = Some(hit);
+                }
+                Some(hit.fraction)
+            });
+        }
+        Ok(best)
+    }
+
+    /// Appends every collider that `shape` touches when moved from `pose` by `fraction *
+    /// translation`, `fraction` in `[0, options.max_fraction]`, each once at its first
+    /// fraction of contact, sorted by fraction then id (see [`World::cast_shape`]). Allocates
+    /// nothing beyond `out`'s growth.
+    ///
+    /// # Errors
+    /// As [`World::cast_shape`]; `out` is unchanged then.
+    pub fn cast_shape_all(
+        &self,
+        shape: &Shape,
+        pose: &Pose,
+        translation: Vec2,
+        options: &CastOptions,
+        filter: &QueryFilter,
+        out: &mut Vec<ShapeCastHit>,
+    ) -> Result<(), QueryError> {
+        Self::check_cast(pose, translation, options)?;
+        if shape.validate().is_err() {
+            return Ok(());
+        }
+        let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
+        let start = out.len();
+        let movers = self.mover_tree.read(&self.cols);
+        for tree in [&**movers, &self.tree] {
+            tree.ray_cast_all_with(&ray, options.max_fraction, grow, |slot, _| {
+                if self.accepts(slot, filter)
+                    && let Some(hit) = self.shape_cast(slot, (shape, pose, translation), options)
+                {
+                    out.push(hit);
+                }
+                -1.0 // never clip: every hit is wanted
+            });
+        }
+        out[start..].sort_unstable_by(|a, b| a.fraction.total_cmp(&b.fraction).then(a.id.cmp(&b.id)));
+        Ok(())
+    }
+}

@@ -19,7 +19,8 @@
 //! - `parry_contact`: `query::contact` (one deepest point, no manifold) for reference; it answers
 //!   a smaller question than a manifold and is not the headline ratio.
 //!
-//! Run: `cargo bench --bench narrow -- --warm-up-time 1 --measurement-time 2`.
+//! Run: `cargo bench --bench narrow -- --warm-up-time 1 --measurement-time 2` (chains only:
+//! `cargo bench --bench narrow -- narrow_chain`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -242,5 +243,60 @@ fn compound(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, narrow, compound);
+/// Chains: a rolling floor of `n` unit segments against small shapes resting on it, so that each
+/// call meets two or three segments. sapwood walks the chain's BVH and runs the ghost-vertex
+/// kernel per segment; parry walks its polyline's BVH (it has no ghost vertices).
+fn chain(c: &mut Criterion) {
+    for n in [1_000usize, 100_000] {
+        let vs: Vec<Vec2> = (0..=n).rev().map(|i| Vec2::new(i as f32, 0.3 * (i as f32 * 0.05).sin())).collect();
+        let floor = Shape::chain(vs, sapwood::ChainOptions::default()).unwrap();
+        let mut rng = SplitMix64::new(n as u64);
+        let probes: Vec<(Shape, Pose)> = (0..BATCH)
+            .map(|k| {
+                let s = match k % 4 {
+                    0 => Shape::cuboid(Vec2::new(0.4, 0.3)).unwrap(),
+                    1 => Shape::circle(0.4).unwrap(),
+                    2 => Shape::capsule(Vec2::new(-0.4, 0.0), Vec2::new(0.4, 0.0), 0.2).unwrap(),
+                    _ => Shape::rounded_box(Vec2::new(0.3, 0.2), 0.1).unwrap(),
+                };
+                let x = rng.range(2.0, n as f32 - 2.0);
+                (s, Pose::from_translation(Vec2::new(x, 0.3 * (x * 0.05).sin() + 0.3)))
+            })
+            .collect();
+        let qa = to_parry(&floor);
+        let qprobes: Vec<(ps::SharedShape, pm::Pose)> =
+            probes.iter().map(|(s, p)| (to_parry(s), parry_pose(p))).collect();
+        let mut g = c.benchmark_group(format!("narrow_chain/{n}_segments"));
+        g.bench_function("sapwood", |bn| {
+            bn.iter_custom(|iters| {
+                let start = Instant::now();
+                let mut acc = 0u32;
+                for _ in 0..iters {
+                    for (s, p) in &probes {
+                        acc = acc.wrapping_add(collide::contact(&floor, &Pose::IDENTITY, black_box(s), p).count);
+                    }
+                }
+                black_box(acc);
+                start.elapsed() / BATCH as u32
+            })
+        });
+        g.bench_function("parry_contact", |bn| {
+            bn.iter_custom(|iters| {
+                let start = Instant::now();
+                let mut acc = 0u32;
+                for _ in 0..iters {
+                    for (s, p) in &qprobes {
+                        let hit = pq::contact(&pm::Pose::IDENTITY, &*qa, p, black_box(&**s), 0.0).unwrap();
+                        acc = acc.wrapping_add(hit.is_some() as u32);
+                    }
+                }
+                black_box(acc);
+                start.elapsed() / BATCH as u32
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, narrow, compound, chain);
 criterion_main!(benches);

@@ -172,7 +172,9 @@ fn kind_name(s: &Shape) -> &'static str {
         Shape::Cuboid(_) => "box",
         Shape::Polygon(_) => "polygon",
         Shape::Capsule(_) => "capsule",
+        Shape::Segment(_) => "segment",
         Shape::Compound(_) => "compound",
+        Shape::Chain(_) => "chain",
     }
 }
 

@@ -38,8 +38,9 @@ pub use broad::BroadPhaseKind;
 pub use glam::Vec2;
 pub use math::{Aabb, Pose, Ray, Rot};
 pub use shape::{
-    Capsule, Circle, Compound, Cuboid, DecompositionError, MAX_COMPOUND_PARTS, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE,
-    Polygon, Shape, ShapeError, ShapeKind,
+    Capsule, Chain, ChainOptions, ChainSegment, Circle, Compound, Cuboid, DecompositionError, MAX_CHAIN_VERTICES,
+    MAX_COMPOUND_PARTS, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE, MAX_TILE_MAP_CELLS, Polygon, Segment, Shape, ShapeError,
+    ShapeKind, Tile, TileMap, TileMapError,
 };
 pub use storage::{ColliderId, Filter, RawColliderId};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};

@@ -15,8 +15,8 @@ use sapwood::broad::BroadPhaseKind;
 use sapwood::ecs::{ColliderHandle, HecsSync};
 use sapwood::query::{self, CastOptions, SimplexCache, Sweep};
 use sapwood::{
-    Aabb, Capsule, Circle, ColliderDesc, ColliderId, Cuboid, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot,
-    Shape, Vec2, World, WorldConfig,
+    Aabb, Capsule, Chain, ChainOptions, Circle, ColliderDesc, ColliderId, Cuboid, Polygon, Pose, QueryFilter,
+    RawColliderId, Ray, Rot, Segment, Shape, Tile, TileMap, Vec2, World, WorldConfig,
 };
 
 const NAN: f32 = f32::NAN;
@@ -185,6 +185,21 @@ fn bad_shapes() -> Vec<(&'static str, Shape, &'static str)> {
             Shape::Capsule(Capsule { a: Vec2::ZERO, b: Vec2::splat(1e30), radius: 1.0 }),
             "Err(InvalidShape(TooLarge))",
         ),
+        (
+            "segment radius NaN",
+            Shape::Segment(Segment { a: Vec2::ZERO, b: Vec2::X, radius: NAN }),
+            "Err(InvalidShape(NonFinite))",
+        ),
+        (
+            "segment radius -1",
+            Shape::Segment(Segment { a: Vec2::ZERO, b: Vec2::X, radius: -1.0 }),
+            "Err(InvalidShape(NegativeRadius))",
+        ),
+        (
+            "segment a == b",
+            Shape::Segment(Segment { a: Vec2::ONE, b: Vec2::ONE, radius: 0.0 }),
+            "Err(InvalidShape(TooFewPoints))",
+        ),
         ("polygon of zero bytes (count 0)", raw_polygon(&[], &[], 0.0), "Err(InvalidShape(TooFewPoints))"),
         ("self-intersecting polygon (bow-tie)", bow_tie(), "Err(InvalidShape(Collinear))"),
         (
@@ -245,6 +260,66 @@ fn build() -> Matrix {
     m.pure("Shape::capsule(a, b, r)", "1e30 end", "Ok, validate: Err(TooLarge)", || {
         v(Shape::capsule(Vec2::ZERO, Vec2::splat(1e30), 1.0))
     });
+    for (input, a, b, radius, want) in [
+        ("a == b", Vec2::X, Vec2::X, 0.0, "Err(TooFewPoints)"),
+        ("NaN end", Vec2::NAN, Vec2::X, 0.0, "Err(NonFinite)"),
+        ("+inf end", Vec2::ZERO, Vec2::new(INF, 0.0), 0.0, "Err(NonFinite)"),
+        ("1e30 end", Vec2::ZERO, Vec2::splat(1e30), 0.0, "Err(TooLarge)"),
+        ("radius NaN", Vec2::ZERO, Vec2::X, NAN, "Err(NonFinite)"),
+        ("radius -1", Vec2::ZERO, Vec2::X, -1.0, "Err(NegativeRadius)"),
+        ("radius 1e30", Vec2::ZERO, Vec2::X, 1e30, "Err(TooLarge)"),
+    ] {
+        m.pure("Shape::rounded_segment(a, b, r) / Shape::segment", input, want, || {
+            if radius == 0.0 {
+                assert_eq!(Shape::segment(a, b), Shape::rounded_segment(a, b, 0.0));
+            }
+            v(Shape::rounded_segment(a, b, radius))
+        });
+    }
+    let open = ChainOptions::default();
+    let closed = ChainOptions { closed: true, one_sided: true };
+    for (input, vs, options, want) in [
+        ("no vertices", vec![], open, "Err(TooFewPoints)"),
+        ("one vertex", vec![Vec2::ZERO], open, "Err(TooFewPoints)"),
+        ("two vertices, closed", vec![Vec2::ZERO, Vec2::X], closed, "Err(TooFewPoints)"),
+        ("NaN vertex", vec![Vec2::ZERO, Vec2::new(NAN, 0.0)], open, "Err(NonFinite)"),
+        ("-inf vertex", vec![Vec2::ZERO, Vec2::new(0.0, -INF)], open, "Err(NonFinite)"),
+        ("repeated vertex", vec![Vec2::ZERO, Vec2::X, Vec2::X, Vec2::Y], open, "Err(DuplicateVertex)"),
+        ("closed, last == first", vec![Vec2::ZERO, Vec2::X, Vec2::Y, Vec2::ZERO], closed, "Err(DuplicateVertex)"),
+        ("1e30 vertex", vec![Vec2::ZERO, Vec2::splat(1e30)], open, "Err(TooLarge)"),
+        ("2^20 + 1 vertices", vec![Vec2::ZERO; sapwood::MAX_CHAIN_VERTICES + 1], open, "Err(TooManyVertices)"),
+    ] {
+        m.pure("Chain::new(vertices, options) / Shape::chain", input, want, || {
+            assert_eq!(Shape::chain(vs.clone(), options), Chain::new(vs.clone(), options).map(Shape::Chain));
+            v(Shape::chain(vs, options))
+        });
+    }
+    for (input, text, want) in [
+        ("empty text", "", "Err(Empty)"),
+        ("blank lines only", "\n   \n", "Err(Empty)"),
+        ("ragged rows", "###\n##", "Err(RaggedRow { row: 1, expected: 3, found: 2 })"),
+        ("unknown character", "#?#", "Err(UnknownTile { row: 0, column: 1, found: '?' })"),
+        ("2^22 + 1 cells", "", "Err(TooLarge)"),
+    ] {
+        m.pure("TileMap::parse(text) / TileMap::new", input, want, || {
+            if input.starts_with("2^22") {
+                let row = vec![Tile::Solid; 4097];
+                return r(TileMap::new(&vec![row; 1024]));
+            }
+            r(TileMap::parse(text))
+        });
+    }
+    for (input, size, origin, want) in [
+        ("cell size 0", 0.0, Vec2::ZERO, "Err(InvalidLayout)"),
+        ("cell size -1", -1.0, Vec2::ZERO, "Err(InvalidLayout)"),
+        ("cell size NaN", NAN, Vec2::ZERO, "Err(InvalidLayout)"),
+        ("origin +inf", 1.0, Vec2::new(INF, 0.0), "Err(InvalidLayout)"),
+        ("cell size 1e6 (outline beyond MAX_SHAPE_SIZE)", 1e6, Vec2::ZERO, "Err(Shape(TooLarge))"),
+    ] {
+        m.pure("TileMap::chains(cell_size, origin, one_sided)", input, want, || {
+            r(TileMap::parse("##\n#.").unwrap().chains(size, origin, true))
+        });
+    }
     let poly_cases: Vec<(&str, Vec<Vec2>, f32, &str)> = vec![
         ("NaN point", vec![Vec2::ZERO, Vec2::X, Vec2::new(NAN, 1.0)], 0.0, "Err(NonFinite)"),
         ("+inf point", vec![Vec2::ZERO, Vec2::X, Vec2::new(INF, 1.0)], 0.0, "Err(NonFinite)"),
@@ -841,7 +916,12 @@ fn build() -> Matrix {
     };
     corrupt("empty", "Err(BadMagic)", &|b| b.clear());
     corrupt("wrong magic", "Err(BadMagic)", &|b| b[0] = b'X');
-    corrupt("version 4 (older, before bullets)", "Err(UnsupportedVersion { found: 4, supported: 5 })", &|b| b[8] = 4);
+    corrupt(
+        "version 5 (older, before segments and chains)",
+        "Err(UnsupportedVersion { found: 5, supported: 6 })",
+        &|b| b[8] = 5,
+    );
+    corrupt("version 4 (older, before bullets)", "Err(UnsupportedVersion { found: 4, supported: 6 })", &|b| b[8] = 4);
     corrupt("truncated by one byte", "Err(ChecksumMismatch)", &|b| {
         b.pop();
     });

@@ -429,12 +429,13 @@ fn world_core(shape: &Shape, pose: &Pose) -> (Vec<DVec2>, f64) {
     let (pts, r): (Vec<Vec2>, f32) = match shape {
         Shape::Circle(c) => (vec![Vec2::ZERO], c.radius),
         Shape::Capsule(c) => (vec![c.a, c.b], c.radius),
+        Shape::Segment(c) => (vec![c.a, c.b], c.radius),
         Shape::Cuboid(b) => {
             let h = b.half_extents;
             (vec![-h, Vec2::new(h.x, -h.y), h, Vec2::new(-h.x, h.y)], 0.0)
         }
         Shape::Polygon(p) => (p.vertices().to_vec(), p.radius()),
-        Shape::Compound(_) => unreachable!(),
+        Shape::Compound(_) | Shape::Chain(_) => unreachable!(),
     };
     let (c, s) = (pose.q.c as f64, pose.q.s as f64);
     let w = pts.iter().map(|p| {

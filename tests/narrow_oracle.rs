@@ -54,6 +54,8 @@ use sapwood_support::parry_shapes::{parry_pose, to_parry};
 enum Kind {
     Circle,
     Capsule,
+    /// A bare segment half the time, else a thinly rounded one.
+    Segment,
     Cuboid,
     Polygon,
     Rounded,
@@ -91,6 +93,12 @@ fn random_shape(rng: &mut F64Rng, kind: Kind) -> Shape {
             let off = rng.dir() * radius * rng.range(0.0, 0.5);
             Shape::capsule(v2(off - d * half), v2(off + d * half), radius as f32).unwrap()
         }
+        Kind::Segment => {
+            let half = size * rng.range(0.1, 1.0);
+            let radius = if rng.chance(0.5) { 0.0 } else { size * rng.range(0.01, 0.3) };
+            let d = if rng.chance(0.3) { DVec2::X } else { rng.dir() };
+            Shape::rounded_segment(v2(-d * half), v2(d * half), radius as f32).unwrap()
+        }
         Kind::Cuboid => {
             Shape::cuboid(Vec2::new(s32 * rng.range(0.05, 1.0) as f32, s32 * rng.range(0.05, 1.0) as f32)).unwrap()
         }
@@ -121,12 +129,15 @@ fn core(shape: &Shape) -> (Vec<DVec2>, f64) {
     match shape {
         Shape::Circle(c) => (vec![DVec2::ZERO], c.radius as f64),
         Shape::Capsule(c) => (vec![d(c.a), d(c.b)], c.radius as f64),
+        Shape::Segment(c) => (vec![d(c.a), d(c.b)], c.radius as f64),
         Shape::Cuboid(b) => {
             let h = d(b.half_extents);
             (vec![DVec2::new(-h.x, -h.y), DVec2::new(h.x, -h.y), h, DVec2::new(-h.x, h.y)], 0.0)
         }
         Shape::Polygon(p) => (p.vertices().iter().map(|v| d(*v)).collect(), p.radius() as f64),
-        Shape::Compound(_) => unreachable!("convex shapes only; compounds are tested in tests/concave.rs"),
+        Shape::Compound(_) | Shape::Chain(_) => {
+            unreachable!("convex shapes only; compounds are tested in tests/concave.rs, chains in tests/chain.rs")
+        }
     }
 }
 
@@ -578,6 +589,12 @@ pair_tests! {
     polygon_polygon: Polygon, Polygon, 13;
     polygon_rounded: Polygon, Rounded, 14;
     rounded_rounded: Rounded, Rounded, 15;
+    circle_segment: Circle, Segment, 16;
+    capsule_segment: Capsule, Segment, 17;
+    segment_segment: Segment, Segment, 18;
+    segment_cuboid: Segment, Cuboid, 19;
+    segment_polygon: Segment, Polygon, 20;
+    segment_rounded: Segment, Rounded, 21;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -649,10 +666,10 @@ fn exact_oracle_agrees_with_parry_where_parry_is_exact() {
 
 #[test]
 fn aabbs_match_parry_and_exact() {
-    let kinds = [Kind::Circle, Kind::Capsule, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
+    let kinds = [Kind::Circle, Kind::Capsule, Kind::Segment, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
     let mut rng = F64Rng::new(0xAABB);
-    for _ in 0..50_000 {
-        let kind = kinds[rng.below(5) as usize];
+    for _ in 0..60_000 {
+        let kind = kinds[rng.below(6) as usize];
         let s = random_shape(&mut rng, kind);
         let pose = Pose {
             p: v2(DVec2::new(rng.range(-100.0, 100.0), rng.range(-100.0, 100.0))),
@@ -739,7 +756,7 @@ fn brute_signed(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> f64 {
 
 #[test]
 fn exact_oracle_matches_independent_brute_force() {
-    let kinds = [Kind::Circle, Kind::Capsule, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
+    let kinds = [Kind::Circle, Kind::Capsule, Kind::Segment, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
     let mut rng = F64Rng::new(7);
     for (i, &ka) in kinds.iter().enumerate() {
         for &kb in &kinds[i..] {
@@ -758,6 +775,26 @@ fn exact_oracle_matches_independent_brute_force() {
 
 // ---------------------------------------------------------------------------------------------
 // Ray casts and point containment (`sapwood::query`)
+
+/// The exact crossing of the ray with the bare segment `a`–`b` (no interior, so no entry by
+/// distance), in f64: `t` in `[0, max_t]` with the crossing within the segment.
+fn ray_segment64(a: DVec2, b: DVec2, o: DVec2, d: DVec2, max_t: f64) -> Option<f64> {
+    let e = b - a;
+    let den = d.perp_dot(e);
+    if den == 0.0 {
+        return None;
+    }
+    let t = (a - o).perp_dot(e) / den;
+    let u = (a - o).perp_dot(d) / den;
+    ((0.0..=max_t).contains(&t) && (0.0..=1.0).contains(&u)).then_some(t)
+}
+
+/// Distance from `p` to the segment `a`–`b`, in f64.
+fn seg_dist64(p: DVec2, a: DVec2, b: DVec2) -> f64 {
+    let e = b - a;
+    let t = if e.length_squared() > 0.0 { ((p - a).dot(e) / e.length_squared()).clamp(0.0, 1.0) } else { 0.0 };
+    (p - a - e * t).length()
+}
 
 /// Exact first hit of the ray on the shape, in f64: the signed distance along a ray is convex,
 /// so its minimum on `[0, max_t]` (ternary search) decides hit or miss, and bisection between
@@ -787,12 +824,12 @@ fn exact_ray(core: &[DVec2], r: f64, o: DVec2, d: DVec2, max_t: f64) -> (Option<
 
 #[test]
 fn ray_casts_and_point_queries_match_parry_and_exact() {
-    let kinds = [Kind::Circle, Kind::Capsule, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
+    let kinds = [Kind::Circle, Kind::Capsule, Kind::Segment, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
     let mut rng = F64Rng::new(0x0000_7A75);
     let (mut rays, mut hits, mut grazing, mut parry_wrong, mut points, mut band) = (0, 0, 0, 0, 0, 0);
     let mut failures: Vec<String> = Vec::new();
-    for case in 0..60_000 {
-        let kind = kinds[case % 5];
+    for case in 0..72_000 {
+        let kind = kinds[case % 6];
         let s = random_shape(&mut rng, kind);
         let aligned = rng.chance(0.2);
         let pose =
@@ -813,7 +850,12 @@ fn ray_casts_and_point_queries_match_parry_and_exact() {
         let (o, d) = (d64(ray.origin), d64(ray.dir));
         let max_t = if rng.chance(0.2) { rng.range(0.0, 3.0) * size / d.length() } else { 1e3 };
         let ours = sapwood::query::ray_cast(&s, &pose, &ray, max_t as f32);
-        let (ex, fmin) = exact_ray(&core, r, o, d, max_t);
+        let hollow = r == 0.0 && core.len() <= 2;
+        let (ex, fmin) = if hollow {
+            (ray_segment64(core[0], core[core.len() - 1], o, d, max_t), 0.0)
+        } else {
+            exact_ray(&core, r, o, d, max_t)
+        };
         let pr = pm::Vector::new(ray.origin.x, ray.origin.y);
         let pd = pm::Vector::new(ray.dir.x, ray.dir.y);
         let theirs = q.cast_ray(&qp, &pq::Ray::new(pr, pd), max_t as f32, true).map(|t| t as f64);
@@ -821,7 +863,18 @@ fn ray_casts_and_point_queries_match_parry_and_exact() {
         // Grazing rays (closest approach within the band) and hits within the band of max_t
         // may go either way.
         let near_max = ex.is_some_and(|t| (t - max_t).abs() * d.length() <= 1e-5 * size.max(1.0));
-        let edge_case = fmin.abs() <= 1e-5 * size.max(1.0) || near_max;
+        // A bare segment has no interior: every hit passes at distance 0, so the closest
+        // approach says nothing. Its grazing rays are those that pass by an end point or run
+        // along it.
+        let edge_case = if hollow {
+            let (a, b) = (core[0], core[core.len() - 1]);
+            let far = o + d * max_t.min(1e4);
+            let by_end = [a, b].iter().any(|p| seg_dist64(*p, o, far) <= 1e-5 * size.max(1.0));
+            let along = (b - a).normalize_or_zero().perp_dot(d.normalize()).abs() <= 1e-5;
+            by_end || along || near_max
+        } else {
+            fmin.abs() <= 1e-5 * size.max(1.0) || near_max
+        };
         grazing += edge_case as usize;
         let mut errs = Vec::new();
         if !edge_case && ours.is_some() != ex.is_some() {

@@ -75,6 +75,8 @@ enum Kind {
     Polygon,
     Rounded,
     Compound,
+    /// A bare segment half the time, else a thinly rounded one, through the local origin.
+    Segment,
 }
 
 const CONVEX: [Kind; 5] = [Kind::Circle, Kind::Capsule, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
@@ -127,6 +129,12 @@ fn random_convex(rng: &mut F64Rng, kind: Kind, size: f64) -> Shape {
             } else {
                 random_hull(rng, size, r)
             }
+        }
+        Kind::Segment => {
+            let half = size * rng.range(0.1, 1.0);
+            let radius = if rng.chance(0.5) { 0.0 } else { size * rng.range(0.01, 0.3) };
+            let d = if rng.chance(0.3) { DVec2::X } else { rng.dir() };
+            Shape::rounded_segment(v2(-d * half), v2(d * half), radius as f32).unwrap()
         }
         Kind::Compound => unreachable!(),
     }
@@ -857,6 +865,13 @@ kind_pairs! {
     rounded_rounded: Rounded Rounded;
     rounded_compound: Rounded Compound;
     compound_compound: Compound Compound;
+    circle_segment: Circle Segment;
+    capsule_segment: Capsule Segment;
+    box_segment: Cuboid Segment;
+    polygon_segment: Polygon Segment;
+    rounded_segment: Rounded Segment;
+    segment_segment: Segment Segment;
+    segment_compound: Segment Compound;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -17,7 +17,25 @@ fn below_mod(rng: &mut SplitMix64, n: usize) -> usize {
 }
 
 fn random_shape(rng: &mut SplitMix64) -> Shape {
-    match below_mod(rng, 8) {
+    match below_mod(rng, 10) {
+        8 => {
+            let a = Vec2::new(rng.range(-1.5, 1.5), rng.range(-1.5, 1.5));
+            let r = if below_mod(rng, 2) == 0 { 0.0 } else { rng.range(0.05, 0.3) };
+            Shape::rounded_segment(a, a + Vec2::from_angle(rng.range(0.0, 6.3)) * rng.range(0.2, 2.0), r).unwrap()
+        }
+        9 => {
+            // A wandering polyline (terrain), open or closed, one- or two-sided.
+            let n = 3 + below_mod(rng, 40);
+            let mut p = Vec2::ZERO;
+            let vs = (0..n)
+                .map(|_| {
+                    p += Vec2::from_angle(rng.range(-1.2, 1.2)) * rng.range(0.2, 0.8);
+                    p
+                })
+                .collect();
+            let options = sapwood::ChainOptions { closed: below_mod(rng, 2) == 0, one_sided: below_mod(rng, 2) == 0 };
+            Shape::chain(vs, options).unwrap()
+        }
         6 => {
             // A concave star, decomposed.
             let n = 5 + below_mod(rng, 10);
@@ -35,7 +53,7 @@ fn random_shape(rng: &mut SplitMix64) -> Shape {
                 .map(|_| {
                     let local = Pose::new(Vec2::new(rng.range(-1.5, 1.5), rng.range(-1.5, 1.5)), rng.range(-3.0, 3.0));
                     let mut part = random_shape(rng);
-                    while matches!(part, Shape::Compound(_)) || part.bounding_radius() > 3.0 {
+                    while matches!(part, Shape::Compound(_) | Shape::Chain(_)) || part.bounding_radius() > 3.0 {
                         part = random_shape(rng);
                     }
                     (local, part)
@@ -61,11 +79,34 @@ fn random_shape(rng: &mut SplitMix64) -> Shape {
 }
 
 /// A shape's parts as `(local pose, convex shape)`, a convex shape being its own part 0.
+/// The parts a point query reports: a compound's parts, a chain's segments as bare segments.
 fn parts_of(shape: &Shape) -> Vec<(Pose, Shape)> {
     match shape {
         Shape::Compound(c) => c.parts().to_vec(),
+        Shape::Chain(c) => (0..c.segment_count())
+            .map(|i| (Pose::IDENTITY, Shape::segment(c.segment(i).unwrap().a, c.segment(i).unwrap().b).unwrap()))
+            .collect(),
         s => vec![(Pose::IDENTITY, s.clone())],
     }
+}
+
+/// The parts of `shape` at `pose` touching `probe`: per part for a compound; for a chain, the
+/// segments the narrow phase reports (ghost vertices and sidedness decide, not the segment
+/// alone).
+fn touching_parts(shape: &Shape, pose: &Pose, probe: &Shape, probe_pose: &Pose) -> Vec<u32> {
+    if let Shape::Chain(_) = shape {
+        let mut out = Vec::new();
+        collide::contact_parts(shape, pose, probe, probe_pose, |i, _, _| out.push(i));
+        out.sort_unstable();
+        out.dedup();
+        return out;
+    }
+    parts_of(shape)
+        .into_iter()
+        .enumerate()
+        .filter(|(_, (lp, part))| collide::overlaps(part, &pose.mul(lp), probe, probe_pose))
+        .map(|(i, _)| i as u32)
+        .collect()
 }
 
 fn random_pose(rng: &mut SplitMix64, extent: f32) -> Pose {
@@ -342,11 +383,7 @@ fn check_queries(world: &World, model: &Model, rng: &mut SplitMix64, extent: f32
             .values()
             .filter(|c| pass(c))
             .flat_map(|c| {
-                parts_of(&c.desc.shape)
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(_, (lp, part))| collide::overlaps(part, &c.desc.pose.mul(lp), &probe, &probe_pose))
-                    .map(|(i, _)| (c.id, i as u32))
+                touching_parts(&c.desc.shape, &c.desc.pose, &probe, &probe_pose).into_iter().map(|i| (c.id, i))
             })
             .collect();
         assert_eq!(got_parts, want_parts, "query_shape_parts");

@@ -127,6 +127,19 @@ pub fn push_shape(pb: &mut PathBuilder, view: &View, shape: &Shape, pose: &Pose)
                 push_shape(pb, view, part, &pose.mul(part_pose));
             }
         }
+        Shape::Segment(s) if s.radius > 0.0 => {
+            push_shape(pb, view, &Shape::Capsule(sapwood::Capsule { a: s.a, b: s.b, radius: s.radius }), pose);
+        }
+        Shape::Segment(s) => poly(&mut [s.a, s.b].into_iter()),
+        Shape::Chain(c) => {
+            for (k, v) in c.vertices().iter().enumerate() {
+                let (x, y) = view.px(pose.transform_point(*v));
+                if k == 0 { pb.move_to(x, y) } else { pb.line_to(x, y) }
+            }
+            if c.options().closed {
+                pb.close();
+            }
+        }
     }
 }
 

@@ -148,7 +148,7 @@ impl SpriteCache {
 }
 
 /// The local geometry in 1/`SUBPIXEL`-pixel steps after a tag for the kind of shape, hashed
-/// (FNV-1a over the numbers); `None` for compounds, which are drawn as paths.
+/// (FNV-1a over the numbers); `None` for compounds and chains, which are drawn as paths.
 fn geometry_key(shape: &Shape, scale: f32) -> Option<u64> {
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
     let mut mix = |v: i64| {
@@ -166,7 +166,10 @@ fn geometry_key(shape: &Shape, scale: f32) -> Option<u64> {
             [3, step(p.radius())].into_iter().for_each(&mut mix);
             p.vertices().iter().for_each(|v| [step(v.x), step(v.y)].into_iter().for_each(&mut mix));
         }
-        Shape::Compound(_) => return None,
+        Shape::Segment(c) => {
+            [4, step(c.a.x), step(c.a.y), step(c.b.x), step(c.b.y), step(c.radius)].into_iter().for_each(&mut mix)
+        }
+        Shape::Compound(_) | Shape::Chain(_) => return None,
     }
     Some(hash)
 }

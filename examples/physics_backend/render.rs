@@ -49,6 +49,7 @@ fn outline(shape: &Shape, pose: &Pose) -> Vec<Vec2> {
         }
         Shape::Polygon(p) => pts.extend_from_slice(p.vertices()),
         Shape::Compound(_) => unreachable!("compounds are drawn part by part"),
+        Shape::Segment(_) | Shape::Chain(_) => unreachable!("the example builds no segments or chains"),
     }
     pts.iter().map(|v| pose.transform_point(*v)).collect()
 }
@@ -93,6 +94,7 @@ pub fn draw(stepper: &Stepper, view: View, pixmap: &mut Pixmap) {
             (true, Shape::Capsule(_)) => (120, 200, 130),
             (true, Shape::Polygon(_)) => (210, 110, 140),
             (true, Shape::Compound(_)) => (170, 130, 220),
+            (true, Shape::Segment(_) | Shape::Chain(_)) => (200, 200, 200),
         };
         fill.set_color_rgba8(r, g, b, 255);
         pixmap.fill_path(&path, &fill, FillRule::Winding, Transform::identity(), None);

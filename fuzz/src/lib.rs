@@ -8,8 +8,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sapwood::{
-    Aabb, BroadPhaseKind, Capsule, Circle, ColliderDesc, ColliderId, Cuboid, EventKind, Filter, MAX_COORDINATE,
-    MAX_SHAPE_SIZE, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot, Shape, Vec2, World, WorldConfig, WorldError,
+    Aabb, BroadPhaseKind, Capsule, ChainOptions, Circle, ColliderDesc, ColliderId, Cuboid, EventKind, Filter, MAX_COORDINATE,
+    MAX_SHAPE_SIZE, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot, Segment, Shape, Vec2, World, WorldConfig,
+    WorldError,
     collide, query,
     query::CastOptions,
 };
@@ -100,7 +101,32 @@ impl<'a> Bytes<'a> {
     /// A shape, through the checked constructors when they accept the input, otherwise built
     /// from its public parts (or, for polygons, its `Pod` bytes), which may well be invalid.
     pub fn shape(&mut self) -> Shape {
-        match self.u8() % 8 {
+        match self.u8() % 10 {
+            8 => {
+                let (a, b) = (self.vec2(), self.vec2());
+                let r = if self.u8().is_multiple_of(2) { 0.0 } else { self.f32() };
+                Shape::rounded_segment(a, b, r).unwrap_or(Shape::Segment(Segment { a, b, radius: r }))
+            }
+            9 => {
+                // A chain: a walk of small steps (terrain that shapes slide along) or decoded
+                // vertices; an unbuildable one becomes an invalid bare segment, which the world
+                // must refuse.
+                let n = self.u8() as usize % 48;
+                let flags = self.u8();
+                let options = ChainOptions { closed: flags & 1 != 0, one_sided: flags & 2 != 0 };
+                let mut p = self.vec2();
+                let vs: Vec<Vec2> = (0..n)
+                    .map(|_| {
+                        if flags & 4 != 0 {
+                            p += Vec2::from_angle(self.u8() as f32 / 40.0) * (0.1 + (self.u8() % 8) as f32 / 4.0);
+                            p
+                        } else {
+                            self.vec2()
+                        }
+                    })
+                    .collect();
+                Shape::chain(vs, options).unwrap_or(Shape::Segment(Segment { a: p, b: p, radius: 0.0 }))
+            }
             0 => {
                 let r = self.f32();
                 Shape::circle(r).unwrap_or(Shape::Circle(Circle { radius: r }))
@@ -137,9 +163,15 @@ impl<'a> Bytes<'a> {
             _ => {
                 // Small sane shapes, so that worlds fill up with pairs that touch.
                 let s = 0.25 + (self.u8() % 16) as f32 / 8.0;
-                match self.u8() % 3 {
+                match self.u8() % 5 {
                     0 => Shape::circle(s).unwrap(),
                     1 => Shape::cuboid(Vec2::new(s, 0.5 * s)).unwrap(),
+                    2 => Shape::segment(Vec2::new(-s, 0.0), Vec2::new(s, 0.3 * s)).unwrap(),
+                    3 => {
+                        // A zigzag floor of 12 segments.
+                        let vs = (0..13).map(|i| Vec2::new(i as f32 * s - 6.0 * s, (i % 2) as f32 * 0.2 * s)).collect();
+                        Shape::chain(vs, ChainOptions { closed: false, one_sided: s > 1.0 }).unwrap()
+                    }
                     _ => Shape::Polygon(Polygon::regular(5, s, 0.0).unwrap()),
                 }
             }
@@ -757,6 +789,13 @@ pub fn run_polygon(data: &[u8]) {
         accepted.push(s);
     }
     if let Ok(s) = Shape::circle(b.f32()) {
+        accepted.push(s);
+    }
+    if let Ok(s) = Shape::rounded_segment(b.vec2(), b.vec2(), if b.u8().is_multiple_of(2) { 0.0 } else { b.f32() }) {
+        accepted.push(s);
+    }
+    let flags = b.u8();
+    if let Ok(s) = Shape::chain(pts.clone(), ChainOptions { closed: flags & 1 != 0, one_sided: flags & 2 != 0 }) {
         accepted.push(s);
     }
     let factor = b.f32();

@@ -52,7 +52,7 @@ pub(crate) const MIN_SPAN: f32 = 1e-3;
 /// as close as the true one to within `EPSILON` of the lengths. A core whose squared length
 /// underflows is treated as a point.
 #[inline]
-fn closest_params(p1: Vec2, d1: Vec2, p2: Vec2, d2: Vec2) -> (f32, f32, f32) {
+pub(crate) fn closest_params(p1: Vec2, d1: Vec2, p2: Vec2, d2: Vec2) -> (f32, f32, f32) {
     let r = p1 - p2;
     let a = d1.length_squared();
     let e = d2.length_squared();
@@ -106,7 +106,7 @@ pub fn manifold(a: &Capsule, b: &Capsule, xf: &Pose) -> Manifold {
     let (ra, rb) = (a.radius, b.radius);
     let r = ra + rb;
     let (s, t, dist2) = closest_params(p1, d1, p2, d2);
-    if dist2 > r * r {
+    if dist2 > r * r && !(dist2 <= crossing_dist2(d1, d2) && cores_cross(p1, d1, p2, d2)) {
         return Manifold::EMPTY;
     }
 
@@ -302,13 +302,45 @@ fn two_point_manifold(rf: Reference, normal: Vec2, radii: (f32, f32), a: Core, b
     Some(m)
 }
 
-/// Whether the capsules touch: the squared distance of the cores against `(ra + rb)^2`.
+/// Whether the capsules touch: the squared distance of the cores against `(ra + rb)^2`, or
+/// cores that cross (see [`crossing_dist2`]).
 #[inline]
 #[must_use]
 pub fn overlap(a: &Capsule, b: &Capsule, xf: &Pose) -> bool {
     let r = a.radius + b.radius;
-    let (_, _, dist2) = closest_params(a.a, a.b - a.a, xf.transform_point(b.a), xf.transform_vector(b.b - b.a));
-    dist2 <= r * r
+    let (p1, d1, p2, d2) = (a.a, a.b - a.a, xf.transform_point(b.a), xf.transform_vector(b.b - b.a));
+    let (_, _, dist2) = closest_params(p1, d1, p2, d2);
+    dist2 <= r * r || (dist2 <= crossing_dist2(d1, d2) && cores_cross(p1, d1, p2, d2))
+}
+
+/// Below this squared distance of the closest points, cores may cross: the closest points of
+/// two crossing segments are the crossing point computed twice, apart by rounding, which
+/// grows as the crossing angle shrinks (a few ulps of the lengths over its sine: 4.5e-5 for
+/// two segments of lengths 3 and 0.14 crossing at 0.008 rad). With radii summing to less than
+/// that (a bare segment against a bare segment: 0), the straddle test [`cores_cross`] decides
+/// instead of the distance. The bound is generous, a thousandth of the longer core: only cores
+/// that close pay for the straddle test.
+#[inline]
+fn crossing_dist2(d1: Vec2, d2: Vec2) -> f32 {
+    let scale = d1.abs().max_element().max(d2.abs().max_element());
+    let e = 1e-3 * scale;
+    e * e
+}
+
+/// Whether the cores cross or touch: each straddles the other's line, and for collinear cores
+/// their projections overlap. The same arithmetic as the crossing branch of [`manifold`].
+#[inline]
+pub(crate) fn cores_cross(p1: Vec2, d1: Vec2, p2: Vec2, d2: Vec2) -> bool {
+    let (q1, q2) = (p1 + d1, p2 + d2);
+    let (len1, len2) = (d1.length(), d2.length());
+    let u1 = if len1 > 0.0 { d1 / len1 } else { Vec2::X };
+    let u2 = if len2 > 0.0 { d2 / len2 } else { Vec2::X };
+    let (n1, n2) = (Vec2::new(u1.y, -u1.x), Vec2::new(u2.y, -u2.x));
+    let (hb0, hb1) = (n1.dot(p2 - p1), n1.dot(q2 - p1));
+    let (ha0, ha1) = (n2.dot(p1 - p2), n2.dot(q1 - p2));
+    let straddles = |h0: f32, h1: f32| h0.min(h1) <= 0.0 && h0.max(h1) >= 0.0;
+    let (f0, f1) = (u1.dot(p2 - p1), u1.dot(q2 - p1));
+    straddles(hb0, hb1) && straddles(ha0, ha1) && f0.max(f1) >= 0.0 && f0.min(f1) <= len1
 }
 
 /// Brute-force minimum translation for tests: `min over unit u of hA(u) + hB(-u)`, the distance

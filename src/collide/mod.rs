@@ -34,17 +34,38 @@
 //! `i << 9`), which keeps them unique and stable per part pair; that is what limits a compound
 //! to [`MAX_COMPOUND_PARTS`](crate::MAX_COMPOUND_PARTS) = 128 parts. [`overlaps`] stops at the
 //! first overlapping part pair.
+//!
+//! # Chains
+//! A [`Chain`](crate::Chain)'s parts are its segments (part `i` runs from vertex `i` to
+//! `i + 1`); its BVH picks the segments near the other shape (or near each part of a
+//! compound). Each segment collides using its neighbouring vertices, so that a shape sliding
+//! along a chain never receives a normal from an internal seam: at flat and concave joins a
+//! normal leaning towards the vertex is replaced by the segment's face normal, at convex joins
+//! the rounded region between the two faces is shared out at the neighbour's face normal.
+//! A one-sided chain gives no contact to a shape whose centre is behind a segment; a two-sided
+//! one faces each segment towards the shape's centre. The chain's half of a feature id is the
+//! segment index (low 14 bits) shifted left by 2 plus 0 (start vertex), 1 (end vertex) or
+//! 2 (face); the other half carries its part tag as with compounds. Two chains never touch.
+//! The merge rule and [`contact_parts`] work as for compounds, segment indices in the place of
+//! part indices.
 
 mod capsule_capsule;
 mod capsule_polygon;
+mod capsule_segment;
+mod chain;
+mod chain_segment;
 mod circle_capsule;
 mod circle_circle;
 mod circle_cuboid;
 mod circle_polygon;
+mod circle_segment;
 mod clip;
 mod compound;
 mod cuboid_cuboid;
 mod polygon_polygon;
+mod segment_cuboid;
+mod segment_polygon;
+mod segment_segment;
 #[cfg(test)]
 pub(crate) mod test_util;
 
@@ -171,25 +192,35 @@ macro_rules! register {
     };
 }
 
-/// Index `kind(a) * 4 + kind(b)`, only `kind(a) <= kind(b)` filled. Convex kinds only:
-/// compounds are split into convex part pairs before the table is consulted.
+/// Index `kind(a) * 5 + kind(b)`, only `kind(a) <= kind(b)` filled. Convex kinds only:
+/// compounds and chains are split into convex part pairs before the table is consulted.
 static REGISTERS: [Option<Register>; ShapeKind::CONVEX_COUNT * ShapeKind::CONVEX_COUNT] = [
     // Circle × …
     Some(register!(Circle, Circle, circle_circle::manifold, circle_circle::overlap)),
     Some(register!(Circle, Capsule, circle_capsule::manifold, circle_capsule::overlap)),
+    Some(register!(Circle, Segment, circle_segment::manifold, circle_segment::overlap)),
     Some(register!(Circle, Cuboid, circle_cuboid::manifold, circle_cuboid::overlap)),
     Some(register!(Circle, Polygon, circle_polygon::manifold, circle_polygon::overlap)),
     // Capsule × …
     None,
     Some(register!(Capsule, Capsule, capsule_capsule::manifold, capsule_capsule::overlap)),
+    Some(register!(Capsule, Segment, capsule_segment::manifold, capsule_segment::overlap)),
     Some(register!(Capsule, Cuboid, capsule_polygon::manifold_cuboid, capsule_polygon::overlap_cuboid)),
     Some(register!(Capsule, Polygon, capsule_polygon::manifold, capsule_polygon::overlap)),
+    // Segment × …
+    None,
+    None,
+    Some(register!(Segment, Segment, segment_segment::manifold, segment_segment::overlap)),
+    Some(register!(Segment, Cuboid, segment_cuboid::manifold, segment_cuboid::overlap)),
+    Some(register!(Segment, Polygon, segment_polygon::manifold, segment_polygon::overlap)),
     // Cuboid × …
+    None,
     None,
     None,
     Some(register!(Cuboid, Cuboid, cuboid_cuboid::manifold, cuboid_cuboid::overlap)),
     Some(register!(Cuboid, Polygon, polygon_polygon::manifold_cuboid, polygon_polygon::overlap_cuboid)),
     // Polygon × …
+    None,
     None,
     None,
     None,
@@ -228,12 +259,14 @@ fn shape_key(s: &Shape) -> [u32; 4] {
     let k = match s {
         Shape::Circle(c) => [c.radius, 0.0, 0.0, 0.0],
         Shape::Capsule(c) => [c.a.x, c.a.y, c.b.x, c.radius + c.b.y],
+        Shape::Segment(c) => [c.a.x, c.a.y, c.b.x, c.radius + c.b.y],
         Shape::Cuboid(b) => [b.half_extents.x, b.half_extents.y, 0.0, 0.0],
         Shape::Polygon(p) => [p.vertices[0].x, p.vertices[1].y, p.centroid.x, p.radius + p.count as f32],
         Shape::Compound(c) => {
             let b = c.aabb();
             [b.min.x, b.min.y, b.max.x, b.max.y + c.parts().len() as f32]
         }
+        Shape::Chain(c) => c.key(),
     };
     k.map(f32::to_bits)
 }
@@ -260,6 +293,9 @@ pub fn contact(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
 
 #[inline]
 fn contact_ordered(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
+    if let Shape::Chain(c) = sb {
+        return chain::manifold(sa, pa, c, pb);
+    }
     if is_compound(sa) || is_compound(sb) {
         return compound::manifold(sa, pa, sb, pb);
     }
@@ -273,6 +309,9 @@ fn contact_ordered(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
 #[must_use]
 pub fn overlaps(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> bool {
     let (sa, pa, sb, pb) = if swap_order(sa, pa, sb, pb) { (sb, pb, sa, pa) } else { (sa, pa, sb, pb) };
+    if let Shape::Chain(c) = sb {
+        return chain::overlap(sa, pa, c, pb);
+    }
     if is_compound(sa) || is_compound(sb) {
         return compound::overlap(sa, pa, sb, pb);
     }
@@ -284,8 +323,26 @@ fn is_compound(s: &Shape) -> bool {
     matches!(s, Shape::Compound(_))
 }
 
+/// Whether the shape has parts of its own (a compound's parts, a chain's segments).
+#[inline]
+fn has_parts(s: &Shape) -> bool {
+    matches!(s, Shape::Compound(_) | Shape::Chain(_))
+}
+
+/// [`contact_parts`] for a pair in canonical order.
+fn for_each_part_contact(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, mut f: impl FnMut(u32, u32, &Manifold)) {
+    if let Shape::Chain(c) = sb {
+        chain::visit(sa, pa, c, pb, |i, j, m| {
+            f(i, j, m);
+            true
+        });
+    } else {
+        compound::for_each_contact(sa, pa, sb, pb, f);
+    }
+}
+
 /// Calls `f(part_a, part_b, manifold)` for every touching pair of parts, a convex shape being
-/// part 0 of itself. Each manifold is in world space with the normal from A to B and carries
+/// part 0 of itself and a chain's parts being its segments. Each manifold is in world space with the normal from A to B and carries
 /// the part-tagged feature ids of the [module docs](self#compounds): the one [`contact`]
 /// returns is one of them, the deepest. The call order is deterministic, otherwise unspecified.
 ///
@@ -307,14 +364,14 @@ fn is_compound(s: &Shape) -> bool {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn contact_parts(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, mut f: impl FnMut(u32, u32, &Manifold)) {
-    if !is_compound(sa) && !is_compound(sb) {
+    if !has_parts(sa) && !has_parts(sb) {
         let m = contact(sa, pa, sb, pb);
         if m.count > 0 {
             f(0, 0, &m);
         }
     } else if swap_order(sa, pa, sb, pb) {
-        compound::for_each_contact(sb, pb, sa, pa, |j, i, m| f(i, j, &m.flipped()));
+        for_each_part_contact(sb, pb, sa, pa, |j, i, m| f(i, j, &m.flipped()));
     } else {
-        compound::for_each_contact(sa, pa, sb, pb, f);
+        for_each_part_contact(sa, pa, sb, pb, f);
     }
 }

@@ -170,9 +170,9 @@ pub(crate) fn earliest(
     }
     let mut best: Option<(Advance, u32, u32)> = None;
     for (i, la, a) in parts(sa) {
-        let Some(pa) = part_proxy(&la, a) else { continue };
+        let Some(pa) = part_proxy(&la, &a) else { continue };
         for (j, lb, b) in parts(sb) {
-            let Some(pb) = part_proxy(&lb, b) else { continue };
+            let Some(pb) = part_proxy(&lb, &b) else { continue };
             let limit = best.map_or(max_t, |(adv, ..)| adv.t);
             let tol = tolerance(&pa, &pb, wa, wb, max_t);
             let (ca, cb) = (bounding_circle(&la, pa.reach_from(la.p)), bounding_circle(&lb, pb.reach_from(lb.p)));

@@ -230,10 +230,10 @@ fn with_radii(core_a: Vec2, core_b: Vec2, d: f32, n: Vec2, ra: f32, rb: f32) -> 
 fn compound_distance(sa: &Shape, sb: &Shape, xf: &Pose) -> (LocalDistance, u32, u32) {
     let mut best: Option<(LocalDistance, u32, u32)> = None;
     for (i, la, a) in parts(sa) {
-        let Some(pa) = part_proxy(&la, a) else { continue };
+        let Some(pa) = part_proxy(&la, &a) else { continue };
         let (ca, ra) = (la.p, pa.reach_from(la.p));
         for (j, lb, b) in parts(sb) {
-            let Some(pb) = part_proxy(&lb, b) else { continue };
+            let Some(pb) = part_proxy(&lb, &b) else { continue };
             let lower = (xf.transform_point(lb.p) - ca).length() - ra - pb.reach_from(lb.p);
             if best.is_some_and(|(d, ..)| lower >= d.distance) {
                 continue;

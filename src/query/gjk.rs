@@ -24,7 +24,8 @@ pub(crate) struct Proxy {
 }
 
 impl Proxy {
-    /// The core of a convex shape in its own frame; `None` for a compound (use its parts).
+    /// The core of a convex shape in its own frame; `None` for a compound or a chain (use its
+    /// parts).
     #[inline]
     pub fn of(shape: &Shape) -> Option<Proxy> {
         let mut p = Proxy { points: [Vec2::ZERO; MAX_POLYGON_VERTICES], count: 1, radius: 0.0 };
@@ -33,6 +34,10 @@ impl Proxy {
             Shape::Capsule(c) => {
                 p.points[..2].copy_from_slice(&[c.a, c.b]);
                 (p.count, p.radius) = (2, c.radius);
+            }
+            Shape::Segment(s) => {
+                p.points[..2].copy_from_slice(&[s.a, s.b]);
+                (p.count, p.radius) = (2, s.radius);
             }
             Shape::Cuboid(b) => {
                 let h = b.half_extents;
@@ -47,7 +52,7 @@ impl Proxy {
                 p.points[..n].copy_from_slice(&poly.vertices[..n]);
                 (p.count, p.radius) = (n, poly.radius);
             }
-            Shape::Compound(_) => return None,
+            Shape::Compound(_) | Shape::Chain(_) => return None,
         }
         Some(p)
     }

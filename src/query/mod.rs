@@ -30,6 +30,12 @@
 //! - A [`Compound`](crate::Compound) is the union of its parts: a ray hits the closest part
 //!   (on equal `t`, the lowest part index; [`ray_cast_part`] tells which), a point is inside
 //!   when it is inside any part ([`containing_part`] tells the first).
+//! - A bare [`Segment`] (radius 0) and a [`Chain`](crate::Chain) have no
+//!   interior: a point is inside only exactly on the line. A chain's parts are its segments; a
+//!   ray hits a segment from either side, except that a one-sided chain's segment is invisible
+//!   to a ray starting behind it. Distances, casts and times of impact see a chain as its
+//!   segments, both sides, one GJK per segment not culled by its bounding circle: their cost
+//!   grows with the chain's length (the narrow phase and ray casts use the chain's BVH).
 //!
 //! ```
 //! use sapwood::query::{contains_point, ray_cast};
@@ -64,8 +70,10 @@ pub use toi::{Toi, ToiState, time_of_impact};
 
 use glam::Vec2;
 
+use std::borrow::Cow;
+
 use crate::math::Pose;
-use crate::shape::Shape;
+use crate::shape::{Segment, Shape};
 use gjk::Proxy;
 
 /// Why a query refused its input. Queries never panic; this is their answer to input that has
@@ -110,18 +118,28 @@ fn check_amount(x: f32) -> Result<(), QueryError> {
 }
 
 /// A shape's convex parts with their index and pose in the shape's frame: a convex shape is
-/// its own part 0 at the identity.
-fn parts(shape: &Shape) -> impl Iterator<Item = (u32, Pose, &Shape)> {
-    let (single, many) = match shape {
-        Shape::Compound(c) => (None, c.parts()),
-        s => (Some(s), &[][..]),
+/// its own part 0 at the identity; a chain's segment `i` is part `i`, a bare segment placed at
+/// its midpoint (so that its bounding circle is tight for the callers' culls).
+fn parts(shape: &Shape) -> impl Iterator<Item = (u32, Pose, Cow<'_, Shape>)> {
+    let (single, many, chain) = match shape {
+        Shape::Compound(c) => (None, c.parts(), None),
+        Shape::Chain(c) => (None, &[][..], Some(c)),
+        s => (Some(s), &[][..], None),
     };
-    let many = many.iter().enumerate().map(|(i, (lp, part))| (i as u32, *lp, part));
-    single.map(|s| (0, Pose::IDENTITY, s)).into_iter().chain(many)
+    let many = many.iter().enumerate().map(|(i, (lp, part))| (i as u32, *lp, Cow::Borrowed(part)));
+    let segments = chain.into_iter().flat_map(|c| {
+        (0..c.segment_count()).map(move |i| {
+            let s = c.segment_at(i);
+            let mid = 0.5 * (s.a + s.b);
+            let seg = Shape::Segment(Segment { a: s.a - mid, b: s.b - mid, radius: 0.0 });
+            (i as u32, Pose::from_translation(mid), Cow::Owned(seg))
+        })
+    });
+    single.map(|s| (0, Pose::IDENTITY, Cow::Borrowed(s))).into_iter().chain(many).chain(segments)
 }
 
-/// A part's GJK proxy in its shape's frame (`None` only for a nested compound, which no
-/// constructor builds).
+/// A part's GJK proxy in its shape's frame (`None` only for a nested compound or chain, which
+/// no constructor builds).
 #[inline]
 fn part_proxy(local: &Pose, part: &Shape) -> Option<Proxy> {
     let p = Proxy::of(part)?;

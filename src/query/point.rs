@@ -3,7 +3,7 @@
 use glam::Vec2;
 
 use crate::math::Pose;
-use crate::shape::{Polygon, Shape};
+use crate::shape::{Capsule, Chain, Polygon, Shape};
 
 /// Whether `point` lies inside `shape` at `pose` or on its boundary.
 #[must_use]
@@ -33,8 +33,22 @@ pub fn containing_part(shape: &Shape, pose: &Pose, point: Vec2) -> Option<u32> {
         Shape::Compound(c) => {
             c.parts().iter().position(|(lp, part)| contains_local(part, lp.inv_transform_point(p))).map(|i| i as u32)
         }
+        Shape::Chain(c) => chain_point(c, p),
         s => contains_local(s, p).then_some(0),
     }
+}
+
+/// The first chain segment through the local point `p` (exactly on it).
+fn chain_point(c: &Chain, p: Vec2) -> Option<u32> {
+    let mut found = None;
+    c.segments_in(&crate::Aabb::new(p, p), |i| {
+        let s = c.segment_at(i as usize);
+        if contains_local(&Shape::Capsule(Capsule { a: s.a, b: s.b, radius: 0.0 }), p) {
+            found = Some(i);
+        }
+        found.is_none()
+    });
+    found
 }
 
 pub(super) fn contains_local(shape: &Shape, p: Vec2) -> bool {
@@ -46,6 +60,8 @@ pub(super) fn contains_local(shape: &Shape, p: Vec2) -> bool {
             let t = if dd > 0.0 { ((p - c.a).dot(d) / dd).clamp(0.0, 1.0) } else { 0.0 };
             (p - c.a - t * d).length_squared() <= c.radius * c.radius
         }
+        Shape::Segment(s) => contains_local(&Shape::Capsule(s.as_capsule()), p),
+        Shape::Chain(c) => chain_point(c, p).is_some(),
         Shape::Cuboid(b) => p.x.abs() <= b.half_extents.x && p.y.abs() <= b.half_extents.y,
         Shape::Polygon(poly) => within(poly, p, poly.radius),
         Shape::Compound(c) => c.parts().iter().any(|(lp, part)| contains_local(part, lp.inv_transform_point(p))),

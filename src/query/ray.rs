@@ -4,7 +4,7 @@ use glam::Vec2;
 
 use super::point::contains_local;
 use crate::math::{Pose, Ray};
-use crate::shape::{Capsule, Polygon, Shape};
+use crate::shape::{Capsule, Chain, Polygon, Shape};
 
 /// Where a ray first meets a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -43,6 +43,9 @@ pub fn ray_cast(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<Ray
 /// ```
 #[must_use]
 pub fn ray_cast_part(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, RayHit)> {
+    if let Shape::Chain(c) = shape {
+        return chain_cast(c, pose, ray, max_t);
+    }
     let Shape::Compound(c) = shape else {
         return ray_cast_convex(shape, pose, ray, max_t).map(|h| (0, h));
     };
@@ -78,12 +81,50 @@ fn ray_cast_convex(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<
     let (t, n) = match shape {
         Shape::Circle(c) => circle_cast(o, d, c.radius),
         Shape::Capsule(c) => capsule_cast(c, o, d),
+        Shape::Segment(s) => capsule_cast(&s.as_capsule(), o, d),
         Shape::Cuboid(b) => box_cast(b.half_extents, o, d),
         Shape::Polygon(p) if p.radius > 0.0 => rounded_polygon_cast(p, o, d),
         Shape::Polygon(p) => polygon_cast(p, o, d, max_t),
-        Shape::Compound(_) => unreachable!("compounds are split into parts by ray_cast_part"),
+        Shape::Compound(_) | Shape::Chain(_) => unreachable!("split into parts by ray_cast_part"),
     }?;
     (t <= max_t).then(|| RayHit { t, point: ray.at(t), normal: pose.transform_vector(n) })
+}
+
+/// The closest segment of a chain that the ray hits (the lowest index on equal `t`); the
+/// chain's BVH offers the segments whose boxes the ray enters before the best hit so far. A
+/// one-sided chain's segment is invisible to a ray starting behind it.
+fn chain_cast(c: &Chain, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, RayHit)> {
+    if max_t.is_nan() || max_t < 0.0 {
+        return None;
+    }
+    let (o, d) = (pose.inv_transform_point(ray.origin), pose.inv_transform_vector(ray.dir));
+    let bound = std::cell::Cell::new(max_t);
+    let mut best: Option<(u32, f32, Vec2)> = None;
+    let one_sided = c.options().one_sided;
+    c.segments_on_ray(
+        &Ray::new(o, d),
+        || bound.get(),
+        |i| {
+            let s = c.segment_at(i as usize);
+            let e = s.b - s.a;
+            if one_sided && Vec2::new(e.y, -e.x).dot(o - s.a) < 0.0 {
+                return;
+            }
+            let line = Capsule { a: s.a, b: s.b, radius: 0.0 };
+            let hit = if contains_local(&Shape::Capsule(line), o) {
+                Some((0.0, (-d).normalize_or_zero()))
+            } else {
+                capsule_cast(&line, o, d)
+            };
+            if let Some((t, n)) = hit
+                && (t < bound.get() || (t == bound.get() && best.is_none()))
+            {
+                bound.set(t);
+                best = Some((i, t, n));
+            }
+        },
+    );
+    best.map(|(i, t, n)| (i, RayHit { t, point: ray.at(t), normal: pose.transform_vector(n) }))
 }
 
 /// Ray from `o` (outside) against the circle of radius `r` at the origin: `(t, unit normal)`.

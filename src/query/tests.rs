@@ -136,7 +136,7 @@ fn parry_query(shape: &Shape, pose: &PPose, ray: &PRay, max_t: f32, point: Vec2)
                 answer(&inner, pose, ray, max_t, pv(point))
             }
         }
-        Shape::Compound(_) => unreachable!("convex shapes only"),
+        Shape::Segment(_) | Shape::Compound(_) | Shape::Chain(_) => unreachable!("drawn from the other kinds"),
     }
 }
 
@@ -170,7 +170,7 @@ fn distance_to_surface(shape: &Shape, p: Vec2) -> f32 {
             let d = brute_distance_to_core(poly, p);
             if local_inside { d + poly.radius } else { (d - poly.radius).abs() }
         }
-        Shape::Compound(_) => unreachable!("convex shapes only"),
+        Shape::Segment(_) | Shape::Compound(_) | Shape::Chain(_) => unreachable!("drawn from the other kinds"),
     }
 }
 

@@ -68,7 +68,8 @@ impl Compound {
     ///
     /// # Errors
     /// [`ShapeError::EmptyCompound`] for no parts, [`ShapeError::TooManyParts`] beyond
-    /// [`MAX_COMPOUND_PARTS`], [`ShapeError::NestedCompound`] when a part is itself a compound,
+    /// [`MAX_COMPOUND_PARTS`], [`ShapeError::NestedCompound`] when a part is itself a compound
+    /// or a chain,
     /// [`ShapeError::InvalidPartPose`] for a non-finite or non-unit part pose, the part's own
     /// error when it fails [`Shape::validate`], and [`ShapeError::TooLarge`] when a part reaches
     /// beyond [`MAX_SHAPE_SIZE`] from the compound's origin.
@@ -143,7 +144,7 @@ fn check_parts(parts: &[(Pose, Shape)]) -> Result<(), ShapeError> {
         return Err(ShapeError::TooManyParts);
     }
     for (pose, shape) in parts {
-        if matches!(shape, Shape::Compound(_)) {
+        if matches!(shape, Shape::Compound(_) | Shape::Chain(_)) {
             return Err(ShapeError::NestedCompound);
         }
         if !pose.is_valid() {
@@ -160,7 +161,8 @@ fn check_parts(parts: &[(Pose, Shape)]) -> Result<(), ShapeError> {
 
 impl Shape {
     /// The parts as `(local pose, convex shape)`: a compound's parts, or the shape itself at
-    /// the identity for a convex shape (part 0).
+    /// the identity for a convex shape (part 0). Not for chains, whose parts are segments built
+    /// on demand (`Chain::segment_at`); callers handle chains first.
     pub(crate) fn parts_iter(&self) -> impl Iterator<Item = (&Pose, &Shape)> {
         let (single, many): (Option<(&Pose, &Shape)>, &[Part]) = match self {
             Shape::Compound(c) => (None, c.parts()),
@@ -169,11 +171,13 @@ impl Shape {
         single.into_iter().chain(many.iter().map(|(p, s)| (p, s)))
     }
 
-    /// The number of parts: a compound's part count, 1 for a convex shape.
+    /// The number of parts: a compound's part count, a chain's segment count, 1 for a convex
+    /// shape.
     #[must_use]
     pub fn part_count(&self) -> usize {
         match self {
             Shape::Compound(c) => c.parts().len(),
+            Shape::Chain(c) => c.segment_count(),
             _ => 1,
         }
     }

@@ -1,22 +1,36 @@
 //! Collision shapes. Convex shapes are stored inline (no heap allocation per shape); a
-//! [`Compound`] is a shared handle to immutable parts, so [`Shape`] is `Clone` but not `Copy`.
+//! [`Compound`] or [`Chain`] is a shared handle to immutable data, so [`Shape`] is `Clone` but
+//! not `Copy`.
 //!
 //! | kind | stored as | fast paths |
 //! |---|---|---|
 //! | [`Circle`] | radius, centred on the pose | every pair |
-//! | [`Capsule`] | segment `a`–`b` plus radius | circle, capsule |
+//! | [`Capsule`] | segment `a`–`b` plus radius `> 0` | circle, capsule |
+//! | [`Segment`] | segment `a`–`b` plus radius `>= 0` (two-sided line when 0) | the capsule kernels |
 //! | [`Cuboid`] | half-extents; axis-aligned under an unrotated pose, oriented otherwise | box–box SAT on 4 axes, AABB pairs |
 //! | [`Polygon`] | convex hull, ≤ 8 vertices, optional rounding radius | — |
 //! | [`Compound`] | `Arc` of ≤ 128 convex parts at local poses, part boxes | part boxes cull part pairs |
+//! | [`Chain`] | `Arc` of a polyline (≤ 2²⁰ vertices), open or closed, optionally one-sided, static BVH | BVH culls segments; ghost vertices |
+//!
+//! **Why [`Segment`] is its own kind.** Geometrically a rounded segment *is* a capsule, and the
+//! narrow phase treats it as one: the segment kernels run the capsule kernels, which are exact
+//! at radius 0 (checked against parry and an f64 brute force). The kind exists for what differs
+//! at radius 0: a [`Capsule`] keeps its promise of a positive radius (an interior, a point test
+//! with area), while a bare segment has no interior, is what a chain is made of, and is what
+//! users reach for as a wall or a one-way line.
 
+mod chain;
 mod compound;
 mod decompose;
 mod polygon;
+mod tile_map;
 
+pub use chain::{Chain, ChainOptions, ChainSegment, MAX_CHAIN_VERTICES};
 pub(crate) use compound::PART_SHIFT;
 pub use compound::{Compound, MAX_COMPOUND_PARTS};
 pub use decompose::DecompositionError;
 pub use polygon::{MAX_POLYGON_VERTICES, Polygon};
+pub use tile_map::{MAX_TILE_MAP_CELLS, Tile, TileMap, TileMapError};
 
 use glam::Vec2;
 
@@ -31,11 +45,13 @@ pub enum ShapeError {
     NonPositiveSize,
     /// A rounding radius was negative.
     NegativeRadius,
-    /// Fewer than three distinct points (or a capsule whose two ends coincide).
+    /// Fewer than three distinct points (a capsule or segment whose two ends coincide, a chain
+    /// of fewer than 2 vertices, 3 if closed).
     TooFewPoints,
     /// The points span no area.
     Collinear,
-    /// The convex hull has more than [`MAX_POLYGON_VERTICES`] vertices.
+    /// The convex hull has more than [`MAX_POLYGON_VERTICES`] vertices, or a chain more than
+    /// [`MAX_CHAIN_VERTICES`].
     TooManyVertices,
     /// A size or local coordinate exceeds [`MAX_SHAPE_SIZE`].
     TooLarge,
@@ -43,10 +59,13 @@ pub enum ShapeError {
     EmptyCompound,
     /// A [`Compound`] with more than [`MAX_COMPOUND_PARTS`] parts.
     TooManyParts,
-    /// A [`Compound`] part that is itself a compound (parts must be convex).
+    /// A [`Compound`] part that is itself a compound or a chain (parts must be convex).
     NestedCompound,
     /// A [`Compound`] part pose that is non-finite or has a non-unit rotation.
     InvalidPartPose,
+    /// Two consecutive [`Chain`] vertices (the last and first of a closed chain included) are
+    /// equal: the segment between them has no direction.
+    DuplicateVertex,
 }
 
 /// The largest radius, half-extent or local vertex coordinate a world accepts (1e6). Beyond it
@@ -59,14 +78,15 @@ impl std::fmt::Display for ShapeError {
             ShapeError::NonFinite => "shape parameter is NaN or infinite",
             ShapeError::NonPositiveSize => "shape size must be positive",
             ShapeError::NegativeRadius => "rounding radius must not be negative",
-            ShapeError::TooFewPoints => "fewer than three distinct points (or a zero-length capsule)",
+            ShapeError::TooFewPoints => "too few distinct points (or a zero-length capsule or segment)",
             ShapeError::Collinear => "points are collinear and span no area",
-            ShapeError::TooManyVertices => "convex hull has more than 8 vertices",
+            ShapeError::TooManyVertices => "more than 8 hull vertices, or a chain beyond MAX_CHAIN_VERTICES",
             ShapeError::TooLarge => "shape size exceeds MAX_SHAPE_SIZE (1e6)",
             ShapeError::EmptyCompound => "compound has no parts",
             ShapeError::TooManyParts => "compound has more than MAX_COMPOUND_PARTS (128) parts",
-            ShapeError::NestedCompound => "compound part is itself a compound",
+            ShapeError::NestedCompound => "compound part is itself a compound or a chain",
             ShapeError::InvalidPartPose => "compound part pose is non-finite or not a unit rotation",
+            ShapeError::DuplicateVertex => "two consecutive chain vertices are equal",
         })
     }
 }
@@ -91,6 +111,32 @@ pub struct Capsule {
     pub b: Vec2,
     /// Radius, `> 0`.
     pub radius: f32,
+}
+
+/// A line segment `a`–`b`, optionally rounded: every point within `radius` (`>= 0`) of it. At
+/// radius 0 it is a two-sided line with no interior.
+///
+/// A rounded segment *is* a capsule, and the narrow phase treats it as one: the segment kernels
+/// run the capsule kernels, which are exact at radius 0. It is a kind of its own for what
+/// differs at radius 0: a [`Capsule`] keeps its promise of a positive radius (an interior, a
+/// point test with area), while a bare segment has none, and is what a [`Chain`] is made of.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Segment {
+    /// First end, local frame.
+    pub a: Vec2,
+    /// Second end, local frame.
+    pub b: Vec2,
+    /// Rounding radius, `>= 0`.
+    pub radius: f32,
+}
+
+impl Segment {
+    /// The same geometry as a capsule, for the capsule kernels (exact at radius 0).
+    #[inline]
+    pub(crate) fn as_capsule(&self) -> Capsule {
+        Capsule { a: self.a, b: self.b, radius: self.radius }
+    }
 }
 
 /// A box given by its half-extents, centred on its pose.
@@ -128,29 +174,33 @@ pub enum ShapeKind {
     Circle = 0,
     /// [`Capsule`].
     Capsule = 1,
+    /// [`Segment`].
+    Segment = 2,
     /// [`Cuboid`].
-    Cuboid = 2,
+    Cuboid = 3,
     /// [`Polygon`].
-    Polygon = 3,
+    Polygon = 4,
     /// [`Compound`].
-    Compound = 4,
+    Compound = 5,
+    /// [`Chain`].
+    Chain = 6,
 }
 
 impl ShapeKind {
     /// The number of shape kinds.
-    pub const COUNT: usize = 5;
-    /// The number of convex kinds (all but [`ShapeKind::Compound`]), the side of the narrow
-    /// phase's dispatch table.
-    pub const CONVEX_COUNT: usize = 4;
+    pub const COUNT: usize = 7;
+    /// The number of convex kinds (all but [`ShapeKind::Compound`] and [`ShapeKind::Chain`]),
+    /// the side of the narrow phase's dispatch table.
+    pub const CONVEX_COUNT: usize = 5;
 }
 
 /// A collision shape. Build one with the checked constructors ([`Shape::circle`],
-/// [`Shape::capsule`], [`Shape::cuboid`], [`Shape::polygon`], [`Shape::rounded_box`],
-/// [`Shape::compound`], [`Shape::concave_polygon`]); they are the only way to get a shape the
-/// narrow phase accepts.
+/// [`Shape::capsule`], [`Shape::segment`], [`Shape::cuboid`], [`Shape::polygon`],
+/// [`Shape::rounded_box`], [`Shape::compound`], [`Shape::concave_polygon`], [`Shape::chain`]);
+/// they are the only way to get a shape the narrow phase accepts.
 ///
-/// Convex shapes are inline data; [`Shape::Compound`] holds a shared handle, so a shape is
-/// `Clone` (cheap: at most one reference-count increment) but not `Copy`.
+/// Convex shapes are inline data; [`Shape::Compound`] and [`Shape::Chain`] hold shared
+/// handles, so a shape is `Clone` (cheap: at most one reference-count increment) but not `Copy`.
 ///
 /// ```
 /// use sapwood::{Shape, ShapeError, Vec2};
@@ -167,12 +217,16 @@ pub enum Shape {
     Circle(Circle),
     /// A capsule.
     Capsule(Capsule),
+    /// A line segment, optionally rounded.
+    Segment(Segment),
     /// A box.
     Cuboid(Cuboid),
     /// A convex, optionally rounded polygon.
     Polygon(Polygon),
     /// Convex parts at local poses (concave shapes).
     Compound(Compound),
+    /// A polyline whose segments collide with their neighbours in mind (terrain).
+    Chain(Chain),
 }
 
 fn check_positive(x: f32) -> Result<(), ShapeError> {
@@ -214,6 +268,27 @@ impl Shape {
             return Err(ShapeError::TooFewPoints);
         }
         Ok(Shape::Capsule(Capsule { a, b, radius }))
+    }
+
+    /// The two-sided line segment `a`–`b`.
+    ///
+    /// # Errors
+    /// [`ShapeError::NonFinite`] for a non-finite end, [`ShapeError::TooFewPoints`] when
+    /// `a == b`.
+    pub fn segment(a: Vec2, b: Vec2) -> Result<Shape, ShapeError> {
+        Shape::rounded_segment(a, b, 0.0)
+    }
+
+    /// The segment `a`–`b` rounded by `radius >= 0` (a capsule when `radius > 0`, with the
+    /// segment kind: see [`Segment`] for why).
+    ///
+    /// # Errors
+    /// [`ShapeError::NonFinite`] for a non-finite input, [`ShapeError::NegativeRadius`] for a
+    /// negative radius, [`ShapeError::TooFewPoints`] when `a == b`.
+    pub fn rounded_segment(a: Vec2, b: Vec2, radius: f32) -> Result<Shape, ShapeError> {
+        let s = Shape::Segment(Segment { a, b, radius });
+        s.validate()?;
+        Ok(s)
     }
 
     /// A box with the given half-extents.
@@ -268,6 +343,22 @@ impl Shape {
         Compound::from_concave_polygon(points, radius).map(Shape::Compound)
     }
 
+    /// A chain through `vertices`; see [`Chain::new`].
+    ///
+    /// ```
+    /// use sapwood::{ChainOptions, Shape, Vec2};
+    /// let ground = [(4.0, 0.0), (2.0, 0.0), (1.0, 1.0), (-1.0, 1.0)].map(|(x, y)| Vec2::new(x, y));
+    /// let chain = Shape::chain(ground.to_vec(), ChainOptions { closed: false, one_sided: true })?;
+    /// assert_eq!(chain.part_count(), 3); // one part per segment
+    /// # Ok::<(), sapwood::ShapeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// See [`Chain::new`].
+    pub fn chain(vertices: Vec<Vec2>, options: ChainOptions) -> Result<Shape, ShapeError> {
+        Chain::new(vertices, options).map(Shape::Chain)
+    }
+
     /// The kind, for dispatch.
     #[inline]
     #[must_use]
@@ -275,9 +366,11 @@ impl Shape {
         match self {
             Shape::Circle(_) => ShapeKind::Circle,
             Shape::Capsule(_) => ShapeKind::Capsule,
+            Shape::Segment(_) => ShapeKind::Segment,
             Shape::Cuboid(_) => ShapeKind::Cuboid,
             Shape::Polygon(_) => ShapeKind::Polygon,
             Shape::Compound(_) => ShapeKind::Compound,
+            Shape::Chain(_) => ShapeKind::Chain,
         }
     }
 
@@ -291,6 +384,7 @@ impl Shape {
         let s = match self {
             Shape::Circle(c) => Shape::circle(c.radius * factor)?,
             Shape::Capsule(c) => Shape::capsule(c.a * factor, c.b * factor, c.radius * factor)?,
+            Shape::Segment(c) => Shape::rounded_segment(c.a * factor, c.b * factor, c.radius * factor)?,
             Shape::Cuboid(b) => Shape::cuboid(b.half_extents * factor)?,
             Shape::Polygon(p) => {
                 let q = p.scaled(factor);
@@ -300,6 +394,7 @@ impl Shape {
                 Shape::Polygon(q)
             }
             Shape::Compound(c) => Shape::Compound(c.scaled(factor)?),
+            Shape::Chain(c) => Shape::Chain(c.scaled(factor)?),
         };
         s.validate()?;
         Ok(s)
@@ -312,6 +407,9 @@ impl Shape {
         match self {
             Shape::Circle(c) => Aabb::from_center_half_extents(pose.p, Vec2::splat(c.radius)),
             Shape::Capsule(c) => {
+                Aabb::from_points(pose.transform_point(c.a), pose.transform_point(c.b)).fattened(c.radius)
+            }
+            Shape::Segment(c) => {
                 Aabb::from_points(pose.transform_point(c.a), pose.transform_point(c.b)).fattened(c.radius)
             }
             Shape::Cuboid(b) => {
@@ -331,12 +429,14 @@ impl Shape {
                 Aabb::new(lo, hi).fattened(p.radius)
             }
             Shape::Compound(c) => c.aabb_at(pose),
+            Shape::Chain(c) => c.aabb_at(pose),
         }
     }
 
     /// Checks that the shape is one the narrow phase accepts: finite, positive sizes up to
     /// [`MAX_SHAPE_SIZE`], for polygons 3–8 counter-clockwise convex vertices with unit
-    /// normals, and for compounds 1–[`MAX_COMPOUND_PARTS`] valid convex parts at valid poses.
+    /// normals, for compounds 1–[`MAX_COMPOUND_PARTS`] valid convex parts at valid poses, and for
+    /// chains 2–[`MAX_CHAIN_VERTICES`] vertices (3 if closed) with no two consecutive equal.
     /// The constructors only build valid shapes; this catches shapes assembled from public
     /// fields or bytes.
     ///
@@ -354,6 +454,18 @@ impl Shape {
                     return Err(ShapeError::NonFinite);
                 }
                 check_positive(c.radius)?;
+                if c.a == c.b {
+                    return Err(ShapeError::TooFewPoints);
+                }
+                size_ok(c.radius + c.a.abs().max_element().max(c.b.abs().max_element()))
+            }
+            Shape::Segment(c) => {
+                if !c.a.is_finite() || !c.b.is_finite() || !c.radius.is_finite() {
+                    return Err(ShapeError::NonFinite);
+                }
+                if c.radius < 0.0 {
+                    return Err(ShapeError::NegativeRadius);
+                }
                 if c.a == c.b {
                     return Err(ShapeError::TooFewPoints);
                 }
@@ -382,6 +494,7 @@ impl Shape {
                 size_ok(p.radius + vs.iter().map(|v| v.abs().max_element()).fold(0.0, f32::max))
             }
             Shape::Compound(c) => c.validate(),
+            Shape::Chain(c) => c.validate(),
         }
     }
 
@@ -391,9 +504,11 @@ impl Shape {
         match self {
             Shape::Circle(c) => c.radius,
             Shape::Capsule(c) => c.a.length().max(c.b.length()) + c.radius,
+            Shape::Segment(c) => c.a.length().max(c.b.length()) + c.radius,
             Shape::Cuboid(b) => b.half_extents.length(),
             Shape::Polygon(p) => p.vertices().iter().map(|v| v.length()).fold(0.0, f32::max) + p.radius,
             Shape::Compound(c) => c.bounding_radius(),
+            Shape::Chain(c) => c.bounding_radius(),
         }
     }
 }
@@ -415,6 +530,22 @@ mod tests {
         assert_eq!(Shape::circle(1.0).unwrap().scaled(0.0), Err(ShapeError::NonPositiveSize));
         assert_eq!(Shape::circle(1.0).unwrap().scaled(f32::MAX), Err(ShapeError::TooLarge));
         assert_eq!(Shape::circle(2.0).unwrap().scaled(f32::MAX), Err(ShapeError::NonFinite));
+    }
+
+    #[test]
+    fn segments_and_chains_scale() {
+        let s = Shape::segment(Vec2::ZERO, Vec2::X).unwrap();
+        assert_eq!(s.scaled(3.0), Shape::segment(Vec2::ZERO, Vec2::new(3.0, 0.0)));
+        assert_eq!(s.scaled(f32::MAX), Err(ShapeError::TooLarge));
+        let r = Shape::rounded_segment(Vec2::ZERO, Vec2::X, 0.5).unwrap().scaled(2.0).unwrap();
+        assert_eq!(r.aabb(&Pose::IDENTITY), Aabb::new(Vec2::new(-1.0, -1.0), Vec2::new(3.0, 1.0)));
+        let options = ChainOptions { closed: true, one_sided: true };
+        let c = Shape::chain(vec![Vec2::ZERO, Vec2::X, Vec2::ONE], options).unwrap();
+        let Ok(Shape::Chain(d)) = c.scaled(2.0) else { panic!("a scaled chain is a chain") };
+        assert_eq!(d.vertices(), &[Vec2::ZERO, Vec2::new(2.0, 0.0), Vec2::splat(2.0)]);
+        assert_eq!(d.options(), options);
+        assert_eq!(c.scaled(1e7), Err(ShapeError::TooLarge));
+        assert_eq!(c.scaled(-1.0), Err(ShapeError::NonPositiveSize));
     }
 
     #[test]

@@ -115,6 +115,17 @@ impl Sink {
                 self.u32(1);
                 self.slice(&[c.a.x, c.a.y, c.b.x, c.b.y, c.radius]);
             }
+            Shape::Segment(c) => {
+                self.u32(5);
+                self.slice(&[c.a.x, c.a.y, c.b.x, c.b.y, c.radius]);
+            }
+            Shape::Chain(c) => {
+                self.u32(6);
+                let o = c.options();
+                self.u32(u32::from(o.closed) | u32::from(o.one_sided) << 1);
+                self.u32(c.vertices().len() as u32);
+                self.slice(c.vertices());
+            }
             Shape::Cuboid(b) => {
                 self.u32(2);
                 self.slice(&[b.half_extents.x, b.half_extents.y]);

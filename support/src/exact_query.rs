@@ -157,7 +157,7 @@ fn closest_on_segment(a: DVec2, b: DVec2, q: DVec2) -> DVec2 {
 }
 
 /// A shape as the cores of its convex parts in the shape's own frame (a compound's part poses
-/// applied), with its reach from the local origin.
+/// applied, a chain's segments), with its reach from the local origin.
 #[derive(Clone, Debug)]
 pub struct Body {
     /// One core per part (one for a convex shape).
@@ -171,6 +171,7 @@ fn convex_core(shape: &Shape) -> Core {
     match shape {
         Shape::Circle(c) => Core::new(&[DVec2::ZERO], c.radius as f64),
         Shape::Capsule(c) => Core::new(&[d64(c.a), d64(c.b)], c.radius as f64),
+        Shape::Segment(s) => Core::new(&[d64(s.a), d64(s.b)], s.radius as f64),
         Shape::Cuboid(b) => {
             let h = d64(b.half_extents);
             Core::new(&[DVec2::new(-h.x, -h.y), DVec2::new(h.x, -h.y), h, DVec2::new(-h.x, h.y)], 0.0)
@@ -179,7 +180,7 @@ fn convex_core(shape: &Shape) -> Core {
             let vs: Vec<DVec2> = p.vertices().iter().map(|v| d64(*v)).collect();
             Core::new(&vs, p.radius() as f64)
         }
-        Shape::Compound(_) => unreachable!("compound parts are convex"),
+        Shape::Compound(_) | Shape::Chain(_) => unreachable!("compound parts are convex"),
     }
 }
 
@@ -190,6 +191,11 @@ impl Body {
             Shape::Compound(c) => {
                 c.parts().iter().map(|(pose, part)| convex_core(part).transformed(&PoseD::from_pose(pose))).collect()
             }
+            // A chain as its segments, both sides (as the queries see it).
+            Shape::Chain(c) => (0..c.segment_count())
+                .filter_map(|i| c.segment(i))
+                .map(|s| Core::new(&[d64(s.a), d64(s.b)], 0.0))
+                .collect(),
             convex => vec![convex_core(convex)],
         };
         let reach = parts

@@ -13,11 +13,14 @@ pub fn parry_pose(p: &Pose) -> pm::Pose {
     pm::Pose::from_parts(pv(p.p), pm::Rotation::from_cos_sin_unchecked(p.q.c, p.q.s))
 }
 
-/// The same shape in parry's types: a rounded polygon as a `RoundShape`, a compound part by part.
+/// The same shape in parry's types: a rounded polygon as a `RoundShape`, a compound part by part,
+/// a segment as a segment or (rounded) a capsule, a chain as a polyline (parry's has no ghosts).
 pub fn to_parry(shape: &Shape) -> ps::SharedShape {
     match shape {
         Shape::Circle(c) => ps::SharedShape::ball(c.radius),
         Shape::Capsule(c) => ps::SharedShape::capsule(pv(c.a), pv(c.b), c.radius),
+        Shape::Segment(s) if s.radius > 0.0 => ps::SharedShape::capsule(pv(s.a), pv(s.b), s.radius),
+        Shape::Segment(s) => ps::SharedShape::segment(pv(s.a), pv(s.b)),
         Shape::Cuboid(b) => ps::SharedShape::cuboid(b.half_extents.x, b.half_extents.y),
         Shape::Polygon(p) => {
             let vs: Vec<pm::Vector> = p.vertices().iter().map(|x| pv(*x)).collect();
@@ -32,5 +35,11 @@ pub fn to_parry(shape: &Shape) -> ps::SharedShape {
         Shape::Compound(c) => ps::SharedShape::new(ps::Compound::new(
             c.parts().iter().map(|(p, s)| (parry_pose(p), to_parry(s))).collect(),
         )),
+        Shape::Chain(c) => {
+            let n = c.vertices().len() as u32;
+            let segments = c.segment_count() as u32;
+            let indices = (0..segments).map(|i| [i, (i + 1) % n]).collect();
+            ps::SharedShape::polyline(c.vertices().iter().map(|v| pv(*v)).collect(), Some(indices))
+        }
     }
 }

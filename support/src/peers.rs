@@ -53,7 +53,7 @@ pub fn to_rapier_pose(p: &Pose) -> RPose {
 /// The rapier collider of a scene collider, with the same shape and pose.
 ///
 /// # Panics
-/// On a capsule, a compound or a rounded polygon: the peer scene has none.
+/// On a capsule, a segment, a compound, a chain or a rounded polygon: the peer scene has none.
 pub fn rapier_collider(c: &Collider) -> ColliderBuilder {
     let builder = match &c.shape {
         Shape::Circle(ci) => ColliderBuilder::ball(ci.radius),
@@ -63,7 +63,9 @@ pub fn rapier_collider(c: &Collider) -> ColliderBuilder {
             let points = poly.vertices().iter().map(|v| RVec::new(v.x, v.y)).collect();
             ColliderBuilder::convex_polyline(points).expect("a regular polygon is convex")
         }
-        Shape::Capsule(_) | Shape::Compound(_) => panic!("the peer scene has no capsules or compounds"),
+        Shape::Capsule(_) | Shape::Segment(_) | Shape::Compound(_) | Shape::Chain(_) => {
+            panic!("the peer scene has no capsules, segments, compounds or chains")
+        }
     };
     builder
         .position(to_rapier_pose(&c.pose))

@@ -19,7 +19,7 @@ use super::World;
 use crate::collide;
 use crate::math::{Aabb, Pose};
 use crate::query;
-use crate::shape::Shape;
+use crate::shape::{Segment, Shape};
 use crate::storage::{ColliderId, flags};
 
 /// Which colliders a query may report.
@@ -91,8 +91,8 @@ impl World {
         self.sorted_ids(start, out);
     }
 
-    /// Appends `(collider, part)` for every part (0 for a convex collider) that contains
-    /// `point`, boundary included, sorted by collider then part.
+    /// Appends `(collider, part)` for every part (0 for a convex collider, the segment index for
+    /// a chain) that contains `point`, boundary included, sorted by collider then part.
     ///
     /// ```
     /// use sapwood::{ColliderDesc, Pose, QueryFilter, Shape, Vec2, World};
@@ -112,6 +112,19 @@ impl World {
         let start = out.len();
         self.for_each_in_aabb(&Aabb::new(point, point), filter, true, |s| {
             let (shape, pose) = (&self.cols.shape[s as usize], &self.cols.pose[s as usize]);
+            if let Shape::Chain(c) = shape {
+                // Every segment through the point (a vertex lies on two).
+                let p = pose.inv_transform_point(point);
+                c.segments_in(&Aabb::new(p, p).with_rounding_slack(), |i| {
+                    let seg = c.segment_at(i as usize);
+                    let line = Shape::Segment(Segment { a: seg.a, b: seg.b, radius: 0.0 });
+                    if query::contains_point(&line, &Pose::IDENTITY, p) {
+                        out.push((self.cols.id(s), i));
+                    }
+                    true
+                });
+                return;
+            }
             for (i, (lp, part)) in shape.parts_iter().enumerate() {
                 if query::contains_point(part, &pose.mul(lp), point) {
                     out.push((self.cols.id(s), i as u32));
@@ -121,9 +134,10 @@ impl World {
         out[start..].sort_unstable();
     }
 
-    /// Appends `(collider, part)` for every collider part (0 for a convex collider) that
-    /// overlaps `shape` at `pose` (touching counts; `shape` may itself be a compound), sorted
-    /// by collider then part.
+    /// Appends `(collider, part)` for every collider part (0 for a convex collider, the segment
+    /// index for a chain) that overlaps `shape` at `pose` (touching counts; `shape` may itself
+    /// be a compound), sorted by collider then part. Chain segments answer as in the narrow
+    /// phase: a one-sided chain does not find a probe whose centre is behind it.
     pub fn query_shape_parts(
         &self,
         shape: &Shape,
@@ -135,6 +149,22 @@ impl World {
         let bounds = shape.aabb(pose);
         self.for_each_in_aabb(&bounds, filter, true, |s| {
             let (cs, cp) = (&self.cols.shape[s as usize], &self.cols.pose[s as usize]);
+            if let Shape::Chain(_) = cs {
+                // The chain's segments that touch the probe, by the narrow phase's own rule
+                // (ghost vertices, one-sidedness); a compound probe may list one several times.
+                let at = out.len();
+                collide::contact_parts(cs, cp, shape, pose, |i, _, _| out.push((self.cols.id(s), i)));
+                out[at..].sort_unstable();
+                let mut k = at;
+                for j in at..out.len() {
+                    if k == at || out[k - 1] != out[j] {
+                        out[k] = out[j];
+                        k += 1;
+                    }
+                }
+                out.truncate(k);
+                return;
+            }
             for (i, (lp, part)) in cs.parts_iter().enumerate() {
                 let part_pose = cp.mul(lp);
                 if part.aabb(&part_pose).with_rounding_slack().overlaps(&bounds.with_rounding_slack())

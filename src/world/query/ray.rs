@@ -20,8 +20,8 @@ pub struct RayCastHit {
     pub point: Vec2,
     /// The shape's outward unit normal at the hit (`-dir` normalised for a ray starting inside).
     pub normal: Vec2,
-    /// The part hit: its index in a [`Compound`](crate::Compound) collider, 0 for a convex one
-    /// (see [`query::ray_cast_part`]).
+    /// The part hit: its index in a [`Compound`](crate::Compound) collider, the segment index in a
+    /// [`Chain`](crate::Chain), 0 for a convex one (see [`query::ray_cast_part`]).
     pub part: u32,
 }
 

@@ -6,7 +6,10 @@ use glam::Vec2;
 
 use super::{Result, SnapshotError, bad};
 use crate::math::{Aabb, Pose, Rot};
-use crate::shape::{Capsule, Circle, Compound, Cuboid, MAX_COMPOUND_PARTS, Polygon, Shape, ShapeError};
+use crate::shape::{
+    Capsule, Chain, ChainOptions, Circle, Compound, Cuboid, MAX_CHAIN_VERTICES, MAX_COMPOUND_PARTS, Polygon, Segment,
+    Shape, ShapeError,
+};
 use crate::storage::{ColliderId, Columns, Filter, slot_columns};
 use crate::world::{Event, EventKind, World};
 
@@ -82,6 +85,21 @@ impl Writer<'_> {
                 self.vec2(c.a);
                 self.vec2(c.b);
                 self.f32(c.radius);
+            }
+            Shape::Segment(c) => {
+                self.u8(5);
+                self.vec2(c.a);
+                self.vec2(c.b);
+                self.f32(c.radius);
+            }
+            Shape::Chain(c) => {
+                self.u8(6);
+                let o = c.options();
+                self.u8(u8::from(o.closed) | u8::from(o.one_sided) << 1);
+                self.len(c.vertices().len());
+                for v in c.vertices() {
+                    self.vec2(*v);
+                }
             }
             Shape::Cuboid(b) => {
                 self.u8(2);
@@ -207,6 +225,25 @@ impl<'a> Reader<'a> {
             0 => Shape::Circle(Circle { radius: self.f32()? }),
             1 => Shape::Capsule(Capsule { a: self.vec2()?, b: self.vec2()?, radius: self.f32()? }),
             2 => Shape::Cuboid(Cuboid { half_extents: self.vec2()? }),
+            5 => Shape::Segment(Segment { a: self.vec2()?, b: self.vec2()?, radius: self.f32()? }),
+            6 => {
+                let flags = self.u8()?;
+                if flags > 3 {
+                    return Err(bad("unknown chain flags"));
+                }
+                let options = ChainOptions { closed: flags & 1 != 0, one_sided: flags & 2 != 0 };
+                let n = self.count(8)?;
+                if n > MAX_CHAIN_VERTICES {
+                    return Err(SnapshotError::InvalidShape { slot, error: ShapeError::TooManyVertices });
+                }
+                let mut vertices = Vec::with_capacity(n);
+                for _ in 0..n {
+                    vertices.push(self.vec2()?);
+                }
+                Shape::Chain(
+                    Chain::new(vertices, options).map_err(|error| SnapshotError::InvalidShape { slot, error })?,
+                )
+            }
             3 => {
                 let mut poly = <Polygon as bytemuck::Zeroable>::zeroed();
                 for w in bytemuck::cast_slice_mut::<Polygon, u32>(std::slice::from_mut(&mut poly)) {

@@ -20,10 +20,10 @@
 //! checksum gives a [`SnapshotError`], never a panic, and no length read from the bytes
 //! allocates more than the bytes could fill.
 //!
-//! # Format (version 5, little-endian throughout)
+//! # Format (version 6, little-endian throughout)
 //! ```text
 //!  magic     8 bytes  "SAPWOOD\0"
-//!  version   u32      5 (other versions are refused: there is no migration)
+//!  version   u32      6 (other versions are refused: there is no migration)
 //!  checksum  u64      XXH3-64, seed 0, of every byte after this field
 //!  then eight sections, always in this order, each  tag [u8; 4] | byte length u64 | payload
 //!   CONF  broad-phase kind (u8 tag + fields), aabb_margin, aabb_margin_ratio, large_extent,
@@ -32,7 +32,9 @@
 //!         4×f32 (a bullet's pose as of the last step; the identity for other colliders), tight
 //!         box 4×f32, fat box 4×f32, filter 3×u32, user_data u64, shape (kind u8 + fields; a
 //!         polygon is its 144 `Pod` bytes as 36 little-endian words; a compound, kind 4, is
-//!         a part count u32 (1..=128) then per part a pose 4×f32 and a convex shape)
+//!         a part count u32 (1..=128) then per part a pose 4×f32 and a convex shape; a
+//!         segment, kind 5, is a, b, radius; a chain, kind 6, is flags u8 (1 closed,
+//!         2 one-sided), a vertex count u32 then the vertices 2×f32 each; its BVH is rebuilt)
 //!   LIST  free, released, moved: each n u32 + n×u32 slots (order kept: it decides reuse)
 //!   PAIR  n u32, per pair slot: ids 2×u32 (both u32::MAX when free), contact u32,
 //!         touching u8, kind u8 (bit 0 a sensor pair, bit 1 refused by the pair filter);
@@ -60,7 +62,7 @@ use crate::shape::ShapeError;
 
 const MAGIC: [u8; 8] = *b"SAPWOOD\0";
 /// The format version this build writes and reads.
-pub const SNAPSHOT_VERSION: u32 = 5;
+pub const SNAPSHOT_VERSION: u32 = 6;
 /// Where the checksum sits (after magic and version), and where the bytes it covers start.
 const CHECKSUM_AT: usize = MAGIC.len() + 4;
 const PAYLOAD_AT: usize = CHECKSUM_AT + 8;

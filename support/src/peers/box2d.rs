@@ -176,7 +176,9 @@ impl Box2dSide {
                     let polygon = box2d_polygon(&c.shape);
                     b2CreatePolygonShape(id, &shape, &polygon);
                 }
-                Shape::Capsule(_) | Shape::Compound(_) => panic!("the peer scene has no capsules or compounds"),
+                Shape::Capsule(_) | Shape::Segment(_) | Shape::Compound(_) | Shape::Chain(_) => {
+                    panic!("the peer scene has no capsules, segments, compounds or chains")
+                }
             }
             id
         }

@@ -1,0 +1,373 @@
+//! One chain segment against a convex shape, using the segment's ghost vertices: the kernel
+//! that keeps shapes from catching on a chain's internal seams.
+//!
+//! The segment `p1 → p2` is tested as the visible piece of a larger surface: its neighbours
+//! decide which contact normals it may report. With `e1` its direction and `n1` its front
+//! normal (right of `e1`), each end is either
+//! - **convex** (the chain turns left there by more than [`CONVEX_SIN`], or the end is free):
+//!   the segment owns the rounded region around the vertex up to the neighbour's face normal.
+//!   A normal leaning past that face normal belongs to the neighbour and is **skipped**; and
+//!   when the shape lies deeper behind our line than behind the neighbour's, the neighbour
+//!   reports it.
+//! - **flat or concave**: the surface continues (or folds up) beyond the vertex, so the vertex
+//!   is not a feature of the surface at all: a normal pointing that way is **snapped** to `n1`
+//!   and only the part of the shape over the segment counts.
+//!
+//! ```text
+//!     skip │ admit    n1 ↑    admit │ skip         (convex ends)
+//!        ╲ │    ╲       │       ╱   │ ╱
+//!    ghost ●─────p1━━━━━━━━━━━━━p2─────● ghost
+//!     n0 (neighbour's face normal)         n2
+//! ```
+//!
+//! The case analysis follows Catto's chain-segment collision in Box2D v3 (`manifold.c`,
+//! `b2CollideChainSegmentAndPolygon`: closest features when the cores are apart, classified
+//! against the neighbours; SAT over the admissible axes when they overlap), written here for
+//! sapwood's hull, clipping and feature-id conventions. A two-sided segment faces the side the
+//! shape's centre is on: it is the one-sided test of the mirrored segment.
+
+use glam::Vec2;
+
+use super::capsule_capsule::{closest_params, cores_cross};
+use super::clip::{Edge, clip, most_anti_parallel};
+use super::{EDGE, Manifold, feature_id};
+use crate::math::Pose;
+use crate::shape::{ChainSegment, MAX_POLYGON_VERTICES, Shape};
+
+/// Sine of the smallest left turn that makes a join convex (0.57°). Flatter joins are flat:
+/// their vertex normals snap to the face normal, so a polyline sampled from a smooth curve
+/// slides like the curve instead of presenting a row of tiny corners.
+const CONVEX_SIN: f32 = 0.01;
+
+/// How far (sine) a normal at a convex end may lean past the neighbour's face normal before
+/// it is left to the neighbour. Both segments report the normals within this band.
+const LEAN_SIN: f32 = 0.01;
+
+/// Local feature numbers of the chain side (the caller adds the segment index).
+pub(crate) const START: u16 = 0;
+/// The segment's end vertex.
+pub(crate) const END: u16 = 1;
+/// The segment's face.
+pub(crate) const FACE: u16 = 2;
+
+/// A convex shape's core in the chain's frame: one vertex (circle), two (capsule, segment:
+/// the 2-gon with both edge normals), or a polygon; its radius and a point inside.
+pub(crate) struct Probe {
+    v: [Vec2; MAX_POLYGON_VERTICES],
+    n: [Vec2; MAX_POLYGON_VERTICES],
+    count: usize,
+    radius: f32,
+    centre: Vec2,
+}
+
+impl Probe {
+    /// `shape` (convex) at `xf` in the chain's frame.
+    pub fn new(shape: &Shape, xf: &Pose) -> Probe {
+        let mut p = Probe {
+            v: [Vec2::ZERO; MAX_POLYGON_VERTICES],
+            n: [Vec2::ZERO; MAX_POLYGON_VERTICES],
+            count: 0,
+            radius: 0.0,
+            centre: xf.p,
+        };
+        let mut two = |a: Vec2, b: Vec2, r: f32| {
+            let (a, b) = (xf.transform_point(a), xf.transform_point(b));
+            let e = b - a;
+            let n = Vec2::new(e.y, -e.x).try_normalize().unwrap_or(Vec2::X);
+            p.v[..2].copy_from_slice(&[a, b]);
+            p.n[..2].copy_from_slice(&[n, -n]);
+            (p.count, p.radius, p.centre) = (2, r, 0.5 * (a + b));
+        };
+        match shape {
+            Shape::Circle(c) => (p.v[0], p.count, p.radius) = (xf.p, 1, c.radius),
+            Shape::Capsule(c) => two(c.a, c.b, c.radius),
+            Shape::Segment(s) => two(s.a, s.b, s.radius),
+            Shape::Cuboid(b) => p.polygon(&b.to_polygon(), xf),
+            Shape::Polygon(q) => p.polygon(q, xf),
+            Shape::Compound(_) | Shape::Chain(_) => unreachable!("probes are convex: callers split compounds"),
+        }
+        p
+    }
+
+    fn polygon(&mut self, q: &crate::Polygon, xf: &Pose) {
+        for (k, (v, n)) in q.vertices().iter().zip(q.normals()).enumerate() {
+            self.v[k] = xf.transform_point(*v);
+            self.n[k] = xf.transform_vector(*n);
+        }
+        (self.count, self.radius, self.centre) = (q.count(), q.radius(), xf.transform_point(q.centroid()));
+    }
+
+    fn verts(&self) -> &[Vec2] {
+        &self.v[..self.count]
+    }
+
+    /// Half the core's extent (max-norm), for tolerances.
+    fn size(&self) -> f32 {
+        self.verts().iter().map(|v| (*v - self.centre).abs().max_element()).fold(0.0, f32::max)
+    }
+}
+
+/// What a segment end does with normals leaning its way (see the module docs).
+#[derive(Clone, Copy)]
+enum End {
+    /// Admits normals up to this face normal of the neighbour (the free end's: the tangent).
+    Convex { neighbour: Vec2, free: bool },
+    /// Snaps them to the face normal.
+    Flat,
+}
+
+/// The segment as the shape sees it: front towards the shape's centre for a two-sided chain.
+struct Face {
+    p1: Vec2,
+    p2: Vec2,
+    e1: Vec2,
+    n1: Vec2,
+    len: f32,
+    ends: [End; 2],
+    /// Local feature numbers of `p1` and `p2` (swapped on a mirrored segment).
+    ids: [u16; 2],
+}
+
+#[inline]
+fn right(d: Vec2) -> Vec2 {
+    Vec2::new(d.y, -d.x)
+}
+
+impl Face {
+    fn new(s: &ChainSegment, mirrored: bool, one_sided: bool) -> Face {
+        let (p1, p2, g1, g2, ids) = if mirrored {
+            (s.b, s.a, s.ghost_b, s.ghost_a, [END, START])
+        } else {
+            (s.a, s.b, s.ghost_a, s.ghost_b, [START, END])
+        };
+        let d = p2 - p1;
+        let len = d.length();
+        let e1 = d / len;
+        // A left turn from `a` to `b` (counter-clockwise around the solid) is convex; a
+        // hairpin (a turn of π, zero sine) is convex too.
+        let join = |a: Vec2, b: Vec2| {
+            let (s, c) = (a.perp_dot(b), a.dot(b));
+            if s > CONVEX_SIN || (s >= 0.0 && c < 0.0) {
+                End::Convex { neighbour: right(a), free: false }
+            } else {
+                End::Flat
+            }
+        };
+        // A free end of a two-sided chain is a bare segment's end: its cap spans the half-turn
+        // from the front normal round to the back one. A one-sided chain's stops at the
+        // tangent, so that nothing is pushed towards the back.
+        let n1 = right(e1);
+        let start = match g1 {
+            None => End::Convex { neighbour: if one_sided { -e1 } else { -n1 }, free: true },
+            Some(g) => {
+                let e0 = (p1 - g).normalize();
+                match join(e0, e1) {
+                    End::Convex { .. } => End::Convex { neighbour: right(e0), free: false },
+                    flat => flat,
+                }
+            }
+        };
+        let end = match g2 {
+            None => End::Convex { neighbour: if one_sided { e1 } else { -n1 }, free: true },
+            Some(g) => {
+                let e2 = (g - p2).normalize();
+                match join(e1, e2) {
+                    End::Convex { .. } => End::Convex { neighbour: right(e2), free: false },
+                    flat => flat,
+                }
+            }
+        };
+        Face { p1, p2, e1, n1, len, ends: [start, end], ids }
+    }
+
+    /// Whether the segment may report unit normal `m` (from the segment to the shape) as a
+    /// vertex or shape-face normal: `Some(true)` admit, `Some(false)` skip (a neighbour owns
+    /// it), `None` snap to `n1`.
+    fn classify(&self, m: Vec2) -> Option<bool> {
+        let at_start = m.dot(self.e1) <= 0.0;
+        match self.ends[usize::from(!at_start)] {
+            // The sine of the lean from the neighbour's normal towards the neighbour.
+            End::Convex { neighbour, .. } => {
+                let past = if at_start { m.perp_dot(neighbour) } else { neighbour.perp_dot(m) };
+                Some(past <= LEAN_SIN)
+            }
+            End::Flat => None,
+        }
+    }
+}
+
+/// The contact of chain segment `s` (A, chain frame) and the convex `probe` (B, chain frame):
+/// normal from the segment to the shape, A-side feature numbers [`START`], [`END`], [`FACE`].
+pub(crate) fn manifold(s: &ChainSegment, one_sided: bool, probe: &Probe) -> Manifold {
+    let front = right(s.b - s.a).dot(probe.centre - s.a) >= 0.0;
+    if one_sided && !front {
+        return Manifold::EMPTY;
+    }
+    let f = Face::new(s, !front, one_sided);
+    let r = probe.radius;
+    let size = probe.size() + f.len;
+    // Cores closer than this go through SAT: their closest-point direction is rounding noise.
+    let magnitude = f.p1.abs().max(probe.centre.abs()).max_element();
+    let core_eps = 1e-4 * size + 8.0 * f32::EPSILON * magnitude;
+
+    // Closest core features: the segment against B's vertex or each of B's edges.
+    let (mut best, mut s_at, mut t_at, mut k_at) = (f32::INFINITY, 0.0, 0.0, 0);
+    let d1 = f.p2 - f.p1;
+    let vs = probe.verts();
+    // A point, one edge (a 2-gon's two edges are the same segment), or every polygon edge.
+    let edges = if vs.len() <= 2 { 1 } else { vs.len() };
+    for k in 0..edges {
+        let (q, dq) = if vs.len() == 1 { (vs[0], Vec2::ZERO) } else { (vs[k], vs[(k + 1) % vs.len()] - vs[k]) };
+        let (sp, tp, d2) = closest_params(f.p1, d1, q, dq);
+        if d2 < best {
+            (best, s_at, t_at, k_at) = (d2, sp, tp, k);
+        }
+    }
+    // Whether the cores overlap, by signs (straddle tests, a point-in-polygon test), not by the
+    // closest-point distance: crossing cores have closest points apart by rounding.
+    let overlapping = match vs.len() {
+        1 => best == 0.0,
+        2 => cores_cross(f.p1, d1, vs[0], vs[1] - vs[0]),
+        n => {
+            let inside = |p: Vec2| vs.iter().zip(&probe.n[..n]).all(|(v, m)| m.dot(p - *v) <= 0.0);
+            inside(f.p1) || (0..n).any(|k| cores_cross(f.p1, d1, vs[k], vs[(k + 1) % n] - vs[k]))
+        }
+    };
+    let dist = if overlapping { 0.0 } else { best.sqrt() };
+    if dist > r {
+        return Manifold::EMPTY;
+    }
+
+    if dist > core_eps {
+        // Cores apart, rounded surfaces touching: the closest features decide.
+        let qa = f.p1 + s_at * d1;
+        let qb = if vs.len() == 1 { vs[0] } else { vs[k_at] + t_at * (vs[(k_at + 1) % vs.len()] - vs[k_at]) };
+        let m = (qb - qa) / dist;
+        // The closest features' own contact: one point midway between the segment's point and
+        // the shape's surface point.
+        let closest = || {
+            let fa = if s_at <= 0.0 {
+                f.ids[0]
+            } else if s_at >= 1.0 {
+                f.ids[1]
+            } else {
+                FACE
+            };
+            let fb = if vs.len() == 1 || t_at == 0.0 {
+                k_at as u16
+            } else if t_at == 1.0 {
+                ((k_at + 1) % vs.len()) as u16
+            } else {
+                EDGE | k_at as u16
+            };
+            Manifold::one_point(m, 0.5 * (qa + qb - r * m), r - dist, feature_id(fa, fb))
+        };
+        // Along the face normal the clipped face contact holds both points of a shape lying on
+        // the segment; should rounding put the shape a hair past the slab's end, the closest
+        // features' contact stands.
+        let face_or_closest = || {
+            let m = face_manifold(&f, probe, false);
+            if m.count > 0 { m } else { closest() }
+        };
+        if s_at > 0.0 && s_at < 1.0 {
+            return face_or_closest();
+        }
+        match f.classify(m) {
+            None => return face_manifold(&f, probe, false),
+            Some(true) if m.dot(f.n1) >= 1.0 - 1e-6 => return face_or_closest(),
+            Some(true) => return closest(),
+            // Leaning into the neighbour's region: usually the neighbour's contact, which the
+            // SAT below confirms by the neighbour's line. But the closest features can also
+            // lean that way because the shape reaches over the corner into the solid (a thin
+            // shape crossing the neighbour's line just past the vertex); SAT then finds this
+            // face the shallower way out, where skipping outright would leave the shape to a
+            // neighbour that, by the same line test, leaves it to us.
+            Some(false) => {}
+        }
+    }
+    sat_manifold(&f, probe, overlapping, size)
+}
+
+/// Cores overlap, or nearly touch (closest features too close for their direction to mean
+/// anything), or a closest-feature normal leaned into a neighbour's region: SAT over the
+/// segment's face normal and the shape's admissible face normals, minding the convex
+/// neighbours' lines. `overlapping`: the cores overlap, so the clipping may restore SAT depth;
+/// otherwise each clipped point's own separation decides, and none within reach means none.
+fn sat_manifold(f: &Face, probe: &Probe, overlapping: bool, size: f32) -> Manifold {
+    let (vs, r) = (probe.verts(), probe.radius);
+    let lowest = |n: Vec2, o: Vec2| vs.iter().map(|v| n.dot(*v - o)).fold(f32::INFINITY, f32::min);
+    let sep_face = lowest(f.n1, f.p1);
+    let (mut sep_b, mut ref_b) = (f32::NEG_INFINITY, usize::MAX);
+    if vs.len() >= 2 {
+        for (k, (&v, &nk)) in vs.iter().zip(&probe.n).enumerate() {
+            if f.classify(-nk) != Some(true) {
+                continue;
+            }
+            let sep = nk.dot(f.p1 - v).min(nk.dot(f.p2 - v));
+            if sep > sep_b {
+                (sep_b, ref_b) = (sep, k);
+            }
+        }
+    }
+    let own = sep_face.max(sep_b);
+    if own > r {
+        return Manifold::EMPTY;
+    }
+    let tol = 1e-4 * size;
+    for (end, at) in f.ends.iter().zip([f.p1, f.p2]) {
+        if let End::Convex { neighbour, free: false } = *end
+            && lowest(neighbour, at) > own + tol
+        {
+            return Manifold::EMPTY;
+        }
+    }
+    if sep_b > sep_face + tol {
+        let reference = Edge::of(vs, ref_b);
+        let incident = Edge { v1: f.p1, v2: f.p2, i1: f.ids[0], i2: f.ids[1] };
+        return clip(&reference, probe.n[ref_b], &incident, r, 0.0, true, overlapping);
+    }
+    face_manifold(f, probe, overlapping)
+}
+
+/// The contact along the segment's face normal: the shape's incident edge clipped to the
+/// segment's slab. `overlapping` says the cores overlap (SAT decided the contact); otherwise
+/// the shape may lie beyond the slab, where it touches nothing of this segment.
+fn face_manifold(f: &Face, probe: &Probe, overlapping: bool) -> Manifold {
+    let (n1, r) = (f.n1, probe.radius);
+    let lat = |x: Vec2| (x - f.p1).dot(f.e1);
+    let vs = probe.verts();
+    if vs.len() == 1 {
+        let c = vs[0];
+        let l = lat(c);
+        if !(0.0..=f.len).contains(&l) && !overlapping {
+            return Manifold::EMPTY;
+        }
+        let h = n1.dot(c - f.p1);
+        if h > r {
+            return Manifold::EMPTY;
+        }
+        // Midpoint between the foot on the segment and the circle's deepest point.
+        let foot = f.p1 + l.clamp(0.0, f.len) * f.e1;
+        let point = 0.5 * (foot + c - r * n1);
+        return Manifold::one_point(n1, point, r - h, feature_id(FACE, 0));
+    }
+    let k = most_anti_parallel(n1, &probe.n[..vs.len()]);
+    let incident = Edge::of(vs, k);
+    if !overlapping {
+        // The incident core edge within the slab must come within `r` of the line.
+        let (l1, l2) = (lat(incident.v1), lat(incident.v2));
+        let (lo, hi) = (l1.min(l2).max(0.0), l1.max(l2).min(f.len));
+        if lo > hi {
+            return Manifold::EMPTY;
+        }
+        let at = |l: f32| {
+            let t = if l2 != l1 { ((l - l1) / (l2 - l1)).clamp(0.0, 1.0) } else { 0.0 };
+            n1.dot(incident.v1.lerp(incident.v2, t) - f.p1)
+        };
+        if at(lo).min(at(hi)) > r {
+            return Manifold::EMPTY;
+        }
+    }
+    let reference = Edge { v1: f.p1, v2: f.p2, i1: f.ids[0], i2: f.ids[1] };
+    clip(&reference, n1, &incident, 0.0, r, false, overlapping)
+}

@@ -32,18 +32,9 @@ use parry2d::shape as ps;
 use sapwood::{Pose, Rot, Shape, Vec2, collide};
 use sapwood_support::SplitMix64;
 use sapwood_support::parry_shapes::{parry_pose, to_parry};
+use sapwood_support::random_shapes::{dir, hull, log_range};
 
 const BATCH: usize = 2048;
-
-/// Log-uniform in `[lo, hi]`.
-fn log_range(rng: &mut SplitMix64, lo: f32, hi: f32) -> f32 {
-    (lo.ln() + (hi.ln() - lo.ln()) * rng.next_f32()).exp()
-}
-
-/// A unit vector at a uniform angle.
-fn dir(rng: &mut SplitMix64) -> Vec2 {
-    Vec2::from_angle(rng.range(-std::f32::consts::PI, std::f32::consts::PI))
-}
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {
@@ -52,18 +43,6 @@ enum Kind {
     Cuboid,
     Polygon,
     Rounded,
-}
-
-fn hull(rng: &mut SplitMix64, size: f32, radius: f32) -> Shape {
-    loop {
-        let n = 3 + (rng.next_u64() % 6) as usize;
-        let pts: Vec<Vec2> = (0..n).map(|_| dir(rng) * size * rng.range(0.3, 1.0)).collect();
-        if let Ok(s @ Shape::Polygon(p)) = Shape::polygon(&pts, radius)
-            && p.vertices().iter().zip(p.normals()).all(|(v, n)| n.dot(*v) > 0.05 * size)
-        {
-            return s;
-        }
-    }
 }
 
 fn shape(rng: &mut SplitMix64, kind: Kind) -> Shape {

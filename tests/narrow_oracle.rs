@@ -43,6 +43,7 @@ use sapwood::collide::{self, EDGE};
 use sapwood::{Pose, Rot, Shape, Vec2};
 use sapwood_support::f64_rng::F64Rng;
 use sapwood_support::parry_shapes::{parry_pose, to_parry};
+use sapwood_support::random_shapes::{random_hull, v2};
 
 // ---------------------------------------------------------------------------------------------
 // Random numbers
@@ -59,25 +60,6 @@ enum Kind {
     Cuboid,
     Polygon,
     Rounded,
-}
-
-fn v2(v: DVec2) -> Vec2 {
-    Vec2::new(v.x as f32, v.y as f32)
-}
-
-/// A random convex hull of 3–8 vertices with the origin strictly inside, rounded by `radius`.
-fn random_hull(rng: &mut F64Rng, size: f64, radius: f32) -> Shape {
-    loop {
-        let n = 3 + rng.below(6) as usize;
-        let stretch = DVec2::new(1.0, rng.range(0.25, 1.0));
-        let pts: Vec<Vec2> = (0..n).map(|_| v2(rng.dir() * size * rng.range(0.3, 1.0) * stretch)).collect();
-        let Ok(s) = Shape::polygon(&pts, radius) else { continue };
-        let Shape::Polygon(p) = &s else { unreachable!() };
-        let inside = p.vertices().iter().zip(p.normals()).all(|(v, n)| n.dot(*v) > 0.05 * size as f32);
-        if inside {
-            return s;
-        }
-    }
 }
 
 fn random_shape(rng: &mut F64Rng, kind: Kind) -> Shape {

@@ -63,6 +63,7 @@ use sapwood_support::exact_query::{
 };
 use sapwood_support::f64_rng::F64Rng;
 use sapwood_support::parry_shapes::{parry_pose, to_parry};
+use sapwood_support::random_shapes::{random_hull, v2};
 
 // ---------------------------------------------------------------------------------------------
 // Shapes
@@ -80,24 +81,6 @@ enum Kind {
 }
 
 const CONVEX: [Kind; 5] = [Kind::Circle, Kind::Capsule, Kind::Cuboid, Kind::Polygon, Kind::Rounded];
-
-fn v2(v: DVec2) -> Vec2 {
-    Vec2::new(v.x as f32, v.y as f32)
-}
-
-/// A random convex hull of 3–8 vertices with the origin strictly inside, rounded by `radius`.
-fn random_hull(rng: &mut F64Rng, size: f64, radius: f32) -> Shape {
-    loop {
-        let n = 3 + rng.below(6) as usize;
-        let stretch = DVec2::new(1.0, rng.range(0.25, 1.0));
-        let pts: Vec<Vec2> = (0..n).map(|_| v2(rng.dir() * size * rng.range(0.3, 1.0) * stretch)).collect();
-        let Ok(s) = Shape::polygon(&pts, radius) else { continue };
-        let Shape::Polygon(p) = &s else { unreachable!() };
-        if p.vertices().iter().zip(p.normals()).all(|(v, n)| n.dot(*v) > 0.05 * size as f32) {
-            return s;
-        }
-    }
-}
 
 /// A random convex shape of `size` (about its bounding radius) holding its local origin.
 fn random_convex(rng: &mut F64Rng, kind: Kind, size: f64) -> Shape {

@@ -17,6 +17,7 @@ pub mod parry_shapes;
 pub mod peers;
 pub mod periodic;
 pub mod pixels;
+pub mod random_shapes;
 pub mod scenes;
 pub mod soak;
 

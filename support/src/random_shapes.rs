@@ -1,0 +1,52 @@
+//! Random convex shapes shared by the oracle tests (drawn with [`F64Rng`]) and the benches
+//! (drawn with [`SplitMix64`]).
+
+use glam::DVec2;
+use sapwood::{Shape, Vec2};
+
+use crate::SplitMix64;
+use crate::f64_rng::F64Rng;
+
+/// An f64 vector rounded to f32.
+#[must_use]
+pub fn v2(v: DVec2) -> Vec2 {
+    Vec2::new(v.x as f32, v.y as f32)
+}
+
+/// A random convex hull of 3–8 vertices with the origin strictly inside, rounded by `radius`.
+pub fn random_hull(rng: &mut F64Rng, size: f64, radius: f32) -> Shape {
+    loop {
+        let n = 3 + rng.below(6) as usize;
+        let stretch = DVec2::new(1.0, rng.range(0.25, 1.0));
+        let pts: Vec<Vec2> = (0..n).map(|_| v2(rng.dir() * size * rng.range(0.3, 1.0) * stretch)).collect();
+        if let Ok(s @ Shape::Polygon(p)) = Shape::polygon(&pts, radius)
+            && p.vertices().iter().zip(p.normals()).all(|(v, n)| n.dot(*v) > 0.05 * size as f32)
+        {
+            return s;
+        }
+    }
+}
+
+/// Log-uniform in `[lo, hi]`.
+pub fn log_range(rng: &mut SplitMix64, lo: f32, hi: f32) -> f32 {
+    (lo.ln() + (hi.ln() - lo.ln()) * rng.next_f32()).exp()
+}
+
+/// A unit vector at a uniform angle.
+pub fn dir(rng: &mut SplitMix64) -> Vec2 {
+    Vec2::from_angle(rng.range(-std::f32::consts::PI, std::f32::consts::PI))
+}
+
+/// A random convex hull of 3–8 vertices of `size` with the origin well inside, rounded by
+/// `radius` (the benches' generator).
+pub fn hull(rng: &mut SplitMix64, size: f32, radius: f32) -> Shape {
+    loop {
+        let n = 3 + (rng.next_u64() % 6) as usize;
+        let pts: Vec<Vec2> = (0..n).map(|_| dir(rng) * size * rng.range(0.3, 1.0)).collect();
+        if let Ok(s @ Shape::Polygon(p)) = Shape::polygon(&pts, radius)
+            && p.vertices().iter().zip(p.normals()).all(|(v, n)| n.dot(*v) > 0.05 * size)
+        {
+            return s;
+        }
+    }
+}

@@ -286,6 +286,12 @@ fn build() -> Matrix {
         ("-inf vertex", vec![Vec2::ZERO, Vec2::new(0.0, -INF)], open, "Err(NonFinite)"),
         ("repeated vertex", vec![Vec2::ZERO, Vec2::X, Vec2::X, Vec2::Y], open, "Err(DuplicateVertex)"),
         ("closed, last == first", vec![Vec2::ZERO, Vec2::X, Vec2::Y, Vec2::ZERO], closed, "Err(DuplicateVertex)"),
+        (
+            "vertices 1e-32 apart (squared length underflows)",
+            vec![Vec2::ZERO, Vec2::new(1e-32, 0.0), Vec2::X],
+            open,
+            "Err(DuplicateVertex)",
+        ),
         ("1e30 vertex", vec![Vec2::ZERO, Vec2::splat(1e30)], open, "Err(TooLarge)"),
         ("2^20 + 1 vertices", vec![Vec2::ZERO; sapwood::MAX_CHAIN_VERTICES + 1], open, "Err(TooManyVertices)"),
     ] {

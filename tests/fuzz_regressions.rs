@@ -180,3 +180,16 @@ fn bad_input_query_shape_trusted_invalid_probes() {
     world.query_shape(&zero, &Pose::from_translation(Vec2::new(0.0, 0.9)), &QueryFilter::default(), &mut out);
     assert!(out.is_empty());
 }
+
+/// The terrain branch's random-input run of the fuzz targets (world_ops, swept queries) found a
+/// circle cast with a translation of 1e-34, whose square underflows to 0: the circle–circle
+/// closed form divided by it and returned a fraction of NaN.
+#[test]
+fn fuzz_circle_cast_with_an_underflowing_translation_gave_nan() {
+    use sapwood::query::{CastOptions, cast_shapes};
+    let ball = Shape::circle(0.0625).unwrap();
+    let (pa, pb) = (Pose::new(Vec2::ZERO, 0.44), Pose::from_translation(Vec2::new(8000.0, 0.0625)));
+    let options = CastOptions { max_fraction: 4.375, target_distance: 0.375 };
+    let hit = cast_shapes(&ball, &pa, Vec2::new(0.0, 1.0175667e-34), &ball, &pb, Vec2::ZERO, &options).unwrap();
+    assert_eq!(hit, None, "8000 apart, a translation of 1e-34 meets nothing");
+}

@@ -142,7 +142,8 @@ impl Face {
         };
         let d = p2 - p1;
         let len = d.length();
-        let e1 = d / len;
+        // Chains refuse segments whose squared length underflows, so this never falls back.
+        let e1 = d.try_normalize().unwrap_or(Vec2::X);
         // A left turn from `a` to `b` (counter-clockwise around the solid) is convex; a
         // hairpin (a turn of π, zero sine) is convex too.
         let join = |a: Vec2, b: Vec2| {
@@ -160,7 +161,7 @@ impl Face {
         let start = match g1 {
             None => End::Convex { neighbour: if one_sided { -e1 } else { -n1 }, free: true },
             Some(g) => {
-                let e0 = (p1 - g).normalize();
+                let e0 = (p1 - g).try_normalize().unwrap_or(e1);
                 match join(e0, e1) {
                     End::Convex { .. } => End::Convex { neighbour: right(e0), free: false },
                     flat => flat,
@@ -170,7 +171,7 @@ impl Face {
         let end = match g2 {
             None => End::Convex { neighbour: if one_sided { e1 } else { -n1 }, free: true },
             Some(g) => {
-                let e2 = (g - p2).normalize();
+                let e2 = (g - p2).try_normalize().unwrap_or(e1);
                 match join(e1, e2) {
                     End::Convex { .. } => End::Convex { neighbour: right(e2), free: false },
                     flat => flat,

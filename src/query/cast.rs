@@ -129,9 +129,14 @@ fn circles(ca: Vec2, ra: f32, ta: Vec2, cb: Vec2, rb: f32, tb: Vec2, target: f32
         // b² - a·c as a·(aim² - |l|²), l the miss vector of the relative ray: no cancellation
         // for small circles far apart (as in `query::ray_cast`).
         let a = r.length_squared();
+        // A translation whose square underflows (|r| below 1e-19) does not close a gap wider
+        // than the tolerance within any fraction a caller can pass; dividing by it would give NaN.
+        if b >= 0.0 || a == 0.0 {
+            return None;
+        }
         let l = d - (b / a) * r;
         let disc = a * (aim * aim - l.length_squared());
-        if b >= 0.0 || disc < 0.0 {
+        if disc < 0.0 {
             return None;
         }
         let t = c / (-b + disc.sqrt());

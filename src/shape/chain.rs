@@ -122,7 +122,8 @@ impl Chain {
     /// [`ShapeError::NonFinite`] for a non-finite vertex, [`ShapeError::TooFewPoints`] for fewer
     /// than 2 vertices (3 for a closed chain), [`ShapeError::TooManyVertices`] beyond
     /// [`MAX_CHAIN_VERTICES`], [`ShapeError::DuplicateVertex`] when two consecutive vertices
-    /// (the last and first of a closed chain included) are equal, [`ShapeError::TooLarge`]
+    /// (the last and first of a closed chain included) are equal or so close that the square of
+    /// their distance underflows (below `f32::MIN_POSITIVE`), [`ShapeError::TooLarge`]
     /// for a coordinate beyond [`MAX_SHAPE_SIZE`].
     pub fn new(vertices: Vec<Vec2>, options: ChainOptions) -> Result<Chain, ShapeError> {
         check_vertices(&vertices, options.closed)?;
@@ -283,7 +284,10 @@ fn check_vertices(vs: &[Vec2], closed: bool) -> Result<(), ShapeError> {
     if vs.len() > MAX_CHAIN_VERTICES {
         return Err(ShapeError::TooManyVertices);
     }
-    if vs.windows(2).any(|w| w[0] == w[1]) || (closed && vs[0] == vs[vs.len() - 1]) {
+    // A segment needs a direction: its squared length must be a normal f32 (vertices 1e-20
+    // apart are distinct, but the square of their difference underflows to zero).
+    let degenerate = |a: Vec2, b: Vec2| (b - a).length_squared() < f32::MIN_POSITIVE;
+    if vs.windows(2).any(|w| degenerate(w[0], w[1])) || (closed && degenerate(vs[vs.len() - 1], vs[0])) {
         return Err(ShapeError::DuplicateVertex);
     }
     if vs.iter().any(|v| v.abs().max_element() > MAX_SHAPE_SIZE) {
@@ -386,6 +390,9 @@ mod tests {
         assert_eq!(Chain::new(vec![Vec2::ZERO, Vec2::X], closed), Err(ShapeError::TooFewPoints));
         assert_eq!(Chain::new(vec![Vec2::ZERO, Vec2::NAN], open), Err(ShapeError::NonFinite));
         assert_eq!(Chain::new(vec![Vec2::ZERO, Vec2::ZERO], open), Err(ShapeError::DuplicateVertex));
+        // Distinct, but the segment's squared length underflows (the fuzz decoder's find).
+        let tiny = vec![Vec2::new(3.97e-37, 0.0), Vec2::new(0.0, 2.63e-32), Vec2::X];
+        assert_eq!(Chain::new(tiny, open), Err(ShapeError::DuplicateVertex));
         assert_eq!(Chain::new(vec![Vec2::ZERO, Vec2::X, Vec2::ZERO], closed), Err(ShapeError::DuplicateVertex));
         assert_eq!(Chain::new(vec![Vec2::ZERO, Vec2::splat(2e6)], open), Err(ShapeError::TooLarge));
         assert_eq!(Chain::new(vec![Vec2::ZERO; MAX_CHAIN_VERTICES + 1], open), Err(ShapeError::TooManyVertices));

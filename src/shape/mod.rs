@@ -64,7 +64,8 @@ pub enum ShapeError {
     /// A [`Compound`] part pose that is non-finite or has a non-unit rotation.
     InvalidPartPose,
     /// Two consecutive [`Chain`] vertices (the last and first of a closed chain included) are
-    /// equal: the segment between them has no direction.
+    /// equal, or so close that the square of their distance underflows: the segment between
+    /// them has no direction.
     DuplicateVertex,
 }
 

@@ -166,6 +166,7 @@ impl Contact {
 }
 
 /// A fixed-capacity contact set (no allocation), holding the nearest `MAX_CONTACTS`.
+#[derive(Clone, Copy)]
 struct Contacts {
     items: [Option<Contact>; MAX_CONTACTS],
     len: usize,
@@ -393,7 +394,11 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
         let options = CastOptions { max_fraction: 1.0, target_distance: ctx.skin };
         let (ray, grow) = World::cast_traversal(ctx.shape, &pose, delta, &options);
         let end = ctx.pose(p + delta);
-        let swept = ctx.shape.aabb(&pose).union(&ctx.shape.aabb(&end)).fattened(grow.half.max_element());
+        // The pieces within the cast's reach: the swept box grown by the target distance and
+        // the cast's tolerance (what the traversal grows the boxes by beyond the probe's own).
+        let start_box = ctx.shape.aabb(&pose);
+        let reach = (grow.half - start_box.half_extents()).max_element();
+        let swept = start_box.union(&ctx.shape.aabb(&end)).fattened(reach);
         let mut best: Option<(f32, CharacterHit)> = None;
         let accept = &mut self.accept;
         let movers = ctx.world.mover_tree.read(&ctx.world.cols);
@@ -552,22 +557,24 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
         let (fd, _) = self.cast(pl, drop)?;
         let landed = pl + fd * drop;
         let forward = lateral.normalize_or_zero();
-        if (landed - p0).dot(forward) <= (slid - p0).dot(forward) + skin || self.ground(landed).is_none() {
+        if (landed - p0).dot(forward) <= (slid - p0).dot(forward) + skin {
             return None;
         }
+        let there = self.contacts(landed, 2.0 * skin);
+        self.ground(&there)?; // it must land on ground
         Some(landed)
     }
 
     /// Pushes the shape at `p` out of what it overlaps, the shortest way the contacts give
-    /// (all of them at once, through the plane solver); returns where it ends and whether it
-    /// is free there.
-    fn push_out(&mut self, mut p: Vec2) -> (Vec2, bool) {
+    /// (all of them at once, through the plane solver); returns where it ends and its contacts
+    /// there (free when their least separation is positive).
+    fn push_out(&mut self, mut p: Vec2) -> (Vec2, Contacts) {
         let skin = self.ctx.skin;
         let mut planes = [Plane { normal: Vec2::ZERO, offset: 0.0 }; MAX_CONTACTS];
         for _ in 0..PUSH_OUT_ROUNDS {
             let contacts = self.contacts(p, 2.0 * skin);
             if contacts.min_separation > 0.0 {
-                return (p, true);
+                return (p, contacts);
             }
             let mut n = 0;
             for c in contacts.iter() {
@@ -582,12 +589,12 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
             // at anything new in the way out.
             p += self.cast(p, delta).map_or(1.0, |h| h.0) * delta;
         }
-        (p, self.contacts(p, 2.0 * skin).min_separation > 0.0)
+        let contacts = self.contacts(p, 2.0 * skin);
+        (p, contacts)
     }
 
-    /// The ground under the shape at `p`: the nearest contact that [is ground](Self::is_ground).
-    fn ground(&mut self, p: Vec2) -> Option<CharacterHit> {
-        let contacts = self.contacts(p, 2.0 * self.ctx.skin);
+    /// The ground among `contacts`: the nearest that [is ground](Self::is_ground).
+    fn ground(&mut self, contacts: &Contacts) -> Option<CharacterHit> {
         let mut best: Option<Contact> = None;
         for c in contacts.iter() {
             if best.is_none_or(|b| c.before(&b)) && self.is_ground(&c.hit) {
@@ -705,9 +712,10 @@ impl World {
         };
         let mut run = Run { ctx, accept, hits, hit_wall: false, hit_ceiling: false, feet: 0.0 };
 
-        let (start, start_free) = run.push_out(pose.p);
+        let (start, at_start) = run.push_out(pose.p);
+        let start_free = at_start.min_separation > 0.0;
         run.feet = run.ctx.lowest_along(&run.ctx.pose(start), up);
-        let grounded = run.ground(start).is_some();
+        let grounded = run.ground(&at_start).is_some();
         let mut t = translation;
         let rise = t.dot(up);
         if grounded && rise < 0.0 {
@@ -725,30 +733,33 @@ impl World {
                 }
             }
         }
-        let mut ground = run.ground(p);
+        let margin = 2.0 * run.ctx.skin;
+        let mut at_end = run.contacts(p, margin);
+        let mut ground = run.ground(&at_end);
         if ground.is_none() && config.snap_to_ground > 0.0 && grounded && translation.dot(up) <= 0.0 {
             let drop = -up * config.snap_to_ground;
             if let Some((f, hit)) = run.cast(p, drop)
                 && run.is_ground(&hit)
             {
                 p += f * drop;
-                ground = run.ground(p);
+                at_end = run.contacts(p, margin);
+                ground = run.ground(&at_end);
             }
         }
         let mut stuck = false;
-        if run.contacts(p, 2.0 * run.ctx.skin).min_separation <= 0.0 {
+        if at_end.min_separation <= 0.0 {
             // Rounding left it touching (or the start could not be freed): push out again, or
             // fall back to the free start.
-            let (q, free) = run.push_out(p);
-            p = match (free, start_free) {
-                (true, _) => q,
-                (false, true) => start,
+            let (q, at_q) = run.push_out(p);
+            (p, at_end) = match (at_q.min_separation > 0.0, start_free) {
+                (true, _) => (q, at_q),
+                (false, true) => (start, at_start),
                 (false, false) => {
                     stuck = true;
-                    q
+                    (q, at_q)
                 }
             };
-            ground = run.ground(p);
+            ground = run.ground(&at_end);
         }
         let (hit_wall, hit_ceiling) = (run.hit_wall, run.hit_ceiling);
         run.hits.sort_unstable_by_key(|h| (h.id, h.part));

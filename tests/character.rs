@@ -470,7 +470,7 @@ fn very_fast_moves_stop_at_the_first_wall() {
     }
 }
 
-/// A random course (boxes, rotated boxes, polygons, capsules, chains) walked by thousands of
+/// A random course (boxes, rotated boxes, polygons, capsules, chains, compounds) walked by thousands of
 /// random moves, some of them 1000 units: the oracle after each, and the same answers, bit for
 /// bit, in every broad phase.
 #[test]
@@ -492,7 +492,17 @@ fn random_moves_never_end_inside() {
         }
         for _ in 0..60 {
             let p = Vec2::new(rng.range(2.0, 38.0), rng.range(2.0, 38.0));
-            let shape = match rng.below(5) {
+            let shape = match rng.below(6) {
+                5 => {
+                    let parts = (0..2)
+                        .map(|_| {
+                            let local =
+                                Pose::new(Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)), rng.range(-3.0, 3.0));
+                            (local, Shape::cuboid(Vec2::new(rng.range(0.1, 0.8), rng.range(0.1, 0.8))).unwrap())
+                        })
+                        .collect();
+                    Shape::compound(parts).unwrap()
+                }
                 0 => Shape::cuboid(Vec2::new(rng.range(0.2, 3.0), rng.range(0.05, 1.0))).unwrap(),
                 1 => Shape::capsule(
                     Vec2::new(-rng.range(0.2, 2.0), 0.0),

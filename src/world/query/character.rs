@@ -273,8 +273,8 @@ impl Ctx<'_> {
 
     /// Calls `f(part, piece, pose)` for each convex piece of collider `slot` whose box meets
     /// `region` (world space): the collider itself, a compound's parts, a chain's segments (as
-    /// bare segments). A one-sided chain's segment is left out when the shape, at the move's
-    /// start, was not wholly in front of it (behind it, or partly through: a one-way platform).
+    /// bare segments). A one-sided chain's segment is left out unless it is solid for this move
+    /// (see `in_front`).
     fn pieces(&self, slot: u32, region: &Aabb, mut f: impl FnMut(u32, &Shape, &Pose)) {
         let s = slot as usize;
         let (cs, cp) = (&self.world.cols.shape[s], &self.world.cols.pose[s]);

@@ -441,9 +441,9 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
         (rem - rem.dot(up) * up).dot(normal) < 0.0
     }
 
-    /// Collide-and-slide from `p` by `t`: returns where it ends and whether a wall blocked the
-    /// sideways motion.
-    fn slide(&mut self, mut p: Vec2, t: Vec2) -> (Vec2, bool) {
+    /// Collide-and-slide from `p` by `t` (`known`: the contacts at `p`, if already gathered):
+    /// returns where it ends and whether a wall blocked the sideways motion.
+    fn slide(&mut self, mut p: Vec2, t: Vec2, mut known: Option<Contacts>) -> (Vec2, bool) {
         let (up, skin) = (self.ctx.up, self.ctx.skin);
         let target = p + t;
         let tiny = 1e-3 * skin;
@@ -454,7 +454,10 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
             if rem.length_squared() <= tiny * tiny {
                 break;
             }
-            let contacts = self.contacts(p, 2.0 * skin);
+            let contacts = match known.take() {
+                Some(c) => c,
+                None => self.contacts(p, 2.0 * skin),
+            };
             let (mut n, mut steep) = (0, false);
             for c in contacts.iter() {
                 let normal = c.hit.normal;
@@ -552,7 +555,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
         if raised <= skin {
             return None;
         }
-        let (pl, _) = self.slide(p0 + fu * rise, lateral);
+        let (pl, _) = self.slide(p0 + fu * rise, lateral, None);
         let drop = -up * (raised + skin);
         let (fd, _) = self.cast(pl, drop)?;
         let landed = pl + fd * drop;
@@ -721,7 +724,7 @@ impl World {
         if grounded && rise < 0.0 {
             t -= rise * up; // stand: gravity does not make it creep down the ground
         }
-        let (mut p, blocked) = run.slide(start, t);
+        let (mut p, blocked) = run.slide(start, t, Some(at_start));
         if config.step_height > 0.0 && grounded && blocked {
             let mark = (run.hits.len(), run.hit_wall, run.hit_ceiling);
             match run.step(start, t - t.dot(up) * up, p) {

@@ -528,9 +528,9 @@ fn random_moves_never_end_inside() {
         let mut results = Vec::new();
         let mut hits = Vec::new();
         for (name, shape) in characters() {
-            // A free start.
+            // A free start, turned at random (the mover keeps the rotation).
             let mut pose = loop {
-                let p = Pose::from_translation(Vec2::new(rng.range(2.0, 38.0), rng.range(2.0, 38.0)));
+                let p = Pose::new(Vec2::new(rng.range(2.0, 38.0), rng.range(2.0, 38.0)), rng.range(-0.6, 0.6));
                 if c.clearance(&shape, &p).0 > 0.05 {
                     break p;
                 }
@@ -736,6 +736,29 @@ fn walks_a_tile_map_end_to_end() {
                 assert!(back.p.x < 0.2 + half(&shape).x + 0.05, "{what}: stopped at {}", back.p);
                 assert!(m.grounded, "{what}: {m:?}");
             }
+        }
+    }
+}
+
+/// Jumping into a ceiling reports it and stops below it; running into a wall reports it and
+/// stops beside it; neither is reported in open space.
+#[test]
+fn reports_ceilings_and_walls() {
+    for kind in kinds() {
+        for (name, shape) in characters() {
+            let mut c = Course::new(kind);
+            c.floor();
+            c.solid(Shape::cuboid(Vec2::new(3.0, 0.5)).unwrap(), Pose::from_translation(Vec2::new(0.0, 3.5)));
+            c.solid(Shape::cuboid(Vec2::new(0.5, 5.0)).unwrap(), Pose::from_translation(Vec2::new(6.0, 5.0)));
+            let what = format!("{name} {kind:?}");
+            let (up, m) = c.walk(&shape, standing(&shape, 0.0), Vec2::new(0.0, 0.3), 10, &what);
+            assert!(m.hit_ceiling && !m.hit_wall, "{what}: {m:?}");
+            assert!((up.p.y + half(&shape).y - 3.0).abs() < 2.0 * SKIN, "{what}: under the ceiling at {}", up.p);
+            let (side, m) = c.walk(&shape, standing(&shape, 4.0), Vec2::new(0.3, 0.0), 10, &what);
+            assert!(m.hit_wall && !m.hit_ceiling, "{what}: {m:?}");
+            assert!((side.p.x + half(&shape).x - 5.5).abs() < 2.0 * SKIN, "{what}: beside the wall at {}", side.p);
+            let (_, m) = c.walk(&shape, standing(&shape, -5.0), Vec2::new(-0.1, 0.0), 5, &what);
+            assert!(!m.hit_wall && !m.hit_ceiling && m.grounded, "{what}: {m:?}");
         }
     }
 }

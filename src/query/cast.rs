@@ -6,7 +6,7 @@ use super::advance::{Advance, Outcome, Sweep, advance, bounding_circle, toleranc
 use super::gjk::Proxy;
 use super::{QueryError, check_amount, check_pose, check_vector, part_proxy, parts};
 use crate::collide;
-use crate::math::Pose;
+use crate::math::{Aabb, Pose};
 use crate::shape::Shape;
 
 /// Options of [`cast_shapes`].
@@ -174,9 +174,10 @@ pub(crate) fn earliest(
         return (adv.outcome != Outcome::Missed).then_some((adv, 0, 0));
     }
     let mut best: Option<(Advance, u32, u32)> = None;
-    for (i, la, a) in parts(sa) {
+    let (cull_a, cull_b) = (swept_cull(sa, wa, sb, wb, max_t, target), swept_cull(sb, wb, sa, wa, max_t, target));
+    for (i, la, a) in parts(sa, cull_a) {
         let Some(pa) = part_proxy(&la, &a) else { continue };
-        for (j, lb, b) in parts(sb) {
+        for (j, lb, b) in parts(sb, cull_b) {
             let Some(pb) = part_proxy(&lb, &b) else { continue };
             let limit = best.map_or(max_t, |(adv, ..)| adv.t);
             let tol = tolerance(&pa, &pb, wa, wb, max_t);
@@ -194,4 +195,25 @@ pub(crate) fn earliest(
         }
     }
     best
+}
+
+/// For a chain that does not turn over its sweep, a box in its frame that every one of its
+/// segments the other shape can reach by `max_t` overlaps: the other shape's origin moves on a
+/// line relative to the chain, and the whole shape stays within its bounding radius of that
+/// origin whatever it turns, so the box of the origin's ends grown by that radius, the target
+/// distance and (more than) the advancement's tolerance holds every point it comes within
+/// reach of. `None` (no cull) for a shape that is not a chain, a turning chain, or a chain
+/// against a chain.
+fn swept_cull(chain: &Shape, wc: &Sweep, other: &Shape, wo: &Sweep, max_t: f32, target: f32) -> Option<Aabb> {
+    let Shape::Chain(c) = chain else { return None };
+    if matches!(other, Shape::Chain(_)) || wc.start.q != wc.end.q {
+        return None;
+    }
+    let local = |t: f32| wc.at(t).inv_transform_point(wo.at(t).p);
+    let (l0, l1) = (local(0.0), local(max_t));
+    let (r, b) = (other.bounding_radius(), c.aabb());
+    let chain_reach = b.min.abs().max(b.max.abs()).length();
+    // `tolerance`: 1e-4 of the smaller extent plus 8 ulps of the coordinates and sizes.
+    let tol = 2e-4 * r + 1e-6 * (l0.length() + l1.length() + r + chain_reach);
+    Some(Aabb::from_points(l0, l1).fattened(r + target + tol).with_rounding_slack())
 }

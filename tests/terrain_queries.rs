@@ -160,16 +160,62 @@ fn shapes_cast_onto_a_chain_floor_land_on_it() {
         // It lands when its lowest point reaches y = 0 (the aabb's floor is exact for every kind).
         let want = lowest / -drop.y;
         assert!((hit.fraction - want).abs() <= 1e-4, "fraction {} vs {want}: {probe:?} at {pose:?}", hit.fraction);
-        // Casts see a chain as its segments: where a corner lands on a vertex the normal is the
-        // vertex's, not the floor's (counted; the narrow phase's ghost vertices fix it there).
-        assert!(hit.normal.y < 0.0, "{:?}", hit.normal);
+        // A corner landing on a vertex between two collinear segments gets the floor's normal:
+        // the vertex has none of its own (ghost vertices, as in the narrow phase).
         off_face += usize::from(hit.normal.angle_to(Vec2::NEG_Y).abs() > 1e-3);
         let seg = hit.part_b as f32;
         let x = hit.point.x;
         // Segment i runs from x = 200 - i to 199 - i.
         assert!((199.0 - seg - 1e-3..=200.0 - seg + 1e-3).contains(&x), "part {seg} at x = {x}");
     }
-    println!("{off_face} of 2000 landings with a normal more than 1e-3 rad off the floor's");
+    assert_eq!(off_face, 0, "landings with a normal more than 1e-3 rad off the floor's");
+}
+
+#[test]
+fn casts_at_chain_corners_take_normals_the_faces_allow() {
+    // A step: floor y = 0 for x < 0, a riser at x = 0, a landing y = 1 for x > 0; solid below
+    // and right (the chain runs so that its left side faces up and out).
+    let step = Shape::chain(
+        vec![Vec2::new(6.0, 1.0), Vec2::new(0.0, 1.0), Vec2::new(0.0, 0.0), Vec2::new(-6.0, 0.0)],
+        ChainOptions::default(),
+    )
+    .unwrap();
+    let (up, left) = (Vec2::Y, Vec2::NEG_X);
+    let ball = Shape::circle(0.25).unwrap();
+    let mut rng = SplitMix64::new(0x57E9);
+    for _ in 0..2000 {
+        // Aimed at the convex corner (0, 1) from up and left: any normal between the faces'.
+        let from = Vec2::new(rng.range(-3.0, -0.3), rng.range(1.3, 4.0));
+        let aim = Vec2::new(rng.range(-0.2, 0.2), 1.0 + rng.range(-0.2, 0.2));
+        let hit = cast_shapes(
+            &ball,
+            &Pose::from_translation(from),
+            2.0 * (aim - from),
+            &step,
+            &Pose::IDENTITY,
+            Vec2::ZERO,
+            &CastOptions::default(),
+        )
+        .unwrap()
+        .expect("aimed at the step");
+        let out = -hit.normal;
+        assert!(out.dot(up) >= -1e-6 && out.dot(left) >= -1e-6, "{out:?} points into the step");
+        // Into the concave corner (0, 0): the normal is one of the two faces'.
+        let from = Vec2::new(rng.range(-3.0, -0.3), rng.range(0.3, 0.9));
+        let hit = cast_shapes(
+            &Shape::cuboid(Vec2::new(0.25, 0.25)).unwrap(),
+            &Pose::from_translation(from),
+            Vec2::new(4.0, -1.0),
+            &step,
+            &Pose::IDENTITY,
+            Vec2::ZERO,
+            &CastOptions::default(),
+        )
+        .unwrap()
+        .expect("aimed at the corner");
+        let out = -hit.normal;
+        assert!((out - up).length() < 1e-3 || (out - left).length() < 1e-3, "{out:?} at the concave corner");
+    }
 }
 
 /// The chain's segment `i` as a shape of its own.

@@ -36,6 +36,8 @@
 //!   to a ray starting behind it. Distances, casts and times of impact see a chain as its
 //!   segments, both sides, and test only the segments its BVH offers near the other shape (or
 //!   its swept path); a chain turning over a time-of-impact sweep is scanned segment by segment.
+//!   A cast or time of impact landing on a join between segments reports the normal the chain's
+//!   ghost vertices allow there (the face's at a flat or concave join), as the narrow phase does.
 //!
 //! ```
 //! use sapwood::query::{contains_point, ray_cast};

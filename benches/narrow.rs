@@ -33,6 +33,7 @@ use sapwood::{Pose, Rot, Shape, Vec2, collide};
 use sapwood_support::SplitMix64;
 use sapwood_support::parry_shapes::{parry_pose, to_parry};
 use sapwood_support::random_shapes::{dir, hull, log_range};
+use sapwood_support::timing::per_item;
 
 const BATCH: usize = 2048;
 
@@ -245,32 +246,50 @@ fn chain(c: &mut Criterion) {
         let qa = to_parry(&floor);
         let qprobes: Vec<(ps::SharedShape, pm::Pose)> =
             probes.iter().map(|(s, p)| (to_parry(s), parry_pose(p))).collect();
+        let (id, qid) = (Pose::IDENTITY, pm::Pose::IDENTITY);
+        // Queries from a unit above the floor: distance, and a cast one unit down and across.
+        let lifted: Vec<(Shape, Pose)> =
+            probes.iter().map(|(s, p)| (s.clone(), Pose { p: p.p + Vec2::Y, q: p.q })).collect();
+        let qlifted: Vec<(ps::SharedShape, pm::Pose)> =
+            lifted.iter().map(|(s, p)| (to_parry(s), parry_pose(p))).collect();
+        let (drop, options) = (Vec2::new(0.5, -1.5), sapwood::query::CastOptions::default());
+        let qdrop = pm::Vector::new(0.5, -1.5);
+        let parry_cast = pq::ShapeCastOptions::with_max_time_of_impact(1.0);
         let mut g = c.benchmark_group(format!("narrow_chain/{n}_segments"));
         g.bench_function("sapwood", |bn| {
-            bn.iter_custom(|iters| {
-                let start = Instant::now();
-                let mut acc = 0u32;
-                for _ in 0..iters {
-                    for (s, p) in &probes {
-                        acc = acc.wrapping_add(collide::contact(&floor, &Pose::IDENTITY, black_box(s), p).count);
-                    }
-                }
-                black_box(acc);
-                start.elapsed() / BATCH as u32
-            })
+            bn.iter_custom(|iters| per_item(iters, &probes, |(s, p)| collide::contact(&floor, &id, s, p).count as f32))
         });
         g.bench_function("parry_contact", |bn| {
             bn.iter_custom(|iters| {
-                let start = Instant::now();
-                let mut acc = 0u32;
-                for _ in 0..iters {
-                    for (s, p) in &qprobes {
-                        let hit = pq::contact(&pm::Pose::IDENTITY, &*qa, p, black_box(&**s), 0.0).unwrap();
-                        acc = acc.wrapping_add(hit.is_some() as u32);
-                    }
-                }
-                black_box(acc);
-                start.elapsed() / BATCH as u32
+                per_item(iters, &qprobes, |(s, p)| {
+                    pq::contact(&qid, &*qa, p, &**s, 0.0).unwrap().map_or(0.0, |c| c.dist)
+                })
+            })
+        });
+        g.bench_function("sapwood_distance", |bn| {
+            bn.iter_custom(|iters| {
+                per_item(iters, &lifted, |(s, p)| sapwood::query::distance(s, p, &floor, &id).unwrap().distance)
+            })
+        });
+        g.bench_function("parry_distance", |bn| {
+            bn.iter_custom(|iters| {
+                per_item(iters, &qlifted, |(s, p)| pq::distance(p, &**s, &qid, &*qa).unwrap().distance)
+            })
+        });
+        g.bench_function("sapwood_cast", |bn| {
+            bn.iter_custom(|iters| {
+                per_item(iters, &lifted, |(s, p)| {
+                    let hit = sapwood::query::cast_shapes(s, p, drop, &floor, &id, Vec2::ZERO, &options).unwrap();
+                    hit.map_or(2.0, |h| h.fraction)
+                })
+            })
+        });
+        g.bench_function("parry_cast", |bn| {
+            bn.iter_custom(|iters| {
+                per_item(iters, &qlifted, |(s, p)| {
+                    let hit = pq::cast_shapes(p, qdrop, &**s, &qid, pm::Vector::ZERO, &*qa, parry_cast).unwrap();
+                    hit.map_or(2.0, |h| h.time_of_impact)
+                })
             })
         });
         g.finish();

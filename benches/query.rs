@@ -42,6 +42,7 @@ use sapwood_support::exact_query::{Body, ExactCast, PoseD, d64};
 use sapwood_support::parry_shapes::{parry_pose, to_parry};
 use sapwood_support::peers::box2d_query as b2;
 use sapwood_support::random_shapes::{dir, hull, log_range};
+use sapwood_support::timing::per_item;
 
 const BATCH: usize = 1024;
 
@@ -178,19 +179,6 @@ fn batch(ka: Kind, kb: Kind, seed: u64) -> Vec<Input> {
         .collect()
 }
 
-/// Time per query: the batch time divided by the batch size.
-fn per_query(iters: u64, inputs: &[Input], mut f: impl FnMut(&Input) -> f32) -> Duration {
-    let start = Instant::now();
-    let mut acc = 0.0f32;
-    for _ in 0..iters {
-        for x in inputs {
-            acc += f(black_box(x));
-        }
-    }
-    black_box(acc);
-    start.elapsed() / inputs.len() as u32
-}
-
 fn queries(c: &mut Criterion) {
     let cast_options = CastOptions::default();
     let parry_cast = pq::ShapeCastOptions::with_max_time_of_impact(1.0);
@@ -202,17 +190,17 @@ fn queries(c: &mut Criterion) {
             let mut g = c.benchmark_group(format!("query/{ka:?}-{kb:?}").to_lowercase());
             g.bench_function("distance/sapwood", |bn| {
                 bn.iter_custom(|iters| {
-                    per_query(iters, &inputs, |x| query::distance(&x.a, &x.pa, &x.b, &x.pb).unwrap().distance)
+                    per_item(iters, &inputs, |x| query::distance(&x.a, &x.pa, &x.b, &x.pb).unwrap().distance)
                 })
             });
             g.bench_function("distance/parry", |bn| {
                 bn.iter_custom(|iters| {
-                    per_query(iters, &inputs, |x| pq::distance(&x.qpa, &*x.qa, &x.qpb, &*x.qb).unwrap().distance)
+                    per_item(iters, &inputs, |x| pq::distance(&x.qpa, &*x.qa, &x.qpb, &*x.qb).unwrap().distance)
                 })
             });
             g.bench_function("cast/sapwood", |bn| {
                 bn.iter_custom(|iters| {
-                    per_query(iters, &inputs, |x| {
+                    per_item(iters, &inputs, |x| {
                         let h = query::cast_shapes(
                             &x.a,
                             &x.pa,
@@ -244,14 +232,14 @@ fn queries(c: &mut Criterion) {
             });
             g.bench_function("toi/sapwood", |bn| {
                 bn.iter_custom(|iters| {
-                    per_query(iters, &inputs, |x| {
+                    per_item(iters, &inputs, |x| {
                         query::time_of_impact(&x.a, &x.sweep_a, &x.b, &x.sweep_b, 1.0).unwrap().fraction
                     })
                 })
             });
             g.bench_function("toi/parry", |bn| {
                 bn.iter_custom(|iters| {
-                    per_query(iters, &inputs, |x| {
+                    per_item(iters, &inputs, |x| {
                         let h = pq::cast_shapes_nonlinear(&x.motion_a, &*x.qa, &x.motion_b, &*x.qb, 0.0, 1.0, true);
                         h.unwrap().map_or(2.0, |h| h.time_of_impact)
                     })

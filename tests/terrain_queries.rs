@@ -3,8 +3,8 @@
 //! point–edge distance), minus the radii.
 
 use glam::DVec2;
-use sapwood::query::{CastOptions, cast_shapes, distance};
-use sapwood::{ChainOptions, Pose, Shape, Vec2};
+use sapwood::query::{CastOptions, Sweep, ToiState, cast_shapes, distance, time_of_impact};
+use sapwood::{ChainOptions, Pose, Rot, Shape, Vec2};
 use sapwood_support::SplitMix64;
 
 /// The core points in world space (f64) and the radius.
@@ -160,14 +160,136 @@ fn shapes_cast_onto_a_chain_floor_land_on_it() {
         // It lands when its lowest point reaches y = 0 (the aabb's floor is exact for every kind).
         let want = lowest / -drop.y;
         assert!((hit.fraction - want).abs() <= 1e-4, "fraction {} vs {want}: {probe:?} at {pose:?}", hit.fraction);
-        // Casts see a chain as its segments: where a corner lands on a vertex the normal is the
-        // vertex's, not the floor's (counted; the narrow phase's ghost vertices fix it there).
-        assert!(hit.normal.y < 0.0, "{:?}", hit.normal);
+        // A corner landing on a vertex between two collinear segments gets the floor's normal:
+        // the vertex has none of its own (ghost vertices, as in the narrow phase).
         off_face += usize::from(hit.normal.angle_to(Vec2::NEG_Y).abs() > 1e-3);
         let seg = hit.part_b as f32;
         let x = hit.point.x;
         // Segment i runs from x = 200 - i to 199 - i.
         assert!((199.0 - seg - 1e-3..=200.0 - seg + 1e-3).contains(&x), "part {seg} at x = {x}");
     }
-    println!("{off_face} of 2000 landings with a normal more than 1e-3 rad off the floor's");
+    assert_eq!(off_face, 0, "landings with a normal more than 1e-3 rad off the floor's");
+}
+
+#[test]
+fn casts_at_chain_corners_take_normals_the_faces_allow() {
+    // A step: floor y = 0 for x < 0, a riser at x = 0, a landing y = 1 for x > 0; solid below
+    // and right (the chain runs so that its left side faces up and out).
+    let step = Shape::chain(
+        vec![Vec2::new(6.0, 1.0), Vec2::new(0.0, 1.0), Vec2::new(0.0, 0.0), Vec2::new(-6.0, 0.0)],
+        ChainOptions::default(),
+    )
+    .unwrap();
+    let (up, left) = (Vec2::Y, Vec2::NEG_X);
+    let ball = Shape::circle(0.25).unwrap();
+    let mut rng = SplitMix64::new(0x57E9);
+    for _ in 0..2000 {
+        // Aimed at the convex corner (0, 1) from up and left: any normal between the faces'.
+        let from = Vec2::new(rng.range(-3.0, -0.3), rng.range(1.3, 4.0));
+        let aim = Vec2::new(rng.range(-0.2, 0.2), 1.0 + rng.range(-0.2, 0.2));
+        let hit = cast_shapes(
+            &ball,
+            &Pose::from_translation(from),
+            2.0 * (aim - from),
+            &step,
+            &Pose::IDENTITY,
+            Vec2::ZERO,
+            &CastOptions::default(),
+        )
+        .unwrap()
+        .expect("aimed at the step");
+        let out = -hit.normal;
+        assert!(out.dot(up) >= -1e-6 && out.dot(left) >= -1e-6, "{out:?} points into the step");
+        // Into the concave corner (0, 0): the normal is one of the two faces'.
+        let from = Vec2::new(rng.range(-3.0, -0.3), rng.range(0.3, 0.9));
+        let hit = cast_shapes(
+            &Shape::cuboid(Vec2::new(0.25, 0.25)).unwrap(),
+            &Pose::from_translation(from),
+            Vec2::new(4.0, -1.0),
+            &step,
+            &Pose::IDENTITY,
+            Vec2::ZERO,
+            &CastOptions::default(),
+        )
+        .unwrap()
+        .expect("aimed at the corner");
+        let out = -hit.normal;
+        assert!((out - up).length() < 1e-3 || (out - left).length() < 1e-3, "{out:?} at the concave corner");
+    }
+}
+
+/// The chain's segment `i` as a shape of its own.
+fn segment_shape(vs: &[Vec2], i: usize) -> Shape {
+    Shape::segment(vs[i], vs[(i + 1) % vs.len()]).unwrap()
+}
+
+#[test]
+fn chain_queries_match_the_segment_by_segment_minimum() {
+    // Distances, casts and times of impact against a long chain walk only the segments its BVH
+    // offers; the answer must be the minimum over all its segments, each queried as a shape of
+    // its own, for probes near it, far from it, on either side, with the chain moving (casts)
+    // and turning (times of impact).
+    let mut rng = SplitMix64::new(0xB7A1);
+    let mut y = 0.0;
+    let vs: Vec<Vec2> = (0..400)
+        .map(|i| {
+            y += rng.range(-0.3, 0.3);
+            Vec2::new(i as f32 * 0.25, y)
+        })
+        .collect();
+    let n = vs.len() - 1;
+    let chain = Shape::chain(vs.clone(), ChainOptions::default()).unwrap();
+    let (mut hits, mut borderline) = (0, 0);
+    for k in 0..1500 {
+        let probe = random_convex(&mut rng);
+        let far = if k % 5 == 0 { rng.range(5.0, 60.0) } else { 0.0 };
+        let at = Vec2::new(rng.range(-5.0, 105.0), y * 0.5 + rng.range(-4.0, 4.0) + far);
+        let pose = Pose::new(at, rng.range(-3.2, 3.2));
+        let chain_pose = Pose::new(Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)), rng.range(-0.3, 0.3));
+        let seg = |i: usize| segment_shape(&vs, i);
+
+        let d = distance(&probe, &pose, &chain, &chain_pose).unwrap();
+        let want =
+            (0..n).map(|i| distance(&probe, &pose, &seg(i), &chain_pose).unwrap().distance).fold(f32::MAX, f32::min);
+        assert!((d.distance - want).abs() <= 1e-5 * (1.0 + want), "distance {} vs {want}", d.distance);
+        let named = distance(&probe, &pose, &seg(d.part_b as usize), &chain_pose).unwrap().distance;
+        assert!((named - want).abs() <= 1e-5 * (1.0 + want), "part {} at {named} vs {want}", d.part_b);
+
+        let (ta, tb) =
+            (Vec2::from_angle(rng.range(0.0, 6.3)) * rng.range(0.0, 20.0), Vec2::new(0.0, rng.range(-1.0, 1.0)));
+        let options = CastOptions { max_fraction: rng.range(0.2, 1.5), target_distance: rng.range(0.0, 0.05) };
+        let got = cast_shapes(&probe, &pose, ta, &chain, &chain_pose, tb, &options).unwrap();
+        let want = (0..n)
+            .filter_map(|i| cast_shapes(&probe, &pose, ta, &seg(i), &chain_pose, tb, &options).unwrap())
+            .map(|h| h.fraction)
+            .fold(None, |m: Option<f32>, f| Some(m.map_or(f, |m| m.min(f))));
+        match (got, want) {
+            (Some(g), Some(w)) => {
+                hits += 1;
+                assert!((g.fraction - w).abs() <= 1e-3 * (1.0 + w), "cast {} vs {w}", g.fraction);
+            }
+            (None, None) => {}
+            // A graze at the end of the span: both within the tolerance of not hitting at all.
+            (g, w) => {
+                borderline += 1;
+                let f = g.map_or_else(|| w.unwrap(), |g| g.fraction);
+                assert!(f >= options.max_fraction * 0.99, "one hit at {f}, the other missed");
+            }
+        }
+
+        let sweep_a = Sweep::new(pose, Pose::new(at + ta, rng.range(-3.2, 3.2)));
+        let turn = if k % 3 == 0 { rng.range(-0.5, 0.5) } else { 0.0 };
+        let sweep_b =
+            Sweep::new(chain_pose, Pose { p: chain_pose.p + tb, q: chain_pose.q.mul(&Rot::from_angle(turn)) });
+        let toi = time_of_impact(&probe, &sweep_a, &chain, &sweep_b, 1.0).unwrap();
+        let per: Vec<_> = (0..n).map(|i| time_of_impact(&probe, &sweep_a, &seg(i), &sweep_b, 1.0).unwrap()).collect();
+        let first = per.iter().filter(|t| t.state != ToiState::Separated).map(|t| t.fraction).fold(f32::MAX, f32::min);
+        if toi.state == ToiState::Separated {
+            assert!(first >= 0.99, "chain separated, a segment hit at {first}");
+        } else {
+            assert!((toi.fraction - first).abs() <= 1e-3 * (1.0 + first), "toi {} vs {first}", toi.fraction);
+        }
+    }
+    assert!(hits > 200, "{hits} casts hit");
+    assert!(borderline <= 5, "{borderline} borderline casts");
 }

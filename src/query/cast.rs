@@ -6,8 +6,8 @@ use super::advance::{Advance, Outcome, Sweep, advance, bounding_circle, toleranc
 use super::gjk::Proxy;
 use super::{QueryError, check_amount, check_pose, check_vector, part_proxy, parts};
 use crate::collide;
-use crate::math::Pose;
-use crate::shape::Shape;
+use crate::math::{Aabb, Pose, Rot};
+use crate::shape::{Chain, Shape};
 
 /// Options of [`cast_shapes`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -96,7 +96,11 @@ pub fn cast_shapes(
         return Ok(None);
     };
     let started_in_contact = adv.outcome == Outcome::AtStart;
-    let mut normal = adv.at.normal;
+    let mut normal = if started_in_contact {
+        adv.at.normal
+    } else {
+        ghost_normal(sa, pa.q, sb, pb.q, [part_a, part_b], adv.at.normal)
+    };
     // The narrow-phase kernels trust their shapes; one assembled from bytes (unspecified
     // answer, see `distance`) must not reach them.
     if normal == Vec2::ZERO && sa.validate().is_ok() && sb.validate().is_ok() {
@@ -174,9 +178,10 @@ pub(crate) fn earliest(
         return (adv.outcome != Outcome::Missed).then_some((adv, 0, 0));
     }
     let mut best: Option<(Advance, u32, u32)> = None;
-    for (i, la, a) in parts(sa) {
+    let (cull_a, cull_b) = (swept_cull(sa, wa, sb, wb, max_t, target), swept_cull(sb, wb, sa, wa, max_t, target));
+    for (i, la, a) in parts(sa, cull_a) {
         let Some(pa) = part_proxy(&la, &a) else { continue };
-        for (j, lb, b) in parts(sb) {
+        for (j, lb, b) in parts(sb, cull_b) {
             let Some(pb) = part_proxy(&lb, &b) else { continue };
             let limit = best.map_or(max_t, |(adv, ..)| adv.t);
             let tol = tolerance(&pa, &pb, wa, wb, max_t);
@@ -194,4 +199,72 @@ pub(crate) fn earliest(
         }
     }
     best
+}
+
+/// For a chain that does not turn over its sweep, a box in its frame that every one of its
+/// segments the other shape can reach by `max_t` overlaps: the other shape's origin moves on a
+/// line relative to the chain, and the whole shape stays within its bounding radius of that
+/// origin whatever it turns, so the box of the origin's ends grown by that radius, the target
+/// distance and (more than) the advancement's tolerance holds every point it comes within
+/// reach of. `None` (no cull) for a shape that is not a chain, a turning chain, or a chain
+/// against a chain.
+fn swept_cull(chain: &Shape, wc: &Sweep, other: &Shape, wo: &Sweep, max_t: f32, target: f32) -> Option<Aabb> {
+    let Shape::Chain(c) = chain else { return None };
+    if matches!(other, Shape::Chain(_)) || wc.start.q != wc.end.q {
+        return None;
+    }
+    let local = |t: f32| wc.at(t).inv_transform_point(wo.at(t).p);
+    let (l0, l1) = (local(0.0), local(max_t));
+    let (r, b) = (other.bounding_radius(), c.aabb());
+    let chain_reach = b.min.abs().max(b.max.abs()).length();
+    // `tolerance`: 1e-4 of the smaller extent plus 8 ulps of the coordinates and sizes.
+    let tol = 2e-4 * r + 1e-6 * (l0.length() + l1.length() + r + chain_reach);
+    Some(Aabb::from_points(l0, l1).fattened(r + target + tol).with_rounding_slack())
+}
+
+/// A hit normal (A to B, world) as the chains involved show it: where a shape meets a chain's
+/// segment at a vertex, the normal GJK finds points from the vertex towards the shape, but a
+/// vertex between two faces has no normal of its own unless the corner is convex towards the
+/// shape, and then only one between the faces' normals (the narrow phase's ghost-vertex rule,
+/// see `collide::chain_segment`). `qa`, `qb` are the shapes' rotations at the hit.
+pub(crate) fn ghost_normal(sa: &Shape, qa: Rot, sb: &Shape, qb: Rot, parts: [u32; 2], normal: Vec2) -> Vec2 {
+    let n = match sb {
+        Shape::Chain(c) => -qb.rotate(vertex_normal(c, parts[1] as usize, qb.inv_rotate(-normal))),
+        _ => normal,
+    };
+    match sa {
+        Shape::Chain(c) => qa.rotate(vertex_normal(c, parts[0] as usize, qa.inv_rotate(n))),
+        _ => n,
+    }
+}
+
+/// The normal out of segment `i` of `c` that a shape in direction `n` (unit, chain frame) from
+/// it meets. `n` leans towards the vertex it was found at (it is the face's normal, up to
+/// rounding, on the face); there, with the faces' normals on the shape's side, `n` is kept if
+/// the corner is convex towards the shape and `n` lies between them, else the nearer face's
+/// normal is taken (a flat or concave vertex has no normal of its own). A free end keeps `n`.
+fn vertex_normal(c: &Chain, i: usize, n: Vec2) -> Vec2 {
+    let s = c.segment_at(i);
+    let e = s.b - s.a;
+    let (before, after) = match (n.dot(e) > 0.0, s.ghost_a, s.ghost_b) {
+        (true, _, Some(g)) => (e, g - s.b),
+        (false, Some(g), _) => (s.a - g, e),
+        _ => return n,
+    };
+    // The shape's side of the polyline at the vertex: left of a left turn is left of both
+    // edges' lines, left of a right turn left of either.
+    let turn = before.perp_dot(after);
+    let (l0, l1) = (before.perp().dot(n) > 0.0, after.perp().dot(n) > 0.0);
+    let side = if (turn > 0.0 && l0 && l1) || (turn <= 0.0 && (l0 || l1)) { 1.0 } else { -1.0 };
+    let (f0, f1) = (side * before.perp().normalize(), side * after.perp().normalize());
+    // Convex towards the shape when the chain turns away from its side.
+    let convex = side * turn < 0.0;
+    let arc = f0.perp_dot(f1);
+    if convex && f0.perp_dot(n) * arc >= 0.0 && n.perp_dot(f1) * arc >= 0.0 {
+        n
+    } else if n.dot(f0) >= n.dot(f1) {
+        f0
+    } else {
+        f1
+    }
 }

@@ -4,8 +4,8 @@ use glam::Vec2;
 
 use super::gjk::{Proxy, SimplexCache, gjk};
 use super::{QueryError, check_pose, part_proxy, parts};
-use crate::math::Pose;
-use crate::shape::Shape;
+use crate::math::{Aabb, Pose};
+use crate::shape::{Chain, Shape};
 
 /// How far apart two shapes are, and where.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -229,10 +229,15 @@ fn with_radii(core_a: Vec2, core_b: Vec2, d: f32, n: Vec2, ra: f32, rb: f32) -> 
 /// The minimum over part pairs, in A's frame, with the parts that gave it.
 fn compound_distance(sa: &Shape, sb: &Shape, xf: &Pose) -> (LocalDistance, u32, u32) {
     let mut best: Option<(LocalDistance, u32, u32)> = None;
-    for (i, la, a) in parts(sa) {
+    let cull = |chain: &Shape, other: &Shape, origin: Vec2| match (chain, other) {
+        (Shape::Chain(c), o) if !matches!(o, Shape::Chain(_)) => Some(near_segments(c, origin, o.bounding_radius())),
+        _ => None,
+    };
+    let (cull_a, cull_b) = (cull(sa, sb, xf.p), cull(sb, sa, xf.inv_transform_point(Vec2::ZERO)));
+    for (i, la, a) in parts(sa, cull_a) {
         let Some(pa) = part_proxy(&la, &a) else { continue };
         let (ca, ra) = (la.p, pa.reach_from(la.p));
-        for (j, lb, b) in parts(sb) {
+        for (j, lb, b) in parts(sb, cull_b) {
             let Some(pb) = part_proxy(&lb, &b) else { continue };
             let lower = (xf.transform_point(lb.p) - ca).length() - ra - pb.reach_from(lb.p);
             if best.is_some_and(|(d, ..)| lower >= d.distance) {
@@ -252,4 +257,29 @@ fn compound_distance(sa: &Shape, sb: &Shape, xf: &Pose) -> (LocalDistance, u32, 
         0,
         0,
     ))
+}
+
+/// A box (chain frame) that every segment of `chain` as close as the nearest one to a shape
+/// within `r` of the point `origin` overlaps. Some segment near the origin gives an upper bound
+/// `u` on the distance (a point of the shape is within `r` of the origin, so within `r` plus
+/// the origin's distance of that segment); a segment that close has a point within `u + r` of
+/// the origin. The search for a first segment grows a box about the origin until it meets one.
+fn near_segments(chain: &Chain, origin: Vec2, r: f32) -> Aabb {
+    let around = |g: f32| Aabb::new(origin - Vec2::splat(g), origin + Vec2::splat(g));
+    let whole = chain.aabb();
+    let mut g = r.max(1e-6 * (origin.abs().max_element() + 1.0));
+    let mut u = f32::INFINITY;
+    loop {
+        for i in chain.segments_overlapping(around(g)) {
+            let s = chain.segment_at(i as usize);
+            let (e, w) = (s.b - s.a, origin - s.a);
+            let along = (w.dot(e) / e.length_squared()).clamp(0.0, 1.0);
+            u = u.min((w - along * e).length());
+        }
+        if u.is_finite() || around(g).contains(&whole) {
+            break;
+        }
+        g *= 2.0;
+    }
+    around((u + 2.0 * r) * (1.0 + 1e-4)).with_rounding_slack()
 }

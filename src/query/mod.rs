@@ -35,8 +35,10 @@
 //!   interior: a point is inside only exactly on the line. A chain's parts are its segments; a
 //!   ray hits a segment from either side, except that a one-sided chain's segment is invisible
 //!   to a ray starting behind it. Distances, casts and times of impact see a chain as its
-//!   segments, both sides, one GJK per segment not culled by its bounding circle: their cost
-//!   grows with the chain's length (the narrow phase and ray casts use the chain's BVH).
+//!   segments, both sides, and test only the segments its BVH offers near the other shape (or
+//!   its swept path); a chain turning over a time-of-impact sweep is scanned segment by segment.
+//!   A cast or time of impact landing on a join between segments reports the normal the chain's
+//!   ghost vertices allow there (the face's at a flat or concave join), as the narrow phase does.
 //!
 //! ```
 //! use sapwood::query::{contains_point, ray_cast};
@@ -75,7 +77,7 @@ use glam::Vec2;
 
 use std::borrow::Cow;
 
-use crate::math::Pose;
+use crate::math::{Aabb, Pose};
 use crate::shape::{Segment, Shape};
 use gjk::Proxy;
 
@@ -130,16 +132,20 @@ fn check_amount(x: f32) -> Result<(), QueryError> {
 
 /// A shape's convex parts with their index and pose in the shape's frame: a convex shape is
 /// its own part 0 at the identity; a chain's segment `i` is part `i`, a bare segment placed at
-/// its midpoint (so that its bounding circle is tight for the callers' culls).
-fn parts(shape: &Shape) -> impl Iterator<Item = (u32, Pose, Cow<'_, Shape>)> {
+/// its midpoint (so that its bounding circle is tight for the callers' culls). Of a chain, only
+/// the segments whose boxes overlap `cull` (in its frame) when given: the callers pass a box
+/// holding every place where a segment could matter, so the answer is the full scan's.
+fn parts(shape: &Shape, cull: Option<Aabb>) -> impl Iterator<Item = (u32, Pose, Cow<'_, Shape>)> {
     let (single, many, chain) = match shape {
         Shape::Compound(c) => (None, c.parts(), None),
         Shape::Chain(c) => (None, &[][..], Some(c)),
         s => (Some(s), &[][..], None),
     };
     let many = many.iter().enumerate().map(|(i, (lp, part))| (i as u32, *lp, Cow::Borrowed(part)));
-    let segments = chain.into_iter().flat_map(|c| {
-        (0..c.segment_count()).map(move |i| {
+    let segments = chain.into_iter().flat_map(move |c| {
+        let everything = Aabb::new(Vec2::splat(f32::NEG_INFINITY), Vec2::splat(f32::INFINITY));
+        c.segments_overlapping(cull.unwrap_or(everything)).map(move |i| {
+            let i = i as usize;
             let s = c.segment_at(i);
             let mid = 0.5 * (s.a + s.b);
             let seg = Shape::Segment(Segment { a: s.a - mid, b: s.b - mid, radius: 0.0 });

@@ -3,7 +3,7 @@
 use glam::Vec2;
 
 use super::advance::{Outcome, Sweep};
-use super::cast::earliest;
+use super::cast::{earliest, ghost_normal};
 use super::{QueryError, check_amount, check_pose, distance};
 use crate::shape::Shape;
 
@@ -102,5 +102,12 @@ pub fn time_of_impact(
         Outcome::Missed => ToiState::Separated,
     };
     let point = 0.5 * (adv.at.point_a + adv.at.point_b);
-    Ok(Toi { state, fraction: adv.t, point, normal: adv.at.normal, part_a, part_b })
+    let normal = match adv.outcome {
+        Outcome::Hit => {
+            let (qa, qb) = (sweep_a.at(adv.t).q, sweep_b.at(adv.t).q);
+            ghost_normal(sa, qa, sb, qb, [part_a, part_b], adv.at.normal)
+        }
+        _ => adv.at.normal,
+    };
+    Ok(Toi { state, fraction: adv.t, point, normal, part_a, part_b })
 }

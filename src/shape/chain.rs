@@ -203,25 +203,19 @@ impl Chain {
 
     /// [`Chain::segments_in`], returning how many nodes it tested (the cost the tests bound).
     fn traverse(&self, b: &Aabb, mut f: impl FnMut(u32) -> bool) -> usize {
-        let (vs, n) = (&self.0.vertices, self.0.vertices.len());
-        let bvh = &self.0.bvh;
-        let (mut k, mut tested) = (0, 0);
-        while k < bvh.len() {
-            let node = &bvh[k];
-            tested += 1;
-            if !node.aabb.overlaps(b) {
-                k = node.skip as usize;
-                continue;
+        let mut it = self.segments_overlapping(*b);
+        for i in it.by_ref() {
+            if !f(i) {
+                break;
             }
-            for i in node.first..node.first + node.count {
-                let (p, q) = (vs[i as usize], vs[(i as usize + 1) % n]);
-                if Aabb::from_points(p, q).overlaps(b) && !f(i) {
-                    return tested;
-                }
-            }
-            k += 1;
         }
-        tested
+        it.tested
+    }
+
+    /// The segments whose boxes overlap `b` (chain frame), in ascending order: the iterator
+    /// form of [`Chain::segments_in`], for callers that walk a chain's segments as parts.
+    pub(crate) fn segments_overlapping(&self, b: Aabb) -> SegmentsOverlapping<'_> {
+        SegmentsOverlapping { data: &self.0, b, k: 0, i: 0, end: 0, tested: 0 }
     }
 
     /// Calls `f(i)` for every segment `i` whose box the local `ray` enters within `max_t(i)`,
@@ -267,6 +261,43 @@ impl Chain {
     pub(crate) fn key(&self) -> [f32; 4] {
         let b = self.0.aabb;
         [b.min.x, b.min.y, b.max.x, b.max.y + self.0.vertices.len() as f32]
+    }
+}
+
+/// See [`Chain::segments_overlapping`]: a stackless walk of the preorder BVH, holding the node
+/// to test next (`k`) and the rest of the current leaf (`i..end`).
+pub(crate) struct SegmentsOverlapping<'a> {
+    data: &'a ChainData,
+    b: Aabb,
+    k: usize,
+    i: u32,
+    end: u32,
+    tested: usize,
+}
+
+impl Iterator for SegmentsOverlapping<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        let (vs, bvh) = (&self.data.vertices, &self.data.bvh);
+        loop {
+            while self.i < self.end {
+                let i = self.i;
+                self.i += 1;
+                let (p, q) = (vs[i as usize], vs[(i as usize + 1) % vs.len()]);
+                if Aabb::from_points(p, q).overlaps(&self.b) {
+                    return Some(i);
+                }
+            }
+            let node = bvh.get(self.k)?;
+            self.tested += 1;
+            if node.aabb.overlaps(&self.b) {
+                (self.i, self.end) = (node.first, node.first + node.count);
+                self.k += 1;
+            } else {
+                self.k = node.skip as usize;
+            }
+        }
     }
 }
 

@@ -20,6 +20,7 @@ pub mod pixels;
 pub mod random_shapes;
 pub mod scenes;
 pub mod soak;
+pub mod timing;
 
 /// The workspace's one random generator (it lives in the library, whose own unit tests need it).
 pub use sapwood::internal::SplitMix64;

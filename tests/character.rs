@@ -762,3 +762,41 @@ fn reports_ceilings_and_walls() {
         }
     }
 }
+
+/// A wall sliding towards a fixed one squeezes a character between them: while there is room it
+/// is pushed along and kept clear; once the gap is narrower than the character the move says
+/// `stuck` (and only then).
+#[test]
+fn a_crushed_character_is_stuck() {
+    for kind in kinds() {
+        for (name, shape) in characters() {
+            let mut c = Course::new(kind);
+            c.floor();
+            c.solid(Shape::cuboid(Vec2::new(0.5, 3.0)).unwrap(), Pose::from_translation(Vec2::new(3.0, 3.0)));
+            let wall =
+                c.moving(Shape::cuboid(Vec2::new(0.5, 3.0)).unwrap(), Pose::from_translation(Vec2::new(-3.0, 3.0)));
+            let mut pose = standing(&shape, 0.0);
+            let mut hits = Vec::new();
+            let what = format!("{name} {kind:?}");
+            let mut stuck_at = None;
+            for f in 1..60 {
+                let x = -3.0 + 0.1 * f as f32;
+                c.set_pose(wall, Pose::from_translation(Vec2::new(x, 3.0)));
+                c.world.step();
+                let m = c.world.move_character(&shape, &pose, Vec2::new(0.0, -0.1), &config(), &mut hits).unwrap();
+                let gap = (3.0 - 0.5) - (x + 0.5);
+                if gap > 2.0 * half(&shape).x + 2.0 * SKIN + 0.1 {
+                    assert!(!m.stuck, "{what}, frame {f}: stuck with a gap of {gap}");
+                    c.assert_clear(&shape, &m.pose, &format!("{what}, frame {f}"));
+                }
+                if m.stuck {
+                    // No room for the character and a skin on each side.
+                    assert!(gap < 2.0 * half(&shape).x + 2.0 * SKIN, "{what}, frame {f}: stuck with a gap of {gap}");
+                    stuck_at.get_or_insert(f);
+                }
+                pose = m.pose;
+            }
+            assert!(stuck_at.is_some(), "{what}: never reported stuck");
+        }
+    }
+}

@@ -328,12 +328,6 @@ struct Run<'a, 'h, F> {
 }
 
 impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
-    fn record(&mut self, h: CharacterHit) {
-        if !self.hits.iter().any(|x| x.id == h.id && x.part == h.part) {
-            self.hits.push(h);
-        }
-    }
-
     /// The contacts of the shape at `p`: every accepted piece closer than `margin`, with its
     /// separation (negative when overlapping, from the contact manifold's depth) and normal.
     fn contacts(&mut self, p: Vec2, margin: f32) -> Contacts {
@@ -362,9 +356,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                 };
                 let hit = CharacterHit { id, part, point: d.point_b, normal };
                 if accept(id, &hit) {
-                    if !hits.iter().any(|x| x.id == id && x.part == part) {
-                        hits.push(hit);
-                    }
+                    record(hits, hit);
                     out.push(Contact { hit, separation });
                 }
             });
@@ -488,7 +480,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
             match self.cast(p, delta) {
                 Some((f, hit)) => {
                     p += f * delta;
-                    self.record(hit);
+                    record(self.hits, hit);
                     blocked |= self.classify(hit.normal, rem);
                 }
                 None => {
@@ -605,6 +597,13 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
             }
         }
         best.map(|c| c.hit)
+    }
+}
+
+/// Adds a touched surface to the caller's list, once per `(id, part)` (the first touch kept).
+fn record(hits: &mut Vec<CharacterHit>, h: CharacterHit) {
+    if !hits.iter().any(|x| x.id == h.id && x.part == h.part) {
+        hits.push(h);
     }
 }
 

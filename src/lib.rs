@@ -45,7 +45,7 @@ pub use shape::{
 pub use storage::{ColliderId, Filter, RawColliderId};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{
-    ColliderDesc, ColliderView, Contact, DistanceHit, Event, EventKind, Impact, MAX_COORDINATE, PairHooks, QueryFilter,
+    CharacterConfig, CharacterHit, CharacterMove, ColliderDesc, ColliderView, Contact, DistanceHit, Event, EventKind, Impact, MAX_COORDINATE, PairHooks, QueryFilter,
     RayCastHit, ShapeCastHit, StepTimings, World, WorldConfig, WorldError,
 };
 

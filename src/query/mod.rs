@@ -7,6 +7,7 @@
 //! | how far apart, and where? | [`distance`], [`distance_cached`] | GJK on the cores plus the radii; closed forms for circles and boxes |
 //! | where do two translating shapes first meet? | [`cast_shapes`] | conservative advancement (Newton's method on the convex distance); closed form for two circles |
 //! | when do two translating, turning shapes first meet? | [`time_of_impact`] | conservative advancement with a rotation bound |
+//! | where may a mover go, given the surfaces it touches? | [`solve_planes`] | exact nearest point of an intersection of half-planes |
 //!
 //! For whole worlds, [`World`](crate::World) serves the same questions from its trees.
 //!
@@ -53,6 +54,7 @@ mod advance;
 mod cast;
 mod distance;
 mod gjk;
+mod planes;
 mod point;
 mod ray;
 #[cfg(test)]
@@ -63,6 +65,7 @@ pub use advance::Sweep;
 pub use cast::{CastHit, CastOptions, cast_shapes};
 pub use distance::{DistanceOutput, distance, distance_cached};
 pub use gjk::SimplexCache;
+pub use planes::{Plane, PlaneSolution, solve_planes};
 pub(crate) use point::{EdgeRegion, edge_region, max_separation, within};
 pub use point::{containing_part, contains_point};
 pub use ray::{RayHit, ray_cast, ray_cast_part};
@@ -85,6 +88,12 @@ pub enum QueryError {
     NonFinite,
     /// A fraction or distance is negative.
     Negative,
+    /// A value outside its documented range (a character mover's non-unit `up`, a maximum
+    /// slope above 90°, a position beyond [`MAX_COORDINATE`](crate::MAX_COORDINATE)).
+    OutOfRange,
+    /// A shape the query cannot use: one failing [`Shape::validate`], or a kind the query does
+    /// not accept (a character mover refuses compounds, chains and bare segments).
+    InvalidShape,
 }
 
 impl std::fmt::Display for QueryError {
@@ -92,6 +101,8 @@ impl std::fmt::Display for QueryError {
         f.write_str(match self {
             QueryError::NonFinite => "query input is NaN, infinite or not a unit rotation",
             QueryError::Negative => "query fraction or distance is negative",
+            QueryError::OutOfRange => "query input is outside its documented range",
+            QueryError::InvalidShape => "query shape is invalid or of a kind the query does not accept",
         })
     }
 }

@@ -33,7 +33,7 @@ mod types;
 mod validate;
 
 pub use hooks::{ColliderView, PairHooks};
-pub use query::{DistanceHit, QueryFilter, RayCastHit, ShapeCastHit};
+pub use query::{CharacterConfig, CharacterHit, CharacterMove, DistanceHit, QueryFilter, RayCastHit, ShapeCastHit};
 pub use types::{
     ColliderDesc, Contact, Event, EventKind, Impact, MAX_COORDINATE, StepTimings, WorldConfig, WorldError,
 };

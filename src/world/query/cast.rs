@@ -63,7 +63,7 @@ impl World {
     /// probe box comes within the target distance of it. [`query::cast_shapes`] stops within a
     /// tolerance of the target distance (1e-4 of the smaller shape's reach, plus f32 rounding
     /// of the coordinates), so the boxes are grown by that too.
-    fn cast_traversal(shape: &Shape, pose: &Pose, translation: Vec2, options: &CastOptions) -> (Ray, Grow) {
+    pub(super) fn cast_traversal(shape: &Shape, pose: &Pose, translation: Vec2, options: &CastOptions) -> (Ray, Grow) {
         let b = shape.aabb(pose);
         let ray = Ray { origin: b.center(), dir: translation };
         let reach = shape.bounding_radius();

@@ -6,10 +6,12 @@
 //! after moving things and before querying them.
 
 mod cast;
+mod character;
 mod distance;
 mod ray;
 
 pub use cast::ShapeCastHit;
+pub use character::{CharacterConfig, CharacterHit, CharacterMove};
 pub use distance::DistanceHit;
 pub use ray::RayCastHit;
 

@@ -45,8 +45,9 @@ pub use shape::{
 pub use storage::{ColliderId, Filter, RawColliderId};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{
-    CharacterConfig, CharacterHit, CharacterMove, ColliderDesc, ColliderView, Contact, DistanceHit, Event, EventKind, Impact, MAX_COORDINATE, PairHooks, QueryFilter,
-    RayCastHit, ShapeCastHit, StepTimings, World, WorldConfig, WorldError,
+    CharacterConfig, CharacterHit, CharacterMove, ColliderDesc, ColliderView, Contact, DistanceHit, Event, EventKind,
+    Impact, MAX_COORDINATE, PairHooks, QueryFilter, RayCastHit, ShapeCastHit, StepTimings, World, WorldConfig,
+    WorldError,
 };
 
 // Not part of the API: public only so that this workspace's tests, benches and examples (and the

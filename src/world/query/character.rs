@@ -36,7 +36,7 @@ use glam::Vec2;
 use super::QueryFilter;
 use crate::collide;
 use crate::math::{Aabb, Pose, Ray, Rot};
-use crate::query::{self, CastOptions, CastHit, Plane, QueryError};
+use crate::query::{self, CastHit, CastOptions, Plane, QueryError};
 use crate::shape::{Segment, Shape};
 use crate::storage::ColliderId;
 use crate::world::{MAX_COORDINATE, World};
@@ -232,7 +232,9 @@ impl Ctx<'_> {
 
     /// The least `x · n` over the shape at `pose` (its support point against `n`).
     fn lowest_along(&self, pose: &Pose, n: Vec2) -> f32 {
-        let low = |pts: &[Vec2], r: f32| pts.iter().map(|&v| pose.transform_point(v).dot(n)).fold(f32::INFINITY, f32::min) - r;
+        let low = |pts: &[Vec2], r: f32| {
+            pts.iter().map(|&v| pose.transform_point(v).dot(n)).fold(f32::INFINITY, f32::min) - r
+        };
         match self.shape {
             Shape::Circle(c) => pose.p.dot(n) - c.radius,
             Shape::Capsule(c) => low(&[c.a, c.b], c.radius),
@@ -259,7 +261,12 @@ impl Ctx<'_> {
         let (cs, cp) = (&self.world.cols.shape[s], &self.world.cols.pose[s]);
         match cs {
             Shape::Chain(c) => {
-                let corners = [region.min, region.max, Vec2::new(region.min.x, region.max.y), Vec2::new(region.max.x, region.min.y)];
+                let corners = [
+                    region.min,
+                    region.max,
+                    Vec2::new(region.min.x, region.max.y),
+                    Vec2::new(region.max.x, region.min.y),
+                ];
                 let (mut lo, mut hi) = (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
                 for k in corners {
                     let l = cp.inv_transform_point(k);

@@ -74,8 +74,8 @@ pub fn steer(game: &Game, ids: &mut Vec<ColliderId>) -> Input {
     let state = game.player_state();
     let feet = centre - Vec2::new(0.0, PLAYER_HALF_HEIGHT);
     let probe = |ahead: f32| below(game, feet + Vec2::new(ahead, 0.2), FLOOR_PROBE + 0.2);
-    let run = Input { run: 1.0, jump: false };
-    let jump = Input { run: 1.0, jump: true };
+    let run = Input { run: 1.0, ..Input::default() };
+    let jump = Input { run: 1.0, jump: true, ..Input::default() };
     let wait = Input::default();
     if !state.grounded {
         return run;

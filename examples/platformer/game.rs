@@ -45,6 +45,8 @@ pub struct Input {
     pub run: f32,
     /// Jump (held: a jump starts whenever the player is grounded).
     pub jump: bool,
+    /// Drop through one-way platforms (held).
+    pub drop: bool,
 }
 
 /// Running totals and the last frame's costs.
@@ -234,7 +236,7 @@ impl Game {
         if p.x >= self.level.goal_x && self.stats.finished.is_none() {
             self.stats.finished = Some(self.stats.frame);
         }
-        if self.stats.frame % TRAIL_EVERY == 0 && self.trail.len() < TRAIL_MAX {
+        if self.stats.frame.is_multiple_of(TRAIL_EVERY) && self.trail.len() < TRAIL_MAX {
             self.trail.push(p);
         }
         self.time += DT;

@@ -8,11 +8,13 @@
 //! The level is a tile map (`level.rs`) traced into chains, with 45° slopes, steps, a one-way
 //! platform (a one-sided chain), a moving platform (a moving collider posed every frame, which
 //! carries the player), pickups and spikes (sensors). The player is a capsule moved by
-//! `World::move_character`. Controls: A/D or arrows run, Space/W/Up jump, Esc quits.
+//! `World::move_character`. Controls: A/D or arrows run, Space/W/Up jump, S/Down drops through
+//! the one-way platform, Esc quits.
 //!
 //! Options: `--headless` (also chosen when `CI=true` or no `DISPLAY` is set), `--frames N`
 //! (headless, default 1500), `--png PATH` (headless, default `docs/platformer.png`),
-//! `--seconds N` (the window closes itself after N seconds), `--size WxH`.
+//! `--seconds N` (the window closes itself after N seconds), `--autopilot` (it plays in the
+//! window too), `--size WxH`.
 //! Both modes print the median and 99th-percentile frame time and collision time (the world's
 //! step with the ECS sync, plus the mover) when they end.
 
@@ -40,6 +42,8 @@ const WINDOW_SCALE: f32 = 48.0;
 
 struct Args {
     headless: bool,
+    /// The autopilot plays in the window too (the keyboard is ignored).
+    autopilot: bool,
     frames: u64,
     seconds: Option<f64>,
     png: String,
@@ -52,6 +56,7 @@ fn parse_args() -> Result<Args, String> {
     let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let mut args = Args {
         headless: ci || std::env::var_os("DISPLAY").is_none(),
+        autopilot: false,
         frames: 1500,
         seconds: None,
         png: "docs/platformer.png".into(),
@@ -62,6 +67,7 @@ fn parse_args() -> Result<Args, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--headless" => args.headless = true,
+            "--autopilot" => args.autopilot = true,
             "--frames" => args.frames = it.next().and_then(|s| s.parse().ok()).ok_or("--frames needs a number")?,
             "--seconds" => {
                 args.seconds = Some(it.next().and_then(|s| s.parse().ok()).ok_or("--seconds needs a number")?)
@@ -86,7 +92,9 @@ fn main() {
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("{e}\nusage: platformer [--headless] [--frames N] [--png PATH] [--seconds N] [--size WxH]");
+            eprintln!(
+                "{e}\nusage: platformer [--headless] [--autopilot] [--frames N] [--png PATH] [--seconds N] [--size WxH]"
+            );
             std::process::exit(2);
         }
     };
@@ -145,7 +153,7 @@ fn headless_hint() -> &'static str {
 /// The interactive game: a minifb window (X11) showing a tiny-skia picture, paced at 60 Hz.
 fn window(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     use minifb::{Key, ScaleMode, Window, WindowOptions};
-    let title = "sapwood platformer (A/D or arrows run, Space/W/Up jump, Esc quits)";
+    let title = "sapwood platformer (A/D or arrows run, Space/W/Up jump, S/Down drop, Esc quits)";
     let mut window = Window::new(
         title,
         args.width as usize,
@@ -162,11 +170,16 @@ fn window(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Error>
     let end = args.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
     let mut times = FrameTimes::new(PHASES, (60.0 * args.seconds.unwrap_or(60.0)) as usize + 60);
     let (mut frames, mut since) = (0u32, Instant::now());
+    let mut ids = Vec::new();
     while window.is_open() && !window.is_key_down(Key::Escape) && end.is_none_or(|end| Instant::now() < end) {
         let down = |keys: &[Key]| keys.iter().any(|&k| window.is_key_down(k));
         let run = f32::from(u8::from(down(&[Key::D, Key::Right]))) - f32::from(u8::from(down(&[Key::A, Key::Left])));
-        let input = Input { run, jump: down(&[Key::Space, Key::W, Key::Up]) };
         let t = Instant::now();
+        let input = if args.autopilot {
+            autopilot::steer(game, &mut ids)
+        } else {
+            Input { run, jump: down(&[Key::Space, Key::W, Key::Up]), drop: down(&[Key::S, Key::Down]) }
+        };
         game.frame(input)?;
         let s = game.stats;
         let collision_ms = s.step_ms + s.mover_ms;

@@ -5,7 +5,7 @@ use hecs::Entity;
 use sapwood::ecs::{ColliderHandle, entity as entity_of};
 use sapwood::{CharacterConfig, CharacterHit, EventKind, Pose, Shape, Vec2, World};
 
-use crate::components::{Hazard, MovingPlatform, Pickup, Player};
+use crate::components::{Hazard, MovingPlatform, OneWay, Pickup, Player};
 use crate::game::{DT, Game, GameError, Input, standing_at};
 
 /// Run speed, units per second, and how fast it is reached on the ground and in the air.
@@ -63,7 +63,10 @@ pub fn move_player(
         filter: sapwood::QueryFilter { exclude: Some(id), ..config.filter },
         ..*config
     };
-    let moved = world.move_character(shape, &pose, v * DT + carry, &config, hits)?;
+    // Dropping through: the mover is told to ignore one-way platforms while the key is held.
+    let one_way = |id| entity_of(world, id).is_some_and(|e| ecs.get::<&OneWay>(e).is_ok());
+    let moved =
+        world.move_character_with(shape, &pose, v * DT + carry, &config, hits, |id, _| !(input.drop && one_way(id)))?;
 
     state.grounded = moved.grounded && !rising;
     if state.grounded || (moved.hit_ceiling && v.y > 0.0) {

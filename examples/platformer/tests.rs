@@ -193,3 +193,26 @@ fn the_grid_oracle_agrees_with_the_traced_terrain() {
     }
     assert!(solid > 3000 && checked - solid > 3000, "{solid} solid of {checked}");
 }
+
+/// Standing on the one-way platform holds the player; holding "drop" lets it fall through
+/// (the mover's predicate ignores the platform), and it lands on the floor below.
+#[test]
+fn the_one_way_platform_holds_until_the_player_drops_through() {
+    let mut game = Game::new().unwrap();
+    let (left, right) = game.level.one_way[0];
+    let on_top = crate::game::standing_at(0.5 * (left + right));
+    let id = game.ecs.get::<&sapwood::ecs::ColliderHandle>(game.player).unwrap().0;
+    game.world.set_pose(id, on_top).unwrap();
+    *game.ecs.get::<&mut Pose>(game.player).unwrap() = on_top;
+    for _ in 0..60 {
+        game.frame(Input::default()).unwrap();
+    }
+    let held = game.player_pose().p.y;
+    assert!(game.player_state().grounded && (held - on_top.p.y).abs() < 0.05, "not held: {held} vs {}", on_top.p.y);
+    for _ in 0..60 {
+        game.frame(Input { drop: true, ..Input::default() }).unwrap();
+    }
+    let below = game.player_pose().p.y;
+    assert!(below < left.y - PLAYER_HALF_HEIGHT, "did not drop through: {below}");
+    assert!(game.player_state().grounded, "did not land below the platform");
+}

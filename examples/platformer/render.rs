@@ -128,7 +128,8 @@ impl Renderer {
         Renderer { terrain, one_way, spikes, goal, flag }
     }
 
-    /// The picture of `game` through `camera`; with `trail`, the player's path too.
+    /// The picture of `game` through `camera`; with `trail`, the player's path and where the
+    /// pickups were too.
     pub fn draw(&self, game: &Game, camera: &Camera, trail: bool, pixmap: &mut Pixmap) {
         let t = camera.transform();
         pixmap.fill(Color::from_rgba8(SKY[0], SKY[1], SKY[2], SKY[3]));
@@ -151,6 +152,14 @@ impl Renderer {
                 let (lo, hi) = (pose.p - c.half_extents, pose.p + c.half_extents);
                 if let Some(r) = Rect::from_ltrb(lo.x, lo.y, hi.x, hi.y) {
                     pixmap.fill_path(&PathBuilder::from_rect(r), &paint(PLATFORM), FillRule::Winding, t, None);
+                }
+            }
+        }
+        if trail {
+            // Where every pickup was: the ones left are filled in below.
+            for p in &game.level.pickups {
+                if let Some(c) = PathBuilder::from_circle(p.x, p.y, 0.25) {
+                    pixmap.stroke_path(&c, &paint(PICKUP), &stroke(0.05), t, None);
                 }
             }
         }

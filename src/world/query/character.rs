@@ -12,8 +12,8 @@
 //! ```
 //!
 //! **Planes, then a cast** (Box2D v3's `b2World_CollideMover` + `b2SolvePlanes` +
-//! `b2World_CastMover` loop). Every surface within twice the skin becomes a half-plane `d · n
-//! >= skin - separation`; [`solve_planes`](crate::query::solve_planes) gives the displacement
+//! `b2World_CastMover` loop). Every surface within twice the skin becomes a half-plane
+//! `d · n >= skin - separation`; [`solve_planes`](crate::query::solve_planes) gives the displacement
 //! nearest the remaining target that respects them all (exactly, so an acute notch is a corner,
 //! not a jitter); a cast along that displacement stops a skin short of the first surface not
 //! yet known. Surfaces already closer than the cast's target distance at its start are left to
@@ -307,6 +307,9 @@ struct Run<'a, 'h, F> {
     hits: &'h mut Vec<CharacterHit>,
     hit_wall: bool,
     hit_ceiling: bool,
+    /// The height (along `up`) of the shape's lowest point where the move started: ledges are
+    /// measured from it.
+    feet: f32,
 }
 
 impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
@@ -439,15 +442,25 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                 planes[n] = Plane { normal, offset: skin - c.separation };
                 n += 1;
                 blocked |= self.classify(normal, rem);
-                steep |= rem.dot(normal) < 0.0 && !self.ctx.walkable(normal) && normal.dot(up) > 0.0;
+                steep |= rem.dot(normal) < 0.0
+                    && !self.ctx.walkable(normal)
+                    && normal.dot(up) > 0.0
+                    && !self.is_ledge(&c.hit);
             }
+            let mut solution = query::solve_planes(rem, &planes[..n]);
             if steep {
-                // No climbing a steep slope by sliding: gain no more height than asked for.
+                // No climbing a steep slope by sliding: gain no more height than asked for. A
+                // soft rule: where it leaves no room (pushing out of a narrow notch needs a
+                // little height), the surfaces alone decide.
                 planes[n] = Plane { normal: -up, offset: -rem.dot(up).max(0.0) };
-                n += 1;
+                let capped = query::solve_planes(rem, &planes[..n + 1]);
+                if capped.feasible {
+                    solution = capped;
+                }
             }
-            let delta = query::solve_planes(rem, &planes[..n]).delta;
-            if delta.length_squared() <= tiny * tiny {
+            // No room at all (squeezed between surfaces): stay rather than compromise.
+            let delta = solution.delta;
+            if !solution.feasible || delta.length_squared() <= tiny * tiny {
                 break;
             }
             match self.cast(p, delta) {
@@ -467,15 +480,32 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
         (p, blocked)
     }
 
-    /// Whether the surface under a landing contact is ground: a short ray down onto it from
-    /// just above the contact, nudged forward so that a ledge's corner answers with its top
-    /// face. A ray starting inside geometry (a slope steeper than the probe) is not ground.
-    fn ground_under(&mut self, hit: &CharacterHit, forward: Vec2) -> bool {
+    /// Whether a contact is ground: its normal is within `max_slope` of `up`, or it is a
+    /// [ledge](Self::is_ledge).
+    fn is_ground(&mut self, hit: &CharacterHit) -> bool {
+        self.ctx.walkable(hit.normal) || self.is_ledge(hit)
+    }
+
+    /// Whether a steep contact is the edge of a ledge the shape may stand on and ride up: it
+    /// faces up, lies no higher than `step_height` above the shape's lowest point at the start
+    /// of the move, and has ground beside it. A round shape meets a low step's corner with a
+    /// steep normal; without this it could neither stand on the corner nor get past it.
+    ///
+    /// The ground beside it is found by a short ray down onto the surface from just above the
+    /// contact, nudged towards the obstacle, so that a corner answers with its top face while a
+    /// steep slope answers with itself; a ray starting inside geometry (a slope steeper than
+    /// the probe, about 76°) finds no ground.
+    fn is_ledge(&mut self, hit: &CharacterHit) -> bool {
         let ctx = &self.ctx;
-        if ctx.walkable(hit.normal) {
-            return true;
+        let nu = hit.normal.dot(ctx.up);
+        if ctx.walkable(hit.normal)
+            || nu <= 0.0
+            || hit.point.dot(ctx.up) - self.feet > ctx.config.step_height + ctx.skin
+        {
+            return false;
         }
-        let ray = Ray { origin: hit.point + ctx.up * (4.0 * ctx.skin) + forward * ctx.skin, dir: -ctx.up };
+        let Some(inward) = (nu * ctx.up - hit.normal).try_normalize() else { return false };
+        let ray = Ray { origin: hit.point + ctx.up * (4.0 * ctx.skin) + inward * ctx.skin, dir: -ctx.up };
         let max_t = 8.0 * ctx.skin;
         let region = Aabb::from_points(ray.origin, ray.at(max_t));
         let mut best: Option<(f32, Vec2)> = None;
@@ -505,10 +535,10 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
         }
         let (pl, _) = self.slide(p0 + fu * rise, lateral);
         let drop = -up * (raised + skin);
-        let (fd, hit) = self.cast(pl, drop)?;
+        let (fd, _) = self.cast(pl, drop)?;
         let landed = pl + fd * drop;
         let forward = lateral.normalize_or_zero();
-        if (landed - p0).dot(forward) <= (slid - p0).dot(forward) + skin || !self.ground_under(&hit, forward) {
+        if (landed - p0).dot(forward) <= (slid - p0).dot(forward) + skin || self.ground(landed).is_none() {
             return None;
         }
         Some(landed)
@@ -541,12 +571,12 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
         (p, self.contacts(p, 2.0 * skin).min_separation > 0.0)
     }
 
-    /// The ground under the shape at `p`: the nearest walkable contact.
+    /// The ground under the shape at `p`: the nearest contact that [is ground](Self::is_ground).
     fn ground(&mut self, p: Vec2) -> Option<CharacterHit> {
         let contacts = self.contacts(p, 2.0 * self.ctx.skin);
         let mut best: Option<Contact> = None;
-        for c in contacts.iter().filter(|c| self.ctx.walkable(c.hit.normal)) {
-            if best.is_none_or(|b| c.before(&b)) {
+        for c in contacts.iter() {
+            if best.is_none_or(|b| c.before(&b)) && self.is_ground(&c.hit) {
                 best = Some(c);
             }
         }
@@ -656,9 +686,10 @@ impl World {
             skin: config.skin.max(1e-4 * shape.bounding_radius()),
             config,
         };
-        let mut run = Run { ctx, accept, hits, hit_wall: false, hit_ceiling: false };
+        let mut run = Run { ctx, accept, hits, hit_wall: false, hit_ceiling: false, feet: 0.0 };
 
         let (start, start_free) = run.push_out(pose.p);
+        run.feet = run.ctx.lowest_along(&run.ctx.pose(start), up);
         let grounded = run.ground(start).is_some();
         let mut t = translation;
         let rise = t.dot(up);
@@ -681,7 +712,7 @@ impl World {
         if ground.is_none() && config.snap_to_ground > 0.0 && grounded && translation.dot(up) <= 0.0 {
             let drop = -up * config.snap_to_ground;
             if let Some((f, hit)) = run.cast(p, drop)
-                && run.ctx.walkable(hit.normal)
+                && run.is_ground(&hit)
             {
                 p += f * drop;
                 ground = run.ground(p);

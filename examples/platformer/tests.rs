@@ -1,9 +1,9 @@
 //! The game played by its autopilot, checked from outside: the course is finished, the
-//! pickups collected, the player never ends a frame inside solid geometry (by a distance query
-//! against every solid collider, and by the tile grid itself), it lands on the one-way platform
-//! after rising through it, the moving platform carries it, and two runs agree bit for bit.
-//! `cargo test --release --example platformer` runs them (the example is built as a test
-//! target too, see Cargo.toml).
+//! pickups collected, steps and slopes walked without leaving the ground, the player never
+//! ends a frame inside solid geometry (by a distance query against every solid collider, and by
+//! the tile grid itself), it lands on the one-way platform after rising through it, the moving
+//! platform carries it, and two runs agree bit for bit. `cargo test --release --example
+//! platformer` runs them (the example is built as a test target too, see Cargo.toml).
 
 use sapwood::{Pose, Shape, Vec2, query};
 
@@ -50,10 +50,18 @@ fn points_in_solid(game: &Game) -> usize {
     n
 }
 
+/// From just before the first one-cell step (column 20 of the map) to just before the
+/// two-cell step (column 58): one-cell steps up, 45° slopes down, up and down. The mover should
+/// walk all of it (step-ups, slopes, ground snapping) without leaving the ground.
+const WALKED_STRETCH: std::ops::Range<f32> = 9.0..28.4;
+
 /// What a run showed, frame by frame.
 #[derive(Default, Debug)]
 struct Observed {
     min_clearance: f32,
+    /// Frames in `WALKED_STRETCH` that ended in the air, and frames there in all.
+    airborne_on_stretch: u32,
+    frames_on_stretch: u32,
     /// Frames that ended with the player in a solid tile.
     frames_in_solid: u32,
     /// The player's feet were below the one-way platform's top, within its span.
@@ -83,6 +91,10 @@ fn play(game: &mut Game, frames: u64) -> Observed {
         seen.min_clearance = seen.min_clearance.min(clearance(game));
         seen.frames_in_solid += u32::from(points_in_solid(game) > 0);
 
+        if WALKED_STRETCH.contains(&after.x) {
+            seen.frames_on_stretch += 1;
+            seen.airborne_on_stretch += u32::from(!state.grounded);
+        }
         let feet = after - Vec2::new(0.0, PLAYER_HALF_HEIGHT);
         if (edge_left.x..edge_right.x).contains(&after.x) && feet.y < edge_left.y - 0.1 {
             seen.under_one_way = true;
@@ -121,6 +133,8 @@ fn the_autopilot_finishes_the_course_without_entering_solid_geometry() {
     assert_eq!(s.deaths, 0, "the autopilot fell on the spikes");
     assert!(seen.min_clearance > 0.0, "the player ended a frame touching or inside solid geometry: {seen:?}");
     assert_eq!(seen.frames_in_solid, 0, "frames ending with the player in a solid tile");
+    assert!(seen.frames_on_stretch > 150, "{seen:?}");
+    assert_eq!(seen.airborne_on_stretch, 0, "left the ground on the steps and slopes: {seen:?}");
 }
 
 #[test]

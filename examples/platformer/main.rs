@@ -53,9 +53,8 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let mut args = Args {
-        headless: ci || std::env::var_os("DISPLAY").is_none(),
+        headless: sapwood_support::window::no_display(),
         autopilot: false,
         frames: 1500,
         seconds: None,
@@ -73,15 +72,7 @@ fn parse_args() -> Result<Args, String> {
                 args.seconds = Some(it.next().and_then(|s| s.parse().ok()).ok_or("--seconds needs a number")?)
             }
             "--png" => args.png = it.next().ok_or("--png needs a path")?,
-            "--size" => {
-                let s = it.next().ok_or("--size needs WxH")?;
-                let (w, h) = s.split_once('x').ok_or("--size needs WxH")?;
-                args.width = w.parse().map_err(|_| "bad --size width")?;
-                args.height = h.parse().map_err(|_| "bad --size height")?;
-                if args.width < 64 || args.height < 64 {
-                    return Err("--size must be at least 64x64".into());
-                }
-            }
+            "--size" => (args.width, args.height) = sapwood_support::window::parse_size(it.next())?,
             other => return Err(format!("unknown argument {other}")),
         }
     }

@@ -133,6 +133,10 @@ impl Renderer {
     pub fn draw(&self, game: &Game, camera: &Camera, trail: bool, pixmap: &mut Pixmap) {
         let t = camera.transform();
         pixmap.fill(Color::from_rgba8(SKY[0], SKY[1], SKY[2], SKY[3]));
+        // Below the map, where a view taller than the level looks, is earth too.
+        if let Some(r) = Rect::from_ltrb(-1e3, -1e3, game.level.size.x + 1e3, 0.0) {
+            pixmap.fill_rect(r, &paint(EARTH), t, None);
+        }
         if let Some(path) = &self.terrain {
             pixmap.fill_path(path, &paint(EARTH), FillRule::Winding, t, None);
             pixmap.stroke_path(path, &paint(GRASS), &stroke(0.1), t, None);

@@ -23,6 +23,11 @@
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+/// The terrain guide's examples (the character mover's game loop), compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/TERRAIN.md")]
+pub struct TerrainDoctests;
+
 pub mod advisor;
 pub mod broad;
 pub mod collide;

@@ -15,8 +15,8 @@ use sapwood::broad::BroadPhaseKind;
 use sapwood::ecs::{ColliderHandle, HecsSync};
 use sapwood::query::{self, CastOptions, SimplexCache, Sweep};
 use sapwood::{
-    Aabb, Capsule, Chain, ChainOptions, Circle, ColliderDesc, ColliderId, Cuboid, Polygon, Pose, QueryFilter,
-    RawColliderId, Ray, Rot, Segment, Shape, Tile, TileMap, Vec2, World, WorldConfig,
+    Aabb, Capsule, Chain, ChainOptions, CharacterConfig, CharacterHit, Circle, ColliderDesc, ColliderId, Cuboid,
+    Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot, Segment, Shape, Tile, TileMap, Vec2, World, WorldConfig,
 };
 
 const NAN: f32 = f32::NAN;
@@ -888,6 +888,144 @@ fn build() -> Matrix {
             match w.distance_to_nearest_point(point, max_distance, &f) {
                 Ok(h) => format!("Ok({})", if h.is_some() { "Some" } else { "None" }),
                 Err(e) => format!("Err({e:?})"),
+            }
+        });
+    }
+    let player = || Shape::capsule(Vec2::new(0.0, -0.5), Vec2::new(0.0, 0.5), 0.4).unwrap();
+    let standing = at(-5.0, 1.415);
+    let ok_mover = CharacterConfig::default();
+    let compound = || Shape::compound(vec![(Pose::IDENTITY, circle())]).unwrap();
+    let chain = || Shape::chain(vec![Vec2::ZERO, Vec2::X], ChainOptions::default()).unwrap();
+    for (input, shape, pose, translation, config, want) in [
+        ("NaN pose", player(), at(NAN, 0.0), Vec2::X, ok_mover, "Err(NonFinite)"),
+        (
+            "non-unit rotation",
+            player(),
+            Pose { p: standing.p, q: Rot { c: 3.0, s: 0.0 } },
+            Vec2::X,
+            ok_mover,
+            "Err(NonFinite)",
+        ),
+        ("pose 1e8", player(), at(1e8, 0.0), Vec2::X, ok_mover, "Err(OutOfRange)"),
+        ("NaN translation", player(), standing, Vec2::new(NAN, 0.0), ok_mover, "Err(NonFinite)"),
+        ("+inf translation", player(), standing, Vec2::new(INF, 0.0), ok_mover, "Err(NonFinite)"),
+        ("translation 1e30", player(), standing, Vec2::new(1e30, 0.0), ok_mover, "Err(OutOfRange)"),
+        ("NaN-radius circle", Shape::Circle(Circle { radius: NAN }), standing, Vec2::X, ok_mover, "Err(InvalidShape)"),
+        ("bow-tie polygon", bow_tie(), standing, Vec2::X, ok_mover, "Err(InvalidShape)"),
+        ("compound (refused)", compound(), standing, Vec2::X, ok_mover, "Err(InvalidShape)"),
+        ("chain (refused)", chain(), standing, Vec2::X, ok_mover, "Err(InvalidShape)"),
+        (
+            "bare segment (refused)",
+            Shape::segment(Vec2::ZERO, Vec2::X).unwrap(),
+            standing,
+            Vec2::X,
+            ok_mover,
+            "Err(InvalidShape)",
+        ),
+        ("NaN skin", player(), standing, Vec2::X, CharacterConfig { skin: NAN, ..ok_mover }, "Err(NonFinite)"),
+        ("skin -1", player(), standing, Vec2::X, CharacterConfig { skin: -1.0, ..ok_mover }, "Err(Negative)"),
+        (
+            "max_slope -0.1",
+            player(),
+            standing,
+            Vec2::X,
+            CharacterConfig { max_slope: -0.1, ..ok_mover },
+            "Err(Negative)",
+        ),
+        (
+            "max_slope 2 (> π/2)",
+            player(),
+            standing,
+            Vec2::X,
+            CharacterConfig { max_slope: 2.0, ..ok_mover },
+            "Err(OutOfRange)",
+        ),
+        (
+            "+inf step_height",
+            player(),
+            standing,
+            Vec2::X,
+            CharacterConfig { step_height: INF, ..ok_mover },
+            "Err(NonFinite)",
+        ),
+        (
+            "snap_to_ground -1",
+            player(),
+            standing,
+            Vec2::X,
+            CharacterConfig { snap_to_ground: -1.0, ..ok_mover },
+            "Err(Negative)",
+        ),
+        (
+            "up (0, 2)",
+            player(),
+            standing,
+            Vec2::X,
+            CharacterConfig { up: Vec2::new(0.0, 2.0), ..ok_mover },
+            "Err(OutOfRange)",
+        ),
+        (
+            "NaN up",
+            player(),
+            standing,
+            Vec2::X,
+            CharacterConfig { up: Vec2::new(NAN, 1.0), ..ok_mover },
+            "Err(NonFinite)",
+        ),
+        ("zero up", player(), standing, Vec2::X, CharacterConfig { up: Vec2::ZERO, ..ok_mover }, "Err(OutOfRange)"),
+        ("zero translation, standing", player(), standing, Vec2::ZERO, ok_mover, "Ok(grounded, moved 0)"),
+        (
+            "max_iterations 0 (allowed: no slide)",
+            player(),
+            standing,
+            Vec2::X,
+            CharacterConfig { max_iterations: 0, ..ok_mover },
+            "Ok(grounded, moved 0)",
+        ),
+        (
+            "skin 0 (allowed: 1e-4 of the size)",
+            player(),
+            standing,
+            Vec2::X,
+            CharacterConfig { skin: 0.0, ..ok_mover },
+            "Ok(airborne, moved 1)",
+        ),
+        (
+            "translation 1e6 (allowed: walks off the ground)",
+            player(),
+            standing,
+            Vec2::new(1e6, 0.0),
+            ok_mover,
+            "Ok(airborne, moved 1000000)",
+        ),
+        (
+            "starts inside the ground (pushed out)",
+            player(),
+            at(-5.0, 0.9),
+            Vec2::ZERO,
+            ok_mover,
+            "Ok(grounded, moved 1)",
+        ),
+        (
+            "starts inside a ball and the ground (pushed out)",
+            player(),
+            at(0.0, 0.9),
+            Vec2::ZERO,
+            ok_mover,
+            "Ok(grounded, moved 1)",
+        ),
+    ] {
+        m.world("World::move_character", input, want, |w, ids| {
+            let sentinel = CharacterHit { id: ids.fixed, part: 7, point: Vec2::ZERO, normal: Vec2::ZERO };
+            let mut hits = vec![sentinel];
+            match w.move_character(&shape, &pose, translation, &config, &mut hits) {
+                Ok(mv) => format!(
+                    "Ok({}, moved {}{})",
+                    if mv.grounded { "grounded" } else { "airborne" },
+                    mv.translation.length().round(),
+                    if mv.stuck { ", stuck" } else { "" }
+                ),
+                Err(e) => format!("Err({e:?}){}", if hits == [sentinel] { "" } else { ", hits CHANGED" }),
             }
         });
     }

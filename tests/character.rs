@@ -10,8 +10,8 @@
 //! Progress is checked against the geometry: how high a slope took it, where a wall stopped it.
 
 use sapwood::{
-    Aabb, BroadPhaseKind, ChainOptions, CharacterConfig, CharacterMove, ColliderDesc, ColliderId, Pose, Shape, Vec2,
-    World, WorldConfig,
+    Aabb, BroadPhaseKind, ChainOptions, CharacterConfig, CharacterMove, ColliderDesc, ColliderId, Pose, Shape, Tile,
+    TileMap, Vec2, World, WorldConfig,
 };
 use sapwood_support::SplitMix64;
 use sapwood_support::exact_query;
@@ -324,6 +324,10 @@ fn one_sided_chain_is_a_one_way_platform() {
             let (down, m) = c.walk(&shape, up, Vec2::new(0.0, -0.2), 40, &what);
             assert!(m.grounded && m.ground.map(|g| g.id) == Some(platform), "{what}: {m:?}");
             assert!((down.p.y - (2.5 + half(&shape).y)).abs() < 2.0 * SKIN, "{what}: rests at {}", down.p);
+            // Partly through it (centre above, feet below), it is not held: it drops through.
+            let through = Pose::from_translation(Vec2::new(0.0, 2.5 + 0.5 * half(&shape).y));
+            let (fell, _) = c.walk(&shape, through, Vec2::new(0.0, -0.2), 40, &what);
+            assert!(fell.p.y < 2.5 - half(&shape).y, "{what}: held at {} by a platform it was partly through", fell.p);
             // Walking off its end, it falls to the floor.
             let (off, m) = c.walk(&shape, down, Vec2::new(0.1, -0.2), 80, &what);
             assert!(
@@ -472,6 +476,8 @@ fn very_fast_moves_stop_at_the_first_wall() {
 #[test]
 fn random_moves_never_end_inside() {
     let mut reference: Option<Vec<(u32, u32, bool, bool)>> = None;
+    // Moves, least exact clearance, grounded endings, moves of about 1000 units.
+    let mut stats = (0usize, f64::INFINITY, 0usize, 0usize);
     for kind in kinds() {
         let mut rng = SplitMix64::new(0x5EED);
         let mut c = Course::new(kind);
@@ -519,7 +525,7 @@ fn random_moves_never_end_inside() {
                     break p;
                 }
             };
-            for i in 0..600 {
+            for i in 0..1500 {
                 let t = match rng.below(10) {
                     0 => Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * 1000.0,
                     1..=3 => Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * 5.0,
@@ -530,6 +536,11 @@ fn random_moves_never_end_inside() {
                 let what = format!("{name} {kind:?} move {i} from {pose:?} by {t}");
                 assert!(!m.stuck, "{what}");
                 c.assert_clear(&shape, &m.pose, &what);
+                let (gap, _) = c.clearance(&shape, &m.pose);
+                stats.0 += 1;
+                stats.1 = stats.1.min(gap);
+                stats.2 += usize::from(m.grounded);
+                stats.3 += usize::from(t.length() > 100.0);
                 results.push((m.pose.p.x.to_bits(), m.pose.p.y.to_bits(), m.grounded, m.hit_wall));
                 pose = m.pose;
             }
@@ -539,6 +550,10 @@ fn random_moves_never_end_inside() {
             Some(r) => assert!(*r == results, "{kind:?} answers differently from the first broad phase"),
         }
     }
+    println!(
+        "{} random moves ({} of ~1000 units), {} ending grounded; least exact clearance {:.6} (skin {SKIN})",
+        stats.0, stats.3, stats.2, stats.1
+    );
 }
 
 /// The same moves with the world stepped under 1, 2 and 8 threads give bit-identical answers.
@@ -579,4 +594,138 @@ fn same_answers_for_any_thread_count() {
     let one = run(1);
     assert_eq!(one, run(2));
     assert_eq!(one, run(8));
+}
+
+/// Walking down a 30° ramp and off a low ledge it stays on the ground (snapped); off a high
+/// ledge it does not.
+#[test]
+fn snaps_to_the_ground_walking_down() {
+    for kind in kinds() {
+        for (name, shape) in characters() {
+            let mut c = Course::new(kind);
+            c.floor();
+            // A ramp falling to the right from (0, 5.77) to (10, 0), on a plateau at height 5.77.
+            let top = 10.0 * 30f32.to_radians().tan();
+            c.solid(
+                Shape::polygon(&[Vec2::ZERO, Vec2::new(10.0, 0.0), Vec2::new(0.0, top)], 0.0).unwrap(),
+                Pose::IDENTITY,
+            );
+            c.solid(
+                Shape::cuboid(Vec2::new(5.0, top / 2.0)).unwrap(),
+                Pose::from_translation(Vec2::new(-5.0, top / 2.0)),
+            );
+            c.world.step();
+            let what = format!("{name} {kind:?} ramp");
+            let mut pose = Pose::from_translation(Vec2::new(-2.0, top + half(&shape).y + 1.5 * SKIN));
+            let mut hits = Vec::new();
+            for f in 0..100 {
+                // No gravity at all: only the snap brings it down the ramp.
+                let m = c.world.move_character(&shape, &pose, Vec2::new(0.1, 0.0), &config(), &mut hits).unwrap();
+                c.assert_clear(&shape, &m.pose, &what);
+                assert!(m.grounded, "{what}, frame {f}: {m:?}");
+                pose = m.pose;
+            }
+            assert!(pose.p.x > 7.0 && pose.p.y < top, "{what}: at {}", pose.p);
+            for (drop, snaps) in [(0.15, true), (0.5, false)] {
+                let mut c = Course::new(kind);
+                c.floor();
+                c.solid(
+                    Shape::cuboid(Vec2::new(5.0, drop / 2.0)).unwrap(),
+                    Pose::from_translation(Vec2::new(-5.0, drop / 2.0)),
+                );
+                c.world.step();
+                let what = format!("{name} {kind:?} ledge {drop}");
+                let mut pose = Pose::from_translation(Vec2::new(-2.0, drop + half(&shape).y + 1.5 * SKIN));
+                let mut ever_airborne = false;
+                for f in 0..40 {
+                    let m = c.world.move_character(&shape, &pose, Vec2::new(0.1, 0.0), &config(), &mut hits).unwrap();
+                    c.assert_clear(&shape, &m.pose, &what);
+                    ever_airborne |= !m.grounded;
+                    if snaps {
+                        assert!(m.grounded, "{what}, frame {f}: {m:?}");
+                    }
+                    pose = m.pose;
+                }
+                assert!(pose.p.x > 1.5, "{what}: at {}", pose.p);
+                if snaps {
+                    assert!((pose.p.y - standing(&shape, 0.0).p.y).abs() < 2.0 * SKIN, "{what}: at {}", pose.p);
+                } else {
+                    assert!(ever_airborne, "{what}: snapped down a ledge higher than snap_to_ground");
+                }
+            }
+        }
+    }
+}
+
+/// A tile map (cells 0.2 wide: 45° slope tiles, one-cell steps up and down, walls at both
+/// ends) traced into chains, one- and two-sided: walked end to end and back, the oracle after
+/// every frame.
+#[test]
+fn walks_a_tile_map_end_to_end() {
+    // Ground height per column, in cells, and the slope tiles ('/' rising, '\\' falling) as
+    // (column, level).
+    let mut heights = vec![2usize; 100];
+    let mut slopes = Vec::new();
+    for (c, h) in heights.iter_mut().enumerate() {
+        *h = match c {
+            0 | 99 => 30,
+            15 => {
+                slopes.push((15, 2, Tile::SlopeBottomRight));
+                2
+            }
+            16..=29 => 3,
+            30..=44 => 4,
+            45 => {
+                slopes.push((45, 3, Tile::SlopeBottomLeft));
+                3
+            }
+            46..=59 => 3,
+            70 => {
+                slopes.push((70, 2, Tile::SlopeBottomRight));
+                2
+            }
+            71 => {
+                slopes.push((71, 3, Tile::SlopeBottomRight));
+                3
+            }
+            72..=85 => 4,
+            86..=98 => 3,
+            _ => 2,
+        };
+    }
+    let rows: Vec<Vec<Tile>> = (0..30)
+        .map(|row| {
+            let level = 29 - row;
+            (0..100)
+                .map(|c| {
+                    if level < heights[c] {
+                        Tile::Solid
+                    } else {
+                        slopes.iter().find(|s| s.0 == c && s.1 == level).map_or(Tile::Empty, |s| s.2)
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let map = TileMap::new(&rows).unwrap();
+    for one_sided in [false, true] {
+        for kind in kinds() {
+            for (name, shape) in characters() {
+                let mut c = Course::new(kind);
+                for chain in map.chains(0.2, Vec2::ZERO, one_sided).unwrap() {
+                    // One-sided or not, the character stays in front of every segment: the
+                    // oracle checks against them all.
+                    c.solid(Shape::Chain(chain), Pose::IDENTITY);
+                }
+                let what = format!("{name} {kind:?} one-sided {one_sided}");
+                let start = Pose::from_translation(Vec2::new(1.0, 0.4 + half(&shape).y + 1.5 * SKIN));
+                let (end, m) = c.walk(&shape, start, Vec2::new(0.08, -0.1), 400, &what);
+                assert!(end.p.x > 19.8 - 0.2 - half(&shape).x - 0.05, "{what}: stopped at {}", end.p);
+                assert!(m.grounded && m.hit_wall, "{what}: {m:?}");
+                let (back, m) = c.walk(&shape, end, Vec2::new(-0.08, -0.1), 400, &what);
+                assert!(back.p.x < 0.2 + half(&shape).x + 0.05, "{what}: stopped at {}", back.p);
+                assert!(m.grounded, "{what}: {m:?}");
+            }
+        }
+    }
 }

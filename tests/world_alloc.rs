@@ -169,3 +169,66 @@ fn steady_state_step_with_bullets_allocates_nothing() {
         assert!(found && impacts > 1000, "the bullets must hit things ({impacts} impacts) and the queries find some");
     });
 }
+
+/// The character mover allocates nothing once the caller's `hits` has grown: a capsule walks
+/// back and forth over a traced tile map (slopes, steps, a one-way chain) beside a moving
+/// platform, jumping now and then, and only its `move_character` calls are counted, after a
+/// warm-up lap.
+#[test]
+fn character_mover_allocates_nothing() {
+    use sapwood::{ChainOptions, CharacterConfig, ColliderDesc, Pose, Shape, TileMap, Vec2, World};
+    let _turn = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let map = TileMap::parse(
+        "
+        #..............................#
+        #..............................#
+        #..............................#
+        #..............................#
+        #.........../####\\.............#
+        #......###########.....##......#
+        ################################",
+    )
+    .unwrap();
+    let mut world = World::new();
+    for chain in map.chains(1.0, Vec2::ZERO, false).unwrap() {
+        world.insert(ColliderDesc::new(Shape::Chain(chain), Pose::IDENTITY).fixed()).unwrap();
+    }
+    let oneway =
+        Shape::chain(vec![Vec2::new(28.0, 4.0), Vec2::new(25.0, 4.0)], ChainOptions { one_sided: true, closed: false });
+    world.insert(ColliderDesc::new(oneway.unwrap(), Pose::IDENTITY).fixed()).unwrap();
+    let slab = Shape::cuboid(Vec2::new(1.5, 0.2)).unwrap();
+    let platform_at = |f: usize| Pose::from_translation(Vec2::new(16.0 + 6.0 * (f as f32 * 0.02).sin(), 4.5));
+    let platform = world.insert(ColliderDesc::new(slab, platform_at(0))).unwrap();
+    world.step();
+    let player = Shape::capsule(Vec2::new(0.0, -0.3), Vec2::new(0.0, 0.3), 0.3).unwrap();
+    let config = CharacterConfig::default();
+    let mut pose = Pose::from_translation(Vec2::new(2.0, 1.7));
+    let mut hits = Vec::with_capacity(64);
+    let mut vy = 0.0f32;
+    let (mut moves, mut grounded_frames) = (0, 0);
+    for f in 0..2400 {
+        world.set_pose(platform, platform_at(f)).unwrap();
+        world.step();
+        // Lap of 600 frames: right for 300, left for 300; a jump every 90 frames.
+        let vx = if f % 600 < 300 { 0.08 } else { -0.08 };
+        vy = if f % 90 == 0 { 0.35 } else { (vy - 0.02).max(-0.4) };
+        let counting = f >= 600;
+        COUNTING.store(counting, Ordering::SeqCst);
+        let m = world.move_character(&player, &pose, Vec2::new(vx, vy), &config, &mut hits).unwrap();
+        COUNTING.store(false, Ordering::SeqCst);
+        if m.grounded && vy < 0.0 {
+            vy = 0.0;
+        }
+        if m.hit_ceiling {
+            vy = vy.min(0.0);
+        }
+        grounded_frames += usize::from(m.grounded);
+        moves += usize::from(m.translation.length() > 0.01);
+        pose = m.pose;
+    }
+    assert_eq!(ALLOCS.swap(0, Ordering::SeqCst), 0, "allocations in move_character after a warm-up lap");
+    assert!(
+        moves > 1500 && grounded_frames > 1000,
+        "the walk must mean something: {moves} moves, {grounded_frames} grounded"
+    );
+}

@@ -8,11 +8,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sapwood::{
-    Aabb, BroadPhaseKind, Capsule, ChainOptions, Circle, ColliderDesc, ColliderId, Cuboid, EventKind, Filter, MAX_COORDINATE,
-    MAX_SHAPE_SIZE, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot, Segment, Shape, Vec2, World, WorldConfig,
-    WorldError,
-    collide, query,
-    query::CastOptions,
+    Aabb, BroadPhaseKind, Capsule, ChainOptions, CharacterConfig, Circle, ColliderDesc, ColliderId, Cuboid, EventKind,
+    Filter, MAX_COORDINATE, MAX_SHAPE_SIZE, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot, Segment, Shape, Vec2,
+    World, WorldConfig, WorldError, collide, query, query::CastOptions,
 };
 
 /// Reads values from fuzzer bytes; past the end every read gives zeros, so any input decodes.
@@ -425,7 +423,8 @@ fn query(b: &mut Bytes, world: &World, model: &Model) {
     let tiny = model.live.values().any(|(_, d)| d.shape.bounding_radius() < 1e-18);
     let compare = !model.dirty && !tiny;
     let mut got = Vec::new();
-    match b.u8() % 8 {
+    match b.u8() % 9 {
+        8 => mover(b, world, model, &filter, compare),
         5 => swept_queries(b, world, model, &filter, compare),
         6 => distance_queries(b, world, model, &filter, compare),
         7 => {
@@ -545,6 +544,61 @@ fn swept_queries(b: &mut Bytes, world: &World, model: &Model, filter: &QueryFilt
     }
 }
 
+/// `World::move_character`: refused exactly for bad input; else (on a world as the last step
+/// left it, at sane scales) the final pose overlaps no collider the filter accepts, one-sided
+/// chains aside, unless the move reports `stuck`.
+fn mover(b: &mut Bytes, world: &World, model: &Model, filter: &QueryFilter, compare: bool) {
+    let (shape, pose, translation) = (b.shape(), b.pose(), b.vec2());
+    let config = CharacterConfig {
+        up: if b.u8().is_multiple_of(2) { Vec2::Y } else { b.vec2() },
+        skin: b.f32(),
+        max_slope: b.f32(),
+        snap_to_ground: b.f32(),
+        step_height: b.f32(),
+        max_iterations: u32::from(b.u8() % 8),
+        filter: *filter,
+    };
+    let mut hits = Vec::new();
+    let got = world.move_character(&shape, &pose, translation, &config, &mut hits);
+    let amounts = [config.skin, config.max_slope, config.snap_to_ground, config.step_height];
+    let shape_ok = shape.validate().is_ok()
+        && match &shape {
+            Shape::Compound(_) | Shape::Chain(_) => false,
+            Shape::Segment(s) => s.radius > 0.0,
+            _ => true,
+        };
+    let bad = !config.up.is_finite()
+        || amounts.iter().any(|x| !x.is_finite() || *x < 0.0)
+        || (config.up.length() - 1.0).abs() > 1e-3
+        || config.max_slope > std::f32::consts::FRAC_PI_2 + 1e-6
+        || !pose.is_valid()
+        || !translation.is_finite()
+        || pose.p.abs().max_element() > MAX_COORDINATE
+        || (pose.p + translation).abs().max_element() > MAX_COORDINATE
+        || !shape_ok;
+    assert_eq!(got.is_err(), bad, "move_character refusal: {got:?}");
+    let Ok(m) = got else { return };
+    assert!(m.pose.is_valid() && m.pose.q == pose.q, "move_character broke the pose: {m:?}");
+    let size = shape.bounding_radius();
+    let sane = is_sane(pose.p)
+        && is_sane(translation)
+        && (1e-2..=1e3).contains(&size)
+        && amounts.iter().all(|x| *x <= 1e3)
+        && model.live.values().all(|(_, d)| (1e-2..=1e3).contains(&d.shape.bounding_radius()));
+    if compare && sane && !m.stuck {
+        for (id, d) in model.live.values() {
+            let one_sided = matches!(&d.shape, Shape::Chain(c) if c.options().one_sided);
+            let pass = d.filter.category & filter.mask != 0
+                && (filter.include_sensors || !d.sensor)
+                && filter.exclude != Some(*id);
+            if pass && !one_sided {
+                let gap = query::distance(&shape, &m.pose, &d.shape, &d.pose).unwrap().distance;
+                assert!(gap > 0.0, "move_character ended inside {id:?}: {m:?} from {pose:?} by {translation}");
+            }
+        }
+    }
+}
+
 /// `World::distance_to_nearest` / `distance_to_nearest_point`: refused exactly for bad input,
 /// else (on a sane world and probe) the nearest distance of a linear scan.
 fn distance_queries(b: &mut Bytes, world: &World, model: &Model, filter: &QueryFilter, compare: bool) {
@@ -567,7 +621,11 @@ fn distance_queries(b: &mut Bytes, world: &World, model: &Model, filter: &QueryF
             .filter(|&d| d <= max_distance)
             .min_by(f32::total_cmp);
         let all: Vec<_> = model.live.values().map(|(id, d)| (id, &d.shape, d.pose, world.aabb(*id))).collect();
-        assert_eq!(got.unwrap().map(|h| h.distance), want, "distance_to_nearest {shape:?} at {pose:?} within {max_distance}, world {all:?}");
+        assert_eq!(
+            got.unwrap().map(|h| h.distance),
+            want,
+            "distance_to_nearest {shape:?} at {pose:?} within {max_distance}, world {all:?}"
+        );
     }
 }
 
@@ -963,7 +1021,10 @@ pub fn run_queries(data: &[u8]) {
         assert!((0.0..=max).contains(&h.fraction), "cast fraction {h:?} outside [0, {max}]");
         let (ha, hb) = (Pose { p: pa.p + h.fraction * ta, q: pa.q }, Pose { p: pb.p + h.fraction * tb, q: pb.q });
         let t = tol(&[pa.p, pb.p, ta * max, tb * max]);
-        assert!(dist_at(&ha, &hb) <= target + 2.0 * t, "cast hit {h:?} leaves the shapes apart by more than the target");
+        assert!(
+            dist_at(&ha, &hb) <= target + 2.0 * t,
+            "cast hit {h:?} leaves the shapes apart by more than the target"
+        );
         assert!(!h.started_in_contact || h.fraction == 0.0, "{h:?}");
     }
     let toi = toi.unwrap();

@@ -37,7 +37,7 @@ use super::QueryFilter;
 use crate::collide;
 use crate::math::{Aabb, Pose, Ray, Rot};
 use crate::query::{self, CastHit, CastOptions, Plane, QueryError};
-use crate::shape::{Segment, Shape};
+use crate::shape::{ChainOptions, Segment, Shape};
 use crate::storage::ColliderId;
 use crate::world::{MAX_COORDINATE, World};
 
@@ -217,8 +217,10 @@ struct Ctx<'a> {
     shape: &'a Shape,
     rot: Rot,
     /// The pose the move started from: one-sided chain segments are solid for this move only if
-    /// the shape was wholly in front of them here.
+    /// the shape was in front of them here (see `in_front`).
     start: Pose,
+    /// The centre of the shape's box at `start`.
+    centre: Vec2,
     up: Vec2,
     cos_max: f32,
     skin: f32,
@@ -248,8 +250,24 @@ impl Ctx<'_> {
         }
     }
 
+    /// Ground, not wall: within `max_slope` of `up`. A surface at exactly `max_slope` (a 45°
+    /// tile under the default) is ground: the allowance covers the rounding of f32 normals.
     fn walkable(&self, normal: Vec2) -> bool {
-        normal.dot(self.up) >= self.cos_max
+        normal.dot(self.up) >= self.cos_max - 1e-5
+    }
+
+    /// Whether a one-sided chain's segment (`piece` at `pose`) is solid for this move: the
+    /// shape's centre, where the move started, is in front of it (the narrow phase's rule), and
+    /// for an open chain (a one-way platform) the shape was not partly through it there either.
+    /// A closed chain outlines a solid, whose segments push a shape out from the front.
+    fn in_front(&self, piece: &Shape, pose: &Pose, closed: bool) -> bool {
+        let Shape::Segment(seg) = piece else { return true };
+        let (a, b) = (pose.transform_point(seg.a), pose.transform_point(seg.b));
+        let front = Vec2::new(b.y - a.y, a.x - b.x);
+        if (self.centre - a).dot(front) <= 0.0 {
+            return false;
+        }
+        closed || !collide::overlaps(self.shape, &self.start, piece, pose)
     }
 
     /// Calls `f(part, piece, pose)` for each convex piece of collider `slot` whose box meets
@@ -272,18 +290,14 @@ impl Ctx<'_> {
                     let l = cp.inv_transform_point(k);
                     (lo, hi) = (lo.min(l), hi.max(l));
                 }
-                let one_sided = c.options().one_sided;
+                let ChainOptions { one_sided, closed } = c.options();
                 c.segments_in(&Aabb::new(lo, hi).with_rounding_slack(), |i| {
                     let seg = c.segment_at(i as usize);
-                    if one_sided {
-                        let (a, b) = (cp.transform_point(seg.a), cp.transform_point(seg.b));
-                        let d = b - a;
-                        let front = Vec2::new(d.y, -d.x).normalize_or_zero();
-                        if self.lowest_along(&self.start, front) - a.dot(front) < -self.skin {
-                            return true;
-                        }
+                    let piece = Shape::Segment(Segment { a: seg.a, b: seg.b, radius: 0.0 });
+                    if one_sided && !self.in_front(&piece, cp, closed) {
+                        return true;
                     }
-                    f(i, &Shape::Segment(Segment { a: seg.a, b: seg.b, radius: 0.0 }), cp);
+                    f(i, &piece, cp);
                     true
                 });
             }
@@ -605,9 +619,11 @@ impl World {
     /// pushed out the shortest way its contacts give. The world is unchanged: write the result
     /// back with [`World::set_pose`] if the character is a collider.
     ///
-    /// One-sided chains are one-way platforms: a segment stops the shape only if the shape was
-    /// wholly in front of it where the move started (so it jumps up through it and lands on
-    /// it). Sensors count unless the filter leaves them out.
+    /// One-sided chains are one-way platforms: a segment stops the shape only if the shape's
+    /// centre was in front of it where the move started, and, for an open chain, the shape was
+    /// not partly through it there (so it jumps up through a platform and lands on it once
+    /// clear of it; a closed one-sided chain, the outline of a solid, still pushes out a shape
+    /// overlapping it from the front). Sensors count unless the filter leaves them out.
     ///
     /// `hits` is cleared, then receives every surface the shape touched (within twice the skin
     /// or hit by a cast), once each, sorted by `(id, part)`; it is the only allocation, none
@@ -681,6 +697,7 @@ impl World {
             shape,
             rot: pose.q,
             start: *pose,
+            centre: shape.aabb(pose).center(),
             up,
             cos_max: config.max_slope.cos(),
             skin: config.skin.max(1e-4 * shape.bounding_radius()),

@@ -103,15 +103,7 @@ fn parse_args() -> Result<Args, String> {
                     _ => return Err("--view needs follow or whole".into()),
                 }
             }
-            "--size" => {
-                let s = it.next().ok_or("--size needs WxH")?;
-                let (w, h) = s.split_once('x').ok_or("--size needs WxH")?;
-                args.width = w.parse().map_err(|_| "bad --size width")?;
-                args.height = h.parse().map_err(|_| "bad --size height")?;
-                if args.width < 64 || args.height < 64 {
-                    return Err("--size must be at least 64x64".into());
-                }
-            }
+            "--size" => (args.width, args.height) = sapwood_support::window::parse_size(it.next())?,
             other => return Err(format!("unknown argument {other}")),
         }
     }

@@ -1,7 +1,7 @@
 //! What sapwood's tests, benches and examples share, as one unpublished crate: the standard
 //! scenes every benchmark and example builds its colliders from, the soak, the periodic world of
 //! the determinism and allocation tests, oracle helpers, the peer engines' harness, and the
-//! windowed examples' frame timings, pacing and pixel conversion.
+//! windowed examples' frame timings, pacing, pixel conversion and window options.
 //!
 //! Features keep the heavy peers out of builds that do not need them: `parry` (parry2d's shapes
 //! for the oracle tests) and `peers` (rapier2d).
@@ -21,6 +21,7 @@ pub mod random_shapes;
 pub mod scenes;
 pub mod soak;
 pub mod timing;
+pub mod window;
 
 /// The workspace's one random generator (it lives in the library, whose own unit tests need it).
 pub use sapwood::internal::SplitMix64;

@@ -800,3 +800,55 @@ fn a_crushed_character_is_stuck() {
         }
     }
 }
+
+/// The mover's ghost-collision test: walking over a floor of unit pieces (a chain of 200 unit
+/// segments with every vertex kept, 200 separate segments, 200 separate boxes), at several
+/// speeds, each character keeps its full speed and stays on the ground: a seam never stops,
+/// slows or lifts it. Progress is compared with the same walk on one solid floor.
+#[test]
+fn seams_never_catch_a_walking_character() {
+    let floors: [(&str, fn(&mut Course)); 3] = [
+        ("chain of unit segments", |c| {
+            let vs = (0..=200).rev().map(|i| Vec2::new(i as f32 - 100.0, 0.0)).collect();
+            c.solid(Shape::chain(vs, ChainOptions::default()).unwrap(), Pose::IDENTITY);
+        }),
+        ("unit segments", |c| {
+            for i in 0..200 {
+                let x = i as f32 - 100.0;
+                c.solid(Shape::segment(Vec2::new(x, 0.0), Vec2::new(x + 1.0, 0.0)).unwrap(), Pose::IDENTITY);
+            }
+        }),
+        ("unit boxes", |c| {
+            for i in 0..200 {
+                let at = Pose::from_translation(Vec2::new(i as f32 - 99.5, -0.5));
+                c.solid(Shape::cuboid(Vec2::new(0.5, 0.5)).unwrap(), at);
+            }
+        }),
+    ];
+    for (floor, build) in floors {
+        for (name, shape) in characters() {
+            for speed in [0.013, 0.05, 0.21, 0.5] {
+                let mut c = Course::new(BroadPhaseKind::IncrementalSap);
+                build(&mut c);
+                let (frames, start) = (60, standing(&shape, -40.0));
+                c.world.step();
+                let (mut pose, mut hits) = (start, Vec::new());
+                for f in 0..frames {
+                    // Gravity pulls a little each frame, as in a game.
+                    let m =
+                        c.world.move_character(&shape, &pose, Vec2::new(speed, -0.02), &config(), &mut hits).unwrap();
+                    let what = format!("{name} on {floor} at {speed}/frame, frame {f}");
+                    assert!(m.grounded && !m.hit_wall, "{what}: {m:?}");
+                    assert!(
+                        (m.translation.x - speed).abs() <= 1e-4 * speed.max(1.0),
+                        "{what}: moved {:?}",
+                        m.translation
+                    );
+                    assert!(m.pose.p.y.abs() - half(&shape).y < 2.0 * SKIN, "{what}: at height {}", m.pose.p.y);
+                    pose = m.pose;
+                }
+                assert!((pose.p.x - start.p.x - frames as f32 * speed).abs() < 1e-3, "{name} on {floor} at {speed}");
+            }
+        }
+    }
+}

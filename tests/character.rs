@@ -807,7 +807,8 @@ fn a_crushed_character_is_stuck() {
 /// slows or lifts it. Progress is compared with the same walk on one solid floor.
 #[test]
 fn seams_never_catch_a_walking_character() {
-    let floors: [(&str, fn(&mut Course)); 3] = [
+    type Build = fn(&mut Course);
+    let floors: [(&str, Build); 3] = [
         ("chain of unit segments", |c| {
             let vs = (0..=200).rev().map(|i| Vec2::new(i as f32 - 100.0, 0.0)).collect();
             c.solid(Shape::chain(vs, ChainOptions::default()).unwrap(), Pose::IDENTITY);

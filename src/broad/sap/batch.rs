@@ -1,7 +1,7 @@
 //! Batch insertion: the merge of new endpoints, and the sweeps that find the new boxes' pairs
 //! (active lists for a small batch, a forward scan over horizontal strips for a large one).
 
-use super::endpoints::{Axis, MAX_ID, endpoint, ep_id, ep_is_max, ep_slot, hull_on, key_of};
+use super::endpoints::{Axis, MAX_ID, endpoint, ep_id, ep_is_max, hull_on, key_of};
 use super::{Boxes, FLAG_NEW};
 use crate::broad::sort_sweep::Active;
 use crate::broad::{Pair, pair};
@@ -34,7 +34,6 @@ impl Axis {
             let k = i + j;
             self.ends[k] = e;
             self.span[k] = sp;
-            self.pos[ep_slot(e)] = k as u32;
         }
     }
 }

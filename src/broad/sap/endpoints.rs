@@ -3,6 +3,7 @@
 use super::{Boxes, LIVE, REMOVING};
 use crate::broad::pair;
 use crate::broad::pair_table::pack;
+use crate::math::Aabb;
 
 /// Largest usable id: 31 bits, the 32nd holds the endpoint kind.
 pub(super) const MAX_ID: u32 = (1 << 31) - 1;
@@ -54,7 +55,7 @@ fn meet(a: [f32; 2], b: [f32; 2]) -> bool {
     a[0].max(b[0]) <= a[1].min(b[1])
 }
 
-/// One axis: sorted endpoints, their positions, and the axis' own scratch space.
+/// One axis: sorted endpoints and the axis' own scratch space.
 pub(super) struct Axis {
     /// 0 for x, 1 for y.
     pub(super) axis: usize,
@@ -66,7 +67,8 @@ pub(super) struct Axis {
     /// belong to boxes far away in y, and the test would fetch each one's box from a random
     /// place in memory.
     pub(super) span: Vec<[f32; 2]>,
-    /// `pos[id << 1 | is_max]`: index of that endpoint in `ends`; stale for non-live ids.
+    /// `pos[id << 1 | is_max]`: index of that endpoint in `ends`, filled by a full re-sort
+    /// pass for its own use (scratch: stale otherwise; a sift finds its endpoint by search).
     pub(super) pos: Vec<u32>,
     /// Candidate pairs (packed) found by this axis' sort. A field so that the steady state does
     /// not allocate, and per axis so that the two sorts can run concurrently.
@@ -81,7 +83,7 @@ impl Axis {
         Self { axis, ends: Vec::new(), span: Vec::new(), pos: Vec::new(), events: Vec::new(), fresh: Vec::new() }
     }
 
-    /// Drops the endpoints of ids in state `REMOVING`, in one pass, fixing positions.
+    /// Drops the endpoints of ids in state `REMOVING`, in one pass.
     pub(super) fn compact(&mut self, state: &[u8]) {
         let mut w = 0;
         for r in 0..self.ends.len() {
@@ -92,7 +94,6 @@ impl Axis {
             if w != r {
                 self.ends[w] = e;
                 self.span[w] = self.span[r];
-                self.pos[ep_slot(e)] = w as u32;
             }
             w += 1;
         }
@@ -105,7 +106,7 @@ impl Axis {
     pub(super) fn resort(&mut self, boxes: &[Boxes], state: &[u8], moved: &[u32]) {
         let a = self.axis;
         self.events.clear();
-        // Few moved boxes: sift each moved endpoint from its known position and never touch
+        // Few moved boxes: sift each moved endpoint from where it is found and never touch
         // the rest of the array. Many: one insertion-sort pass over the whole array. The
         // endpoint order is total, so both give the same array and the same pair set. The
         // cut-over, 1 box in 8 moved (`moved × 16 <= endpoints`), weighs the sifts' work, which
@@ -117,24 +118,30 @@ impl Axis {
                 if state[id as usize] != LIVE {
                     continue;
                 }
-                let b = &boxes[id as usize].cur;
-                let s = (id as usize) << 1;
+                let (b, old) = (&boxes[id as usize].cur, &boxes[id as usize].prev);
                 let new_min = endpoint(key_of(b.min[a]), false, id);
                 let new_max = endpoint(key_of(b.max[a]), true, id);
+                let (i_min, i_max) = (self.index_of(old, false, id), self.index_of(old, true, id));
                 let hull = hull_on(&boxes[id as usize], 1 - a);
-                self.span[self.pos[s] as usize] = hull;
-                self.span[self.pos[s + 1] as usize] = hull;
+                self.span[i_min] = hull;
+                self.span[i_max] = hull;
                 // When the min moves right, the max goes first (and vice versa) so that a box's
-                // own two endpoints never pass each other.
-                if new_min > self.ends[self.pos[s] as usize] {
-                    self.sift(s + 1, new_max, boxes);
-                    self.sift(s, new_min, boxes);
+                // own two endpoints never pass each other; the endpoint that goes second is
+                // then still where it was found, for the first moved only beyond it.
+                if new_min > self.ends[i_min] {
+                    self.sift(i_max, new_max, boxes);
+                    self.sift(i_min, new_min, boxes);
                 } else {
-                    self.sift(s, new_min, boxes);
-                    self.sift(s + 1, new_max, boxes);
+                    self.sift(i_min, new_min, boxes);
+                    self.sift(i_max, new_max, boxes);
                 }
             }
             return;
+        }
+        // Every endpoint's position, for the moved boxes' writes: one sequential pass here
+        // instead of a position kept current through every swap of every sift.
+        for (i, &e) in self.ends.iter().enumerate() {
+            self.pos[ep_slot(e)] = i as u32;
         }
         for &id in moved {
             if state[id as usize] != LIVE {
@@ -151,14 +158,6 @@ impl Axis {
         }
         let ends = &mut self.ends;
         let span = &mut self.span;
-        let pos = &mut self.pos;
-        // Each shifted endpoint's position is written at once until the swaps outnumber half the
-        // endpoints; past that budget (many boxes moving) the touched range is rewritten once at
-        // the end, which costs at most one write per endpoint instead of one per swap.
-        let budget = ends.len() / 2;
-        let mut swaps = 0;
-        let mut bulk = false;
-        let (mut lo, mut hi) = (usize::MAX, 0);
         for i in 1..ends.len() {
             let e = ends[i];
             if ends[i - 1] < e {
@@ -177,9 +176,6 @@ impl Axis {
                 let ps = span[j - 1];
                 ends[j] = p;
                 span[j] = ps;
-                if !bulk {
-                    pos[ep_slot(p)] = j as u32;
-                }
                 if meet(es, ps) && ep_is_max(p) != e_max {
                     let pb = &boxes[ep_id(p) as usize];
                     // The current pairs are the overlaps of the `prev` boxes, so these tests
@@ -200,23 +196,22 @@ impl Axis {
             }
             ends[j] = e;
             span[j] = es;
-            pos[ep_slot(e)] = j as u32;
-            swaps += i - j;
-            bulk = swaps > budget;
-            lo = lo.min(j);
-            hi = i;
-        }
-        if bulk {
-            for (k, &e) in ends.iter().enumerate().take(hi + 1).skip(lo) {
-                pos[ep_slot(e)] = k as u32;
-            }
         }
     }
 
-    /// Replaces the endpoint in `pos[slot]` by `e` and moves it left or right to its place,
-    /// keeping positions current and recording candidate pairs like the full pass.
-    fn sift(&mut self, slot: usize, e: u64, boxes: &[Boxes]) {
-        let mut i = self.pos[slot] as usize;
+    /// Where the endpoint of box `id` (its min, or its max when `is_max`) stands in `ends`,
+    /// from the box it holds (`old`, the `prev` box): the endpoints are sorted and unique, so a
+    /// binary search finds it. A sift passes hundreds of endpoints in a big world; keeping a
+    /// position per endpoint current would cost a write to a scattered place for each of them.
+    fn index_of(&self, old: &Aabb, is_max: bool, id: u32) -> usize {
+        let v = if is_max { old.max[self.axis] } else { old.min[self.axis] };
+        let e = endpoint(key_of(v), is_max, id);
+        self.ends.binary_search(&e).expect("a live box's endpoint holds its prev coordinate")
+    }
+
+    /// Replaces the endpoint at index `i` by `e` and moves it left or right to its place,
+    /// recording candidate pairs like the full pass.
+    fn sift(&mut self, mut i: usize, e: u64, boxes: &[Boxes]) {
         let e_max = ep_is_max(e);
         let e_id = ep_id(e);
         let eb = &boxes[e_id as usize];
@@ -239,7 +234,6 @@ impl Axis {
             let ps = self.span[i - 1];
             self.ends[i] = p;
             self.span[i] = ps;
-            self.pos[ep_slot(p)] = i as u32;
             if meet(es, ps) && ep_is_max(p) != e_max {
                 // `e` is now left of `p`.
                 record(p, !e_max, &mut self.events);
@@ -251,7 +245,6 @@ impl Axis {
             let ps = self.span[i + 1];
             self.ends[i] = p;
             self.span[i] = ps;
-            self.pos[ep_slot(p)] = i as u32;
             if meet(es, ps) && ep_is_max(p) != e_max {
                 // `e` is now right of `p`.
                 record(p, e_max, &mut self.events);
@@ -260,6 +253,5 @@ impl Axis {
         }
         self.ends[i] = e;
         self.span[i] = es;
-        self.pos[slot] = i as u32;
     }
 }

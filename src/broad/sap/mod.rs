@@ -8,7 +8,7 @@
 //!   endpoint (u64):  | key: u32 (order-preserving f32 bits) | is_max: 1 bit | id: 31 bits |
 //!   ends[axis]:      [ min 3 | min 0 | max 3 | min 7 | max 0 | max 7 | ... ]   ascending u64
 //!   span[axis]:      beside each endpoint, its box's interval on the other axis
-//!   pos[axis]:       pos[id << 1 | is_max] = index of that endpoint in ends[axis]
+//!   (a moved endpoint is found by binary search: the endpoints are unique)
 //! ```
 //! Sorting the packed `u64` orders endpoints by coordinate, then **min before max** at equal
 //! coordinates, then by id. So "A's min lies before B's max" is exactly `a.min <= b.max`, the
@@ -35,8 +35,8 @@
 //! `insert`, `remove` and `update` only record; [`BroadPhase::update_pairs`], [`BroadPhase::pairs`]
 //! and [`BroadPhase::query_aabb`] bring the axes up to date in three batched passes: removals
 //! (one compaction per axis, pairs dropped in one pass over the table), moves (one insertion
-//! sort pass per axis, or, when few boxes moved, each moved endpoint sifted from its known
-//! position), insertions (sort the new endpoints, merge them in one backward pass, find their
+//! sort pass per axis, or, when few boxes moved, each moved endpoint found by binary search and
+//! sifted), insertions (sort the new endpoints, merge them in one backward pass, find their
 //! pairs by one sweep over x: active lists for a small batch, a forward scan for a large one).
 //!
 //! Each id keeps the box the caller stored and the box the axes reflect (`prev`); the current
@@ -443,7 +443,7 @@ impl BroadPhase for IncrementalSap {
         self.0.query_aabb(aabb, out);
     }
 
-    /// Checks the axes, the position index and the per-id state against each other, and the
+    /// Checks the axes and the per-id state against each other, and the
     /// pair table against a brute-force recomputation.
     fn validate(&self) -> Result<(), String> {
         self.0.validate()

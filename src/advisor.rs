@@ -107,19 +107,11 @@ pub fn candidates(world: &World) -> Vec<BroadPhaseKind> {
     let bounds = extent(world)
         .map(|b| Aabb::new(b.min, b.max.max(b.min + Vec2::splat(cell_size))))
         .unwrap_or_else(|| Aabb::new(Vec2::ZERO, Vec2::splat(cell_size)));
-    let mut out = Vec::with_capacity(7);
-    if world.len() <= BRUTE_FORCE_LIMIT {
-        out.push(BroadPhaseKind::BruteForce);
-    }
-    out.extend([
-        BroadPhaseKind::SortSweep,
-        BroadPhaseKind::UniformGrid { bounds, cell_size },
-        BroadPhaseKind::SpatialHash { cell_size },
-        BroadPhaseKind::Quadtree { bounds },
-        BroadPhaseKind::DynamicTree,
-        BroadPhaseKind::IncrementalSap,
-    ]);
-    out
+    let brute_force = world.len() <= BRUTE_FORCE_LIMIT;
+    BroadPhaseKind::all(bounds, cell_size)
+        .into_iter()
+        .filter(|k| brute_force || *k != BroadPhaseKind::BruteForce)
+        .collect()
 }
 
 /// Times every broad phase of [`candidates`] on a copy of `world`; see [`advise_among`].

@@ -22,17 +22,8 @@ const SKIN: f32 = 0.01;
 const CLEAR: f64 = 0.25 * SKIN as f64;
 
 /// Every broad phase the world offers (the mover must answer the same in each).
-fn kinds() -> Vec<BroadPhaseKind> {
-    let bounds = Aabb::new(Vec2::splat(-60.0), Vec2::splat(60.0));
-    vec![
-        BroadPhaseKind::BruteForce,
-        BroadPhaseKind::SortSweep,
-        BroadPhaseKind::UniformGrid { bounds, cell_size: 2.0 },
-        BroadPhaseKind::SpatialHash { cell_size: 2.0 },
-        BroadPhaseKind::Quadtree { bounds },
-        BroadPhaseKind::DynamicTree,
-        BroadPhaseKind::IncrementalSap,
-    ]
+fn kinds() -> [BroadPhaseKind; 7] {
+    BroadPhaseKind::all(Aabb::new(Vec2::splat(-60.0), Vec2::splat(60.0)), 2.0)
 }
 
 /// The characters: 1.8 tall and 0.8 wide (the circle 1.0 across).

@@ -10,17 +10,8 @@ use sapwood::{Aabb, ColliderDesc, ColliderId, Filter, Pose, Shape, Vec2, World, 
 use sapwood_support::SplitMix64;
 
 /// The broad phases, the bounded ones over a region around `center`.
-fn kinds(center: Vec2) -> Vec<BroadPhaseKind> {
-    let bounds = Aabb::new(center - Vec2::splat(40.0), center + Vec2::splat(40.0));
-    vec![
-        BroadPhaseKind::IncrementalSap,
-        BroadPhaseKind::DynamicTree,
-        BroadPhaseKind::SortSweep,
-        BroadPhaseKind::BruteForce,
-        BroadPhaseKind::SpatialHash { cell_size: 2.0 },
-        BroadPhaseKind::UniformGrid { bounds, cell_size: 2.0 },
-        BroadPhaseKind::Quadtree { bounds },
-    ]
+fn kinds(center: Vec2) -> [BroadPhaseKind; 7] {
+    BroadPhaseKind::all(Aabb::new(center - Vec2::splat(40.0), center + Vec2::splat(40.0)), 2.0)
 }
 
 fn shape(rng: &mut SplitMix64) -> Shape {

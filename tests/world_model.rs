@@ -562,16 +562,7 @@ fn world_matches_naive_model_with_default_broad_phase() {
 
 #[test]
 fn world_matches_naive_model_with_every_broad_phase() {
-    let bounds = Aabb::new(Vec2::ZERO, Vec2::splat(30.0));
-    let kinds = [
-        BroadPhaseKind::BruteForce,
-        BroadPhaseKind::SortSweep,
-        BroadPhaseKind::UniformGrid { bounds, cell_size: 2.0 },
-        BroadPhaseKind::SpatialHash { cell_size: 2.0 },
-        BroadPhaseKind::Quadtree { bounds },
-        BroadPhaseKind::DynamicTree,
-        BroadPhaseKind::IncrementalSap,
-    ];
+    let kinds = BroadPhaseKind::all(Aabb::new(Vec2::ZERO, Vec2::splat(30.0)), 2.0);
     for (i, kind) in kinds.into_iter().enumerate() {
         let config = WorldConfig { broad_phase: kind, large_extent: 5.0, ..WorldConfig::default() };
         run(100 + i as u64, 200, config);

@@ -97,17 +97,8 @@ fn random_scene(rng: &mut SplitMix64, config: WorldConfig, n: usize, extent: f32
     Scene { world, live }
 }
 
-fn kinds(extent: f32) -> Vec<BroadPhaseKind> {
-    let bounds = Aabb::new(Vec2::splat(-5.0), Vec2::splat(extent + 5.0));
-    vec![
-        BroadPhaseKind::BruteForce,
-        BroadPhaseKind::SortSweep,
-        BroadPhaseKind::UniformGrid { bounds, cell_size: 2.0 },
-        BroadPhaseKind::SpatialHash { cell_size: 2.0 },
-        BroadPhaseKind::Quadtree { bounds },
-        BroadPhaseKind::DynamicTree,
-        BroadPhaseKind::IncrementalSap,
-    ]
+fn kinds(extent: f32) -> [BroadPhaseKind; 7] {
+    BroadPhaseKind::all(Aabb::new(Vec2::splat(-5.0), Vec2::splat(extent + 5.0)), 2.0)
 }
 
 /// Runs `check` on several random scenes per broad-phase kind (with a small `large_extent`, so

@@ -188,6 +188,21 @@ pub enum BroadPhaseKind {
 }
 
 impl BroadPhaseKind {
+    /// Every kind, in declaration order: the grid and the quadtree over `bounds`, the grid and
+    /// the hash with `cell_size` cells. For tests and benchmarks that run a scene in each.
+    #[must_use]
+    pub fn all(bounds: Aabb, cell_size: f32) -> [BroadPhaseKind; 7] {
+        [
+            BroadPhaseKind::BruteForce,
+            BroadPhaseKind::SortSweep,
+            BroadPhaseKind::UniformGrid { bounds, cell_size },
+            BroadPhaseKind::SpatialHash { cell_size },
+            BroadPhaseKind::Quadtree { bounds },
+            BroadPhaseKind::DynamicTree,
+            BroadPhaseKind::IncrementalSap,
+        ]
+    }
+
     /// Whether a world finds its movers' pairs by querying this structure with each escaped
     /// collider (O(escaped), the way Box2D uses its tree) rather than through
     /// [`BroadPhase::update_pairs`]. True for the structures with cheap local queries and no

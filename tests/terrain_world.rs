@@ -4,51 +4,14 @@
 //! threads give the same contacts and events; a steady-state step allocates nothing; queries
 //! name chain segments.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use sapwood::{ColliderDesc, ColliderId, Pose, QueryFilter, Ray, Shape, TileMap, Vec2, World, collide};
-use sapwood_support::SplitMix64;
-
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call forwards to the system allocator unchanged; the wrapper only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use sapwood_support::{SplitMix64, alloc_count};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// The allocator counts every thread's allocations, so the tests of this file run one at a
-/// time: another test allocating during the counted period would be counted.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+static GLOBAL: alloc_count::Counting = alloc_count::Counting;
 
 const LEVEL: &str = "
 #..........................................................#
@@ -166,7 +129,7 @@ fn contact_hash(world: &World) -> u64 {
 
 #[test]
 fn terrain_contacts_match_brute_force_and_survive_a_snapshot() {
-    let _serial = serial();
+    let _serial = alloc_count::serial();
     let mut scene = Scene::build();
     let mut total = 0;
     for t in 0..2 * PERIOD {
@@ -197,7 +160,7 @@ fn terrain_contacts_match_brute_force_and_survive_a_snapshot() {
 
 #[test]
 fn terrain_steps_are_deterministic_for_any_thread_count() {
-    let _serial = serial();
+    let _serial = alloc_count::serial();
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
@@ -218,7 +181,7 @@ fn terrain_steps_are_deterministic_for_any_thread_count() {
 
 #[test]
 fn terrain_steady_state_step_allocates_nothing() {
-    let _serial = serial();
+    let _serial = alloc_count::serial();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
         let mut scene = Scene::build();
@@ -235,8 +198,8 @@ fn terrain_steady_state_step_allocates_nothing() {
                 &mut hits,
             );
         }
-        ALLOCS.store(0, Ordering::SeqCst);
-        COUNTING.store(true, Ordering::SeqCst);
+        alloc_count::take();
+        alloc_count::set_counting(true);
         for t in 12 * PERIOD..13 * PERIOD {
             scene.animate(t);
             scene.world.step();
@@ -248,14 +211,14 @@ fn terrain_steady_state_step_allocates_nothing() {
                 &mut hits,
             );
         }
-        COUNTING.store(false, Ordering::SeqCst);
-        assert_eq!(ALLOCS.load(Ordering::SeqCst), 0, "allocations in a steady-state terrain period");
+        alloc_count::set_counting(false);
+        assert_eq!(alloc_count::allocations(), 0, "allocations in a steady-state terrain period");
     });
 }
 
 #[test]
 fn queries_name_chain_segments() {
-    let _serial = serial();
+    let _serial = alloc_count::serial();
     let mut scene = Scene::build();
     // The terrain alone.
     for &(id, ..) in &scene.bodies {

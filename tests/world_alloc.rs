@@ -1,51 +1,18 @@
 //! A steady-state step allocates nothing: a counting global allocator watches a full period of
 //! a periodic scene (stepped and queried) after three periods of warm-up (which size every scratch buffer).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-use sapwood_support::periodic;
-
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call forwards to the system allocator unchanged; the wrapper only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use sapwood_support::{alloc_count, periodic};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: alloc_count::Counting = alloc_count::Counting;
 
 const WARM_UP_PERIODS: usize = 15;
 
 const BULLET_WARM_UP_PERIODS: usize = 2 * WARM_UP_PERIODS;
 
-/// The counter is global: the tests of this file take turns.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 #[test]
 fn steady_state_step_allocates_nothing() {
-    let _turn = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _turn = alloc_count::serial();
     for config in periodic::configs() {
         steady_state_step_allocates_nothing_with(config, false);
     }
@@ -55,14 +22,14 @@ fn steady_state_step_allocates_nothing() {
 /// no allocation either.
 #[test]
 fn steady_state_step_with_pair_hooks_allocates_nothing() {
-    let _turn = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _turn = alloc_count::serial();
     steady_state_step_allocates_nothing_with(sapwood::WorldConfig::default(), true);
 }
 
 fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig, hooks: bool) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
-        ALLOCS.store(0, Ordering::SeqCst);
+        alloc_count::take();
         let mut scene = periodic::build_with(4000, 3, config);
         if hooks {
             scene.world.set_pair_hooks(Some(std::sync::Arc::new(periodic::Hooks)));
@@ -100,13 +67,13 @@ fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig, hooks:
         for k in 2..WARM_UP_PERIODS {
             period(k, &mut hits);
         }
-        COUNTING.store(true, Ordering::SeqCst);
+        alloc_count::set_counting(true);
         let mut any_hit = false;
         for k in WARM_UP_PERIODS..WARM_UP_PERIODS + 4 {
             any_hit |= period(k, &mut hits);
         }
-        COUNTING.store(false, Ordering::SeqCst);
-        assert_eq!(ALLOCS.load(Ordering::SeqCst), 0, "allocations during steady-state steps, {:?}", config.broad_phase);
+        alloc_count::set_counting(false);
+        assert_eq!(alloc_count::allocations(), 0, "allocations during steady-state steps, {:?}", config.broad_phase);
         assert!(any_hit && !hits.is_empty(), "the queries must find something to mean anything");
     });
 }
@@ -116,7 +83,7 @@ fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig, hooks:
 /// and the new queries allocate nothing in steady state either.
 #[test]
 fn steady_state_step_with_bullets_allocates_nothing() {
-    let _turn = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _turn = alloc_count::serial();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
         let mut scene = periodic::build_with(3000, 5, sapwood::WorldConfig::default());
@@ -158,14 +125,14 @@ fn steady_state_step_with_bullets_allocates_nothing() {
         for t in 0..BULLET_WARM_UP_PERIODS * periodic::PERIOD {
             step(&mut scene, t, &mut hits);
         }
-        ALLOCS.store(0, Ordering::SeqCst);
-        COUNTING.store(true, Ordering::SeqCst);
+        alloc_count::take();
+        alloc_count::set_counting(true);
         let mut found = false;
         for t in BULLET_WARM_UP_PERIODS * periodic::PERIOD..(BULLET_WARM_UP_PERIODS + 4) * periodic::PERIOD {
             found |= step(&mut scene, t, &mut hits);
         }
-        COUNTING.store(false, Ordering::SeqCst);
-        assert_eq!(ALLOCS.load(Ordering::SeqCst), 0, "allocations during steady-state steps with bullets");
+        alloc_count::set_counting(false);
+        assert_eq!(alloc_count::allocations(), 0, "allocations during steady-state steps with bullets");
         assert!(found && impacts > 1000, "the bullets must hit things ({impacts} impacts) and the queries find some");
     });
 }
@@ -177,7 +144,7 @@ fn steady_state_step_with_bullets_allocates_nothing() {
 #[test]
 fn character_mover_allocates_nothing() {
     use sapwood::{ChainOptions, CharacterConfig, ColliderDesc, Pose, Shape, TileMap, Vec2, World};
-    let _turn = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _turn = alloc_count::serial();
     let map = TileMap::parse(
         "
         #..............................#
@@ -213,9 +180,9 @@ fn character_mover_allocates_nothing() {
         let vx = if f % 600 < 300 { 0.08 } else { -0.08 };
         vy = if f % 90 == 0 { 0.35 } else { (vy - 0.02).max(-0.4) };
         let counting = f >= 600;
-        COUNTING.store(counting, Ordering::SeqCst);
+        alloc_count::set_counting(counting);
         let m = world.move_character(&player, &pose, Vec2::new(vx, vy), &config, &mut hits).unwrap();
-        COUNTING.store(false, Ordering::SeqCst);
+        alloc_count::set_counting(false);
         if m.grounded && vy < 0.0 {
             vy = 0.0;
         }
@@ -226,9 +193,22 @@ fn character_mover_allocates_nothing() {
         moves += usize::from(m.translation.length() > 0.01);
         pose = m.pose;
     }
-    assert_eq!(ALLOCS.swap(0, Ordering::SeqCst), 0, "allocations in move_character after a warm-up lap");
+    assert_eq!(alloc_count::take(), 0, "allocations in move_character after a warm-up lap");
     assert!(
         moves > 1500 && grounded_frames > 1000,
         "the walk must mean something: {moves} moves, {grounded_frames} grounded"
     );
+}
+
+/// The counter itself: an allocation made while counting is seen (so the zeros above mean
+/// something).
+#[test]
+fn the_counter_sees_allocations() {
+    let _turn = alloc_count::serial();
+    alloc_count::take();
+    alloc_count::set_counting(true);
+    let v = std::hint::black_box(vec![1u8; 100]);
+    alloc_count::set_counting(false);
+    drop(v);
+    assert!(alloc_count::take() >= 1);
 }

@@ -6,6 +6,7 @@
 //! Features keep the heavy peers out of builds that do not need them: `parry` (parry2d's shapes
 //! for the oracle tests) and `peers` (rapier2d).
 
+pub mod alloc_count;
 pub mod cpu;
 pub mod exact_query;
 pub mod f64_rng;

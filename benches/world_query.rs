@@ -12,7 +12,8 @@
 //! `mover/8k`: `World::move_character` of a capsule walking (with gravity and a jump every 60
 //! frames) over a traced tile map 200 units wide (0.2-unit cells: 45° slopes, one-cell steps)
 //! among 8,192 fixed props (boxes above the walkers' heads, bumped when they jump); 16 walkers, the time
-//! reported per move.
+//! reported per move; beside it rapier2d's `KinematicCharacterController::move_shape` in a copy of
+//! the same world, configured alike. Both walks are checked to make progress before timing.
 //!
 //! Run: `cargo bench --bench world_query` (`-- mover` for the mover alone).
 
@@ -23,6 +24,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use sapwood::query::CastOptions;
 use sapwood::{CharacterConfig, ColliderDesc, Pose, QueryFilter, Shape, Tile, TileMap, Vec2, World};
 use sapwood_support::SplitMix64;
+use sapwood_support::parry_shapes::to_parry;
+use sapwood_support::peers::rapier2d::control::{CharacterAutostep, CharacterLength, KinematicCharacterController};
 use sapwood_support::peers::rapier2d::parry::shape::Ball;
 use sapwood_support::peers::{RapierSide, SapwoodSide};
 use sapwood_support::scenes::{DEFAULT_SEED, Scene};
@@ -141,41 +144,81 @@ fn mover_world() -> (World, Vec<f32>) {
     (world, ground)
 }
 
+/// One frame of the walkers: gravity, a jump every 60 frames, and the move through `mover`,
+/// which answers `(pose it ends at, grounded, hit a ceiling)`.
+fn walk_frame(walkers: &mut [(Pose, f32)], frame: &mut u64, mut mover: impl FnMut(&Pose, Vec2) -> (Pose, bool, bool)) {
+    *frame += 1;
+    for (pose, vy) in walkers.iter_mut() {
+        // A jump of 1.1 units: head bumps on the lowest props, never onto one.
+        *vy = if frame.is_multiple_of(60) { 0.2 } else { (*vy - 0.02).max(-0.5) };
+        let (end, grounded, ceiling) = mover(pose, Vec2::new(0.1, *vy));
+        if grounded && *vy < 0.0 || ceiling && *vy > 0.0 {
+            *vy = 0.0;
+        }
+        *pose = if end.p.x > 195.0 { Pose::from_translation(Vec2::new(5.0, 10.0)) } else { end };
+    }
+}
+
 fn mover(c: &mut Criterion) {
     let (world, ground) = mover_world();
     let start = |x: f32| Pose::from_translation(Vec2::new(x, ground[(x / 0.2) as usize] + 1.0));
     let body = Shape::capsule(Vec2::new(0.0, -0.3), Vec2::new(0.0, 0.3), 0.25).expect("valid capsule");
     let config = CharacterConfig::default();
-    let mut walkers: Vec<(Pose, f32)> = (0..16).map(|i| (start(5.0 + 8.0 * i as f32), 0.0)).collect();
     let mut hits = Vec::new();
-    let mut frame = 0u64;
-    let mut run_frame = |walkers: &mut Vec<(Pose, f32)>, frame: &mut u64| {
-        *frame += 1;
-        for (pose, vy) in walkers.iter_mut() {
-            // A jump of 1.1 units: head bumps on the lowest props, never onto one.
-            *vy = if frame.is_multiple_of(60) { 0.2 } else { (*vy - 0.02).max(-0.5) };
-            let m = world.move_character(&body, pose, Vec2::new(0.1, *vy), &config, &mut hits).expect("valid move");
-            assert!(!m.stuck, "a walker got stuck at {:?}", m.pose);
-            if m.grounded && *vy < 0.0 || m.hit_ceiling && *vy > 0.0 {
-                *vy = 0.0;
-            }
-            *pose = if m.pose.p.x > 195.0 { start(5.0) } else { m.pose };
-        }
+    let mut sapwood_move = |pose: &Pose, t: Vec2| {
+        let m = world.move_character(&body, pose, t, &config, &mut hits).expect("valid move");
+        assert!(!m.stuck, "a walker got stuck at {:?}", m.pose);
+        (m.pose, m.grounded, m.hit_ceiling)
     };
-    // The walk must be a walk: 300 frames (30 units asked) take each walker at least 15 along.
-    let before: Vec<f32> = walkers.iter().map(|w| w.0.p.x).collect();
+    // rapier2d's character controller in a copy of the same world, configured alike: a 0.01
+    // skin, 45° slopes, snapping 0.2 down, steps up to 0.25 (at least a capsule wide).
+    let rapier = RapierSide::from_world(&world);
+    let controller = KinematicCharacterController {
+        offset: CharacterLength::Absolute(config.skin),
+        max_slope_climb_angle: config.max_slope,
+        min_slope_slide_angle: config.max_slope,
+        snap_to_ground: Some(CharacterLength::Absolute(config.snap_to_ground)),
+        autostep: Some(CharacterAutostep {
+            max_height: CharacterLength::Absolute(config.step_height),
+            min_width: CharacterLength::Absolute(0.5),
+            include_dynamic_bodies: false,
+        }),
+        ..KinematicCharacterController::default()
+    };
+    let rbody = to_parry(&body);
+    let rapier_move = |pose: &Pose, t: Vec2| {
+        let (moved, grounded) = rapier.move_character(&controller, &*rbody, pose, t);
+        // rapier reports no ceiling: a blocked jump is one that moved less up than it asked.
+        (Pose { p: pose.p + moved, q: pose.q }, grounded, t.y > 0.0 && moved.y < 0.5 * t.y)
+    };
+    // The walks must be walks: 300 frames (30 units asked) take each walker at least 15 along.
+    let fresh = || (0..16).map(|i| (start(5.0 + 8.0 * i as f32), 0.0)).collect::<Vec<(Pose, f32)>>();
+    let (mut sapwood_walkers, mut rapier_walkers, mut frame) = (fresh(), fresh(), 0u64);
+    let mut rapier_frame = 0u64;
     for _ in 0..300 {
-        run_frame(&mut walkers, &mut frame);
+        walk_frame(&mut sapwood_walkers, &mut frame, &mut sapwood_move);
+        walk_frame(&mut rapier_walkers, &mut rapier_frame, rapier_move);
     }
-    for (w, x0) in walkers.iter().zip(before) {
-        assert!(w.0.p.x - x0 > 15.0, "a walker went from x {x0} to {} in 300 frames", w.0.p.x);
+    for (name, walkers) in [("sapwood", &sapwood_walkers), ("rapier2d", &rapier_walkers)] {
+        for (w, x0) in walkers.iter().zip(fresh()) {
+            assert!(w.0.p.x - x0.0.p.x > 15.0, "a {name} walker went from x {} to {} in 300 frames", x0.0.p.x, w.0.p.x);
+        }
     }
     let mut g = c.benchmark_group("mover/8k");
     g.bench_function("move_character", |b| {
         b.iter_custom(|iters| {
             let t0 = Instant::now();
             for _ in 0..iters {
-                run_frame(&mut walkers, &mut frame);
+                walk_frame(&mut sapwood_walkers, &mut frame, &mut sapwood_move);
+            }
+            t0.elapsed() / 16
+        })
+    });
+    g.bench_function("rapier_move_shape", |b| {
+        b.iter_custom(|iters| {
+            let t0 = Instant::now();
+            for _ in 0..iters {
+                walk_frame(&mut rapier_walkers, &mut rapier_frame, rapier_move);
             }
             t0.elapsed() / 16
         })

@@ -208,6 +208,64 @@ impl RapierSide {
         );
     }
 
+    /// rapier's copy of a sapwood world: every collider, same shape (a chain as a polyline)
+    /// and pose, inserted one at a time in id order, then the first step. `handles` is indexed
+    /// by the world slot of the id (`ColliderId::index`).
+    #[cfg(feature = "parry")]
+    pub fn from_world(world: &World) -> RapierSide {
+        let mut colliders = ColliderSet::with_capacity(world.len());
+        let mut handles = Vec::new();
+        for id in world.ids() {
+            let (shape, pose) = (world.shape(id).expect("live id"), world.pose(id).expect("live id"));
+            let builder = ColliderBuilder::new(crate::parry_shapes::to_parry(shape))
+                .position(to_rapier_pose(&pose))
+                .active_collision_types(ActiveCollisionTypes::all());
+            let slot = id.index() as usize;
+            if handles.len() <= slot {
+                handles.resize(slot + 1, ColliderHandle::invalid());
+            }
+            handles[slot] = colliders.insert(builder);
+        }
+        let mut side = RapierSide {
+            pipeline: CollisionPipeline::new(),
+            islands: IslandManager::new(),
+            broad_phase: DefaultBroadPhase::new(),
+            narrow_phase: NarrowPhase::new(),
+            bodies: RigidBodySet::new(),
+            colliders,
+            handles,
+        };
+        side.pipeline_step();
+        side
+    }
+
+    /// rapier's `KinematicCharacterController::move_shape` of `shape` from `pose` by
+    /// `translation` (time step 1/60, no collision events kept): the translation it allows and
+    /// whether it ends grounded.
+    pub fn move_character(
+        &self,
+        controller: &rapier2d::control::KinematicCharacterController,
+        shape: &dyn rapier2d::parry::shape::Shape,
+        pose: &Pose,
+        translation: sapwood::Vec2,
+    ) -> (sapwood::Vec2, bool) {
+        let pipeline = self.broad_phase.as_query_pipeline(
+            self.narrow_phase.query_dispatcher(),
+            &self.bodies,
+            &self.colliders,
+            rapier2d::prelude::QueryFilter::default(),
+        );
+        let m = controller.move_shape(
+            1.0 / 60.0,
+            &pipeline,
+            shape,
+            &to_rapier_pose(pose),
+            RVec::new(translation.x, translation.y),
+            |_| {},
+        );
+        (sapwood::Vec2::new(m.translation.x, m.translation.y), m.grounded)
+    }
+
     /// Tells rapier every moving collider's pose (`set_position`), then steps the pipeline.
     pub fn step(&mut self, scene: &Scene) {
         for c in scene.colliders().iter().filter(|c| c.moving) {

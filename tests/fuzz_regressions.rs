@@ -193,3 +193,21 @@ fn fuzz_circle_cast_with_an_underflowing_translation_gave_nan() {
     let hit = cast_shapes(&ball, &pa, Vec2::new(0.0, 1.0175667e-34), &ball, &pb, Vec2::ZERO, &options).unwrap();
     assert_eq!(hit, None, "8000 apart, a translation of 1e-34 meets nothing");
 }
+
+/// `queries` target, timeout-ea22c98f: the distance from a chain to a circle at (f32::MAX,
+/// f32::MAX) never returned. The search for the chain's segments nearest the circle grew a box
+/// about the circle's centre in the chain's frame, which had overflowed to infinity: the box
+/// became NaN and never met the chain. The search is now bounded and falls back to every segment.
+#[test]
+fn fuzz_chain_distance_to_a_shape_at_f32_max_never_returned() {
+    let vs = (0..13).map(|i| Vec2::new(-7.5 + 1.25 * i as f32, if i % 2 == 1 { 0.25 } else { 0.0 })).collect();
+    let chain = Shape::chain(vs, sapwood::ChainOptions { closed: false, one_sided: true }).unwrap();
+    let at = Pose { p: Vec2::new(-0.0625, -0.0625), q: sapwood::Rot::from_angle(-0.5624) };
+    let far = Pose { p: Vec2::splat(f32::MAX), q: sapwood::Rot::from_angle(-2.3123) };
+    let ball = Shape::circle(1.25).unwrap();
+    // Any answer, in finite time, both ways round (beyond MAX_COORDINATE it is unspecified).
+    let _ = query::distance(&chain, &at, &ball, &far);
+    let _ = query::distance(&ball, &far, &chain, &at);
+    let options = query::CastOptions::default();
+    let _ = query::cast_shapes(&ball, &far, Vec2::new(-7.9375, 0.0), &chain, &at, Vec2::new(-0.0625, 2.9375), &options);
+}

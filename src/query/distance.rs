@@ -230,7 +230,7 @@ fn with_radii(core_a: Vec2, core_b: Vec2, d: f32, n: Vec2, ra: f32, rb: f32) -> 
 fn compound_distance(sa: &Shape, sb: &Shape, xf: &Pose) -> (LocalDistance, u32, u32) {
     let mut best: Option<(LocalDistance, u32, u32)> = None;
     let cull = |chain: &Shape, other: &Shape, origin: Vec2| match (chain, other) {
-        (Shape::Chain(c), o) if !matches!(o, Shape::Chain(_)) => Some(near_segments(c, origin, o.bounding_radius())),
+        (Shape::Chain(c), o) if !matches!(o, Shape::Chain(_)) => near_segments(c, origin, o.bounding_radius()),
         _ => None,
     };
     let (cull_a, cull_b) = (cull(sa, sb, xf.p), cull(sb, sa, xf.inv_transform_point(Vec2::ZERO)));
@@ -264,22 +264,29 @@ fn compound_distance(sa: &Shape, sb: &Shape, xf: &Pose) -> (LocalDistance, u32, 
 /// `u` on the distance (a point of the shape is within `r` of the origin, so within `r` plus
 /// the origin's distance of that segment); a segment that close has a point within `u + r` of
 /// the origin. The search for a first segment grows a box about the origin until it meets one.
-fn near_segments(chain: &Chain, origin: Vec2, r: f32) -> Aabb {
+/// `None` (no cull) when no bound comes out finite: a shape assembled from bytes may have a
+/// NaN or infinite size, and its answer is unspecified but must come in finite time.
+fn near_segments(chain: &Chain, origin: Vec2, r: f32) -> Option<Aabb> {
     let around = |g: f32| Aabb::new(origin - Vec2::splat(g), origin + Vec2::splat(g));
     let whole = chain.aabb();
     let mut g = r.max(1e-6 * (origin.abs().max_element() + 1.0));
-    let mut u = f32::INFINITY;
-    loop {
-        for i in chain.segments_overlapping(around(g)) {
+    // Each round doubles the box: from a size of at least 1e-6 of the coordinates, 64 rounds
+    // outgrow any box of finite f32 coordinates.
+    for _ in 0..64 {
+        let u = chain.segments_overlapping(around(g)).fold(f32::INFINITY, |u, i| {
             let s = chain.segment_at(i as usize);
             let (e, w) = (s.b - s.a, origin - s.a);
             let along = (w.dot(e) / e.length_squared()).clamp(0.0, 1.0);
-            u = u.min((w - along * e).length());
+            u.min((w - along * e).length())
+        });
+        if u.is_finite() {
+            let b = around((u + 2.0 * r) * (1.0 + 1e-4)).with_rounding_slack();
+            return (b.min.is_finite() && b.max.is_finite()).then_some(b);
         }
-        if u.is_finite() || around(g).contains(&whole) {
-            break;
+        if !g.is_finite() || around(g).contains(&whole) {
+            return None;
         }
         g *= 2.0;
     }
-    around((u + 2.0 * r) * (1.0 + 1e-4)).with_rounding_slack()
+    None
 }

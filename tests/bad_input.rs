@@ -770,6 +770,30 @@ fn build() -> Matrix {
                 Vec2::ZERO,
                 &CastOptions::default(),
             );
+            // Against a chain (its segment culls measure the other shape).
+            let floor = Shape::chain(
+                vec![Vec2::new(9.0, -1.0), Vec2::new(5.0, -1.0), Vec2::new(1.0, -1.0)],
+                ChainOptions::default(),
+            )
+            .unwrap();
+            let _ = query::distance(&shape, &Pose::IDENTITY, &floor, &Pose::IDENTITY);
+            let _ = query::distance(&floor, &Pose::IDENTITY, &shape, &Pose::IDENTITY);
+            let _ = query::cast_shapes(
+                &shape,
+                &Pose::IDENTITY,
+                Vec2::NEG_Y,
+                &floor,
+                &Pose::IDENTITY,
+                Vec2::ZERO,
+                &CastOptions::default(),
+            );
+            let _ = query::time_of_impact(
+                &floor,
+                &query::Sweep::fixed(Pose::IDENTITY),
+                &shape,
+                &query::Sweep::new(Pose::IDENTITY, at(0.0, -2.0)),
+                1.0,
+            );
             // Starting in contact: a cast then asks the narrow phase for the contact normal.
             let _ = query::cast_shapes(
                 &shape,

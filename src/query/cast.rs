@@ -4,7 +4,7 @@ use glam::Vec2;
 
 use super::advance::{Advance, Outcome, Sweep, advance, bounding_circle, tolerance};
 use super::gjk::Proxy;
-use super::{QueryError, check_amount, check_pose, check_vector, part_proxy, parts};
+use super::{QueryError, check_amount, check_pose, check_vector, part_proxy, parts, reach_of};
 use crate::collide;
 use crate::math::{Aabb, Pose, Rot};
 use crate::shape::{Chain, Shape};
@@ -215,7 +215,7 @@ fn swept_cull(chain: &Shape, wc: &Sweep, other: &Shape, wo: &Sweep, max_t: f32, 
     }
     let local = |t: f32| wc.at(t).inv_transform_point(wo.at(t).p);
     let (l0, l1) = (local(0.0), local(max_t));
-    let (r, b) = (other.bounding_radius(), c.aabb());
+    let (r, b) = (reach_of(other), c.aabb());
     let chain_reach = b.min.abs().max(b.max.abs()).length();
     // `tolerance`: 1e-4 of the smaller extent plus 8 ulps of the coordinates and sizes.
     let tol = 2e-4 * r + 1e-6 * (l0.length() + l1.length() + r + chain_reach);

@@ -3,7 +3,7 @@
 use glam::Vec2;
 
 use super::gjk::{Proxy, SimplexCache, gjk};
-use super::{QueryError, check_pose, part_proxy, parts};
+use super::{QueryError, check_pose, part_proxy, parts, reach_of};
 use crate::math::{Aabb, Pose};
 use crate::shape::{Chain, Shape};
 
@@ -230,7 +230,7 @@ fn with_radii(core_a: Vec2, core_b: Vec2, d: f32, n: Vec2, ra: f32, rb: f32) -> 
 fn compound_distance(sa: &Shape, sb: &Shape, xf: &Pose) -> (LocalDistance, u32, u32) {
     let mut best: Option<(LocalDistance, u32, u32)> = None;
     let cull = |chain: &Shape, other: &Shape, origin: Vec2| match (chain, other) {
-        (Shape::Chain(c), o) if !matches!(o, Shape::Chain(_)) => near_segments(c, origin, o.bounding_radius()),
+        (Shape::Chain(c), o) if !matches!(o, Shape::Chain(_)) => near_segments(c, origin, reach_of(o)),
         _ => None,
     };
     let (cull_a, cull_b) = (cull(sa, sb, xf.p), cull(sb, sa, xf.inv_transform_point(Vec2::ZERO)));

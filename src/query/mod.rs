@@ -155,6 +155,13 @@ fn parts(shape: &Shape, cull: Option<Aabb>) -> impl Iterator<Item = (u32, Pose, 
     single.map(|s| (0, Pose::IDENTITY, Cow::Borrowed(s))).into_iter().chain(many).chain(segments)
 }
 
+/// The radius of an origin-centred circle holding `shape`, safe for a shape assembled from
+/// bytes (a polygon's vertex count is clamped as in its GJK proxy; a compound's parts are built
+/// by constructors), for the chain culls.
+fn reach_of(shape: &Shape) -> f32 {
+    Proxy::of(shape).map_or_else(|| shape.bounding_radius(), |p| p.reach())
+}
+
 /// A part's GJK proxy in its shape's frame (`None` only for a nested compound or chain, which
 /// no constructor builds).
 #[inline]

@@ -111,15 +111,10 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn main() {
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!(
-                "{e}\nusage: arena [--headless] [--frames N] [--png PATH] [--seconds N] [--enemies N] [--seed S] [--margin M] [--broad sap|sort|grid|hash|quadtree|tree] [--view follow|whole] [--size WxH] [--debug]"
-            );
-            std::process::exit(2);
-        }
-    };
+    let args = sapwood_support::window::args_or_exit(
+        parse_args(),
+        "arena [--headless] [--frames N] [--png PATH] [--seconds N] [--enemies N] [--seed S] [--margin M] [--broad sap|sort|grid|hash|quadtree|tree] [--view follow|whole] [--size WxH] [--debug]",
+    );
     let mut game = match Game::new(args.config) {
         Ok(g) => g,
         Err(e) => {

@@ -132,15 +132,10 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn main() {
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!(
-                "{e}\nusage: physics_backend [--headless] [--scene pyramid|column|pile|pour|bullets] [--png PATH] [--seconds S]"
-            );
-            std::process::exit(2);
-        }
-    };
+    let args = sapwood_support::window::args_or_exit(
+        parse_args(),
+        "physics_backend [--headless] [--scene pyramid|column|pile|pour|bullets] [--png PATH] [--seconds S]",
+    );
     let Some(mut scene) = Scene::new(&args.scene) else {
         eprintln!("unknown scene {:?}: use pyramid, column, pile, pour or bullets", args.scene);
         std::process::exit(2);

@@ -80,15 +80,10 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn main() {
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!(
-                "{e}\nusage: platformer [--headless] [--autopilot] [--frames N] [--png PATH] [--seconds N] [--size WxH]"
-            );
-            std::process::exit(2);
-        }
-    };
+    let args = sapwood_support::window::args_or_exit(
+        parse_args(),
+        "platformer [--headless] [--autopilot] [--frames N] [--png PATH] [--seconds N] [--size WxH]",
+    );
     let result = Game::new()
         .map_err(Into::into)
         .and_then(|mut game| if args.headless { headless(&mut game, &args) } else { window(&mut game, &args) });

@@ -182,6 +182,11 @@ impl RapierSide {
         for c in scene.colliders() {
             handles[c.id as usize] = colliders.insert(rapier_collider(c));
         }
+        Self::with_colliders(colliders, handles)
+    }
+
+    /// The pipeline over `colliders`, after its first step.
+    fn with_colliders(colliders: ColliderSet, handles: Vec<ColliderHandle>) -> RapierSide {
         let mut side = RapierSide {
             pipeline: CollisionPipeline::new(),
             islands: IslandManager::new(),
@@ -226,17 +231,7 @@ impl RapierSide {
             }
             handles[slot] = colliders.insert(builder);
         }
-        let mut side = RapierSide {
-            pipeline: CollisionPipeline::new(),
-            islands: IslandManager::new(),
-            broad_phase: DefaultBroadPhase::new(),
-            narrow_phase: NarrowPhase::new(),
-            bodies: RigidBodySet::new(),
-            colliders,
-            handles,
-        };
-        side.pipeline_step();
-        side
+        Self::with_colliders(colliders, handles)
     }
 
     /// rapier's `KinematicCharacterController::move_shape` of `shape` from `pose` by

@@ -1,5 +1,5 @@
-//! What the windowed examples share before their window opens: the `--size WxH` option, and
-//! whether there is a display to open one on.
+//! What the windowed examples share before their window opens: their options' errors, the
+//! `--size WxH` option, and whether there is a display to open one on.
 
 /// The smallest picture side `--size` accepts.
 pub const MIN_SIDE: u32 = 64;
@@ -14,6 +14,14 @@ pub fn parse_size(value: Option<String>) -> Result<(u32, u32), String> {
         return Err(format!("--size must be at least {MIN_SIDE}x{MIN_SIDE}"));
     }
     Ok((width, height))
+}
+
+/// The parsed options, or, on an error, the error and `usage` on standard error and exit code 2.
+pub fn args_or_exit<T>(parsed: Result<T, String>, usage: &str) -> T {
+    parsed.unwrap_or_else(|e| {
+        eprintln!("{e}\nusage: {usage}");
+        std::process::exit(2)
+    })
 }
 
 /// Whether a run should skip the window: under CI (`CI=true`) or with no X11 display.

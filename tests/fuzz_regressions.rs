@@ -211,3 +211,34 @@ fn fuzz_chain_distance_to_a_shape_at_f32_max_never_returned() {
     let options = query::CastOptions::default();
     let _ = query::cast_shapes(&ball, &far, Vec2::new(-7.9375, 0.0), &chain, &at, Vec2::new(-0.0625, 2.9375), &options);
 }
+
+/// `world_ops` target, crash-7d56e8e8: a capsule whose ends were 1e-30 apart was accepted; the
+/// square of its axis underflows to zero, and the distance from it to a circle 15,000 away came
+/// out 0. Such a capsule or segment is now refused as `TooFewPoints`, as chains refuse such
+/// vertices.
+#[test]
+fn fuzz_capsule_with_ends_1e_30_apart_was_accepted() {
+    let (a, b) = (Vec2::ZERO, Vec2::new(0.0, 1e-30));
+    assert_eq!(Shape::capsule(a, b, 0.9375), Err(ShapeError::TooFewPoints));
+    assert_eq!(Shape::segment(a, b), Err(ShapeError::TooFewPoints));
+    let assembled = Shape::Capsule(sapwood::Capsule { a, b, radius: 0.9375 });
+    assert_eq!(assembled.validate(), Err(ShapeError::TooFewPoints));
+    // Ends a normal f32 apart still make a capsule.
+    assert!(Shape::capsule(a, Vec2::new(0.0, 1e-18), 0.9375).is_ok());
+}
+
+/// `queries` target, crash-df96e4ae: the distance from a chain to a circle of radius 9e-41
+/// beside it, both ~1.6e-33 from the origin, came out infinite: the box bounding the nearest
+/// segments had a relative margin, which vanishes at such scales, and missed the segment it was
+/// built from. The box is now never smaller than the one that found that segment.
+#[test]
+fn fuzz_chain_distance_at_subnormal_scale_was_infinite() {
+    let vs = (0..13).map(|i| Vec2::new(-2.25 + 0.375 * i as f32, if i % 2 == 1 { 0.075 } else { 0.0 })).collect();
+    let chain = Shape::chain(vs, sapwood::ChainOptions::default()).unwrap();
+    let pa = Pose { p: Vec2::new(1.649_502_3e-33, 1.649_508_2e-33), q: sapwood::Rot::IDENTITY };
+    let pb = Pose { p: Vec2::new(1.649_502_3e-33, 1.649_502_3e-33), q: sapwood::Rot::IDENTITY };
+    let dot = Shape::circle(9.1482e-41).unwrap();
+    for d in [query::distance(&chain, &pa, &dot, &pb).unwrap(), query::distance(&dot, &pb, &chain, &pa).unwrap()] {
+        assert!(d.distance.is_finite() && d.distance < 1e-30, "{d:?}");
+    }
+}

@@ -218,7 +218,7 @@ fn swept_cull(chain: &Shape, wc: &Sweep, other: &Shape, wo: &Sweep, max_t: f32, 
     let (r, b) = (reach_of(other), c.aabb());
     let chain_reach = b.min.abs().max(b.max.abs()).length();
     // `tolerance`: 1e-4 of the smaller extent plus 8 ulps of the coordinates and sizes.
-    let tol = 2e-4 * r + 1e-6 * (l0.length() + l1.length() + r + chain_reach);
+    let tol = 2e-4 * r + 1e-6 * (l0.length() + l1.length() + r + chain_reach + 1.0);
     let b = Aabb::from_points(l0, l1).fattened(r + target + tol).with_rounding_slack();
     // A shape assembled from bytes may have a NaN size: no cull then (its answer is unspecified).
     (b.min.is_finite() && b.max.is_finite()).then_some(b)

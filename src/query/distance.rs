@@ -280,7 +280,9 @@ fn near_segments(chain: &Chain, origin: Vec2, r: f32) -> Option<Aabb> {
             u.min((w - along * e).length())
         });
         if u.is_finite() {
-            let b = around((u + 2.0 * r) * (1.0 + 1e-4)).with_rounding_slack();
+            // Never below the box that found the segment: the bound's own rounding (at tiny
+            // scales a relative margin vanishes) must not lose it.
+            let b = around(((u + 2.0 * r) * (1.0 + 1e-4)).max(g)).with_rounding_slack();
             return (b.min.is_finite() && b.max.is_finite()).then_some(b);
         }
         if !g.is_finite() || around(g).contains(&whole) {

@@ -230,6 +230,13 @@ pub enum Shape {
     Chain(Chain),
 }
 
+/// A capsule's or segment's axis needs a direction: its squared length must be a normal f32
+/// (ends 1e-30 apart are distinct, but the square of their difference underflows to zero, and
+/// every kernel divides by it).
+fn check_axis(a: Vec2, b: Vec2) -> Result<(), ShapeError> {
+    if (b - a).length_squared() < f32::MIN_POSITIVE { Err(ShapeError::TooFewPoints) } else { Ok(()) }
+}
+
 fn check_positive(x: f32) -> Result<(), ShapeError> {
     if !x.is_finite() {
         Err(ShapeError::NonFinite)
@@ -259,15 +266,14 @@ impl Shape {
     ///
     /// # Errors
     /// [`ShapeError::NonFinite`] for a non-finite input, [`ShapeError::NonPositiveSize`] for a
-    /// radius `<= 0`, [`ShapeError::TooFewPoints`] when `a == b` (use a circle).
+    /// radius `<= 0`, [`ShapeError::TooFewPoints`] when `a == b` or so close that the square of
+    /// their distance underflows (use a circle).
     pub fn capsule(a: Vec2, b: Vec2, radius: f32) -> Result<Shape, ShapeError> {
         if !a.is_finite() || !b.is_finite() {
             return Err(ShapeError::NonFinite);
         }
         check_positive(radius)?;
-        if a == b {
-            return Err(ShapeError::TooFewPoints);
-        }
+        check_axis(a, b)?;
         Ok(Shape::Capsule(Capsule { a, b, radius }))
     }
 
@@ -275,7 +281,7 @@ impl Shape {
     ///
     /// # Errors
     /// [`ShapeError::NonFinite`] for a non-finite end, [`ShapeError::TooFewPoints`] when
-    /// `a == b`.
+    /// `a == b` or so close that the square of their distance underflows.
     pub fn segment(a: Vec2, b: Vec2) -> Result<Shape, ShapeError> {
         Shape::rounded_segment(a, b, 0.0)
     }
@@ -285,7 +291,8 @@ impl Shape {
     ///
     /// # Errors
     /// [`ShapeError::NonFinite`] for a non-finite input, [`ShapeError::NegativeRadius`] for a
-    /// negative radius, [`ShapeError::TooFewPoints`] when `a == b`.
+    /// negative radius, [`ShapeError::TooFewPoints`] when `a == b` or so close that the square
+    /// of their distance underflows.
     pub fn rounded_segment(a: Vec2, b: Vec2, radius: f32) -> Result<Shape, ShapeError> {
         let s = Shape::Segment(Segment { a, b, radius });
         s.validate()?;
@@ -455,9 +462,7 @@ impl Shape {
                     return Err(ShapeError::NonFinite);
                 }
                 check_positive(c.radius)?;
-                if c.a == c.b {
-                    return Err(ShapeError::TooFewPoints);
-                }
+                check_axis(c.a, c.b)?;
                 size_ok(c.radius + c.a.abs().max_element().max(c.b.abs().max_element()))
             }
             Shape::Segment(c) => {
@@ -467,9 +472,7 @@ impl Shape {
                 if c.radius < 0.0 {
                     return Err(ShapeError::NegativeRadius);
                 }
-                if c.a == c.b {
-                    return Err(ShapeError::TooFewPoints);
-                }
+                check_axis(c.a, c.b)?;
                 size_ok(c.radius + c.a.abs().max_element().max(c.b.abs().max_element()))
             }
             Shape::Cuboid(b) => {

@@ -32,39 +32,14 @@ use parry2d::shape as ps;
 use sapwood::{Pose, Rot, Shape, Vec2, collide};
 use sapwood_support::SplitMix64;
 use sapwood_support::parry_shapes::{parry_pose, to_parry};
-use sapwood_support::random_shapes::{dir, hull, log_range};
+use sapwood_support::random_shapes::{ConvexKind as Kind, convex, dir, log_range};
 use sapwood_support::timing::per_item;
 
 const BATCH: usize = 2048;
 
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    Circle,
-    Capsule,
-    Cuboid,
-    Polygon,
-    Rounded,
-}
-
 fn shape(rng: &mut SplitMix64, kind: Kind) -> Shape {
     let size = log_range(rng, 0.05, 5.0);
-    match kind {
-        Kind::Circle => Shape::circle(size).unwrap(),
-        Kind::Capsule => {
-            let d = dir(rng) * size * rng.range(0.1, 1.0);
-            Shape::capsule(-d, d, size * rng.range(0.05, 0.6)).unwrap()
-        }
-        Kind::Cuboid => Shape::cuboid(Vec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0))).unwrap(),
-        Kind::Polygon => hull(rng, size, 0.0),
-        Kind::Rounded => {
-            let r = size * log_range(rng, 0.005, 0.5);
-            if rng.next_f32() < 0.5 {
-                Shape::rounded_box(Vec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0)), r).unwrap()
-            } else {
-                hull(rng, size, r)
-            }
-        }
-    }
+    convex(rng, kind, size)
 }
 
 struct Pair {

@@ -41,7 +41,7 @@ use sapwood_support::SplitMix64;
 use sapwood_support::exact_query::{Body, ExactCast, PoseD, d64};
 use sapwood_support::parry_shapes::{parry_pose, to_parry};
 use sapwood_support::peers::box2d_query as b2;
-use sapwood_support::random_shapes::{dir, hull, log_range};
+use sapwood_support::random_shapes::{ConvexKind, convex, dir, log_range};
 use sapwood_support::timing::per_item;
 
 const BATCH: usize = 1024;
@@ -58,24 +58,15 @@ enum Kind {
 
 const KINDS: [Kind; 6] = [Kind::Circle, Kind::Capsule, Kind::Cuboid, Kind::Polygon, Kind::Rounded, Kind::Compound];
 
-fn convex(rng: &mut SplitMix64, kind: Kind, size: f32) -> Shape {
+/// The convex generator's kind of `kind` (every kind but a compound).
+fn convex_kind(kind: Kind) -> ConvexKind {
     match kind {
-        Kind::Circle => Shape::circle(size).unwrap(),
-        Kind::Capsule => {
-            let d = dir(rng) * size * rng.range(0.1, 1.0);
-            Shape::capsule(-d, d, size * rng.range(0.05, 0.6)).unwrap()
-        }
-        Kind::Cuboid => Shape::cuboid(Vec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0))).unwrap(),
-        Kind::Polygon => hull(rng, size, 0.0),
-        Kind::Rounded => {
-            let r = size * log_range(rng, 0.005, 0.5);
-            if rng.next_f32() < 0.5 {
-                Shape::rounded_box(Vec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0)), r).unwrap()
-            } else {
-                hull(rng, size, r)
-            }
-        }
-        Kind::Compound => unreachable!(),
+        Kind::Circle => ConvexKind::Circle,
+        Kind::Capsule => ConvexKind::Capsule,
+        Kind::Cuboid => ConvexKind::Cuboid,
+        Kind::Polygon => ConvexKind::Polygon,
+        Kind::Rounded => ConvexKind::Rounded,
+        Kind::Compound => unreachable!("a compound's parts are convex"),
     }
 }
 
@@ -89,12 +80,12 @@ fn shape(rng: &mut SplitMix64, kind: Kind) -> Shape {
                 let k = KINDS[(rng.next_u64() % 5) as usize];
                 let p = if i == 0 { Vec2::ZERO } else { dir(rng) * size * rng.range(0.2, 0.8) };
                 let (angle, part_size) = (rng.range(-3.2, 3.2), size * rng.range(0.2, 0.6));
-                (Pose::new(p, angle), convex(rng, k, part_size))
+                (Pose::new(p, angle), convex(rng, convex_kind(k), part_size))
             })
             .collect();
         return Shape::compound(parts).unwrap();
     }
-    convex(rng, kind, size)
+    convex(rng, convex_kind(kind), size)
 }
 
 /// One input of every query, with parry's copies.

@@ -17,8 +17,7 @@
 //!
 //! Run: `cargo bench --bench world_query` (`-- mover` for the mover alone).
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use sapwood::query::CastOptions;
@@ -29,6 +28,7 @@ use sapwood_support::peers::rapier2d::control::{CharacterAutostep, CharacterLeng
 use sapwood_support::peers::rapier2d::parry::shape::Ball;
 use sapwood_support::peers::{RapierSide, SapwoodSide};
 use sapwood_support::scenes::{DEFAULT_SEED, Scene};
+use sapwood_support::timing::per_item;
 
 const BATCH: usize = 1024;
 const RADIUS: f32 = 0.25;
@@ -43,16 +43,6 @@ fn probes(scene: &Scene) -> Vec<(Pose, Vec2)> {
             (Pose::from_translation(p), dir * rng.range(2.0, 20.0))
         })
         .collect()
-}
-
-fn per_cast(iters: u64, n: usize, mut run: impl FnMut() -> f32) -> Duration {
-    let start = Instant::now();
-    let mut acc = 0.0f32;
-    for _ in 0..iters {
-        acc += run();
-    }
-    black_box(acc);
-    start.elapsed() / n as u32
 }
 
 fn casts(c: &mut Criterion) {
@@ -80,15 +70,11 @@ fn casts(c: &mut Criterion) {
         assert!(same * 100 >= BATCH * 99, "{same} of {BATCH} casts agree with rapier2d");
         let mut g = c.benchmark_group(format!("world-cast/{n}"));
         g.bench_function("sapwood", |b| {
-            b.iter_custom(|iters| {
-                per_cast(iters, BATCH, || probes.iter().map(|(p, t)| sapwood_cast(p, *t).unwrap_or(2.0)).sum())
-            })
+            b.iter_custom(|iters| per_item(iters, &probes, |(p, t)| sapwood_cast(p, *t).unwrap_or(2.0)))
         });
         g.bench_function("rapier", |b| {
             b.iter_custom(|iters| {
-                per_cast(iters, BATCH, || {
-                    probes.iter().map(|(p, t)| rapier.cast_shape(&rball, p, *t).map_or(2.0, |h| h.1)).sum()
-                })
+                per_item(iters, &probes, |(p, t)| rapier.cast_shape(&rball, p, *t).map_or(2.0, |h| h.1))
             })
         });
         g.finish();

@@ -50,3 +50,41 @@ pub fn hull(rng: &mut SplitMix64, size: f32, radius: f32) -> Shape {
         }
     }
 }
+
+/// The convex kinds the benches draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvexKind {
+    /// A circle of radius `size`.
+    Circle,
+    /// A capsule through the origin, core up to `size` long each way.
+    Capsule,
+    /// A box with half-extents up to `size`.
+    Cuboid,
+    /// A sharp hull ([`hull`]).
+    Polygon,
+    /// A rounded box or a rounded hull, rounding log-uniform in 0.5%–50% of `size`.
+    Rounded,
+}
+
+/// A random convex shape of `kind` and `size` around its origin (the benches' generator).
+pub fn convex(rng: &mut SplitMix64, kind: ConvexKind, size: f32) -> Shape {
+    match kind {
+        ConvexKind::Circle => Shape::circle(size).unwrap(),
+        ConvexKind::Capsule => {
+            let d = dir(rng) * size * rng.range(0.1, 1.0);
+            Shape::capsule(-d, d, size * rng.range(0.05, 0.6)).unwrap()
+        }
+        ConvexKind::Cuboid => {
+            Shape::cuboid(Vec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0))).unwrap()
+        }
+        ConvexKind::Polygon => hull(rng, size, 0.0),
+        ConvexKind::Rounded => {
+            let r = size * log_range(rng, 0.005, 0.5);
+            if rng.next_f32() < 0.5 {
+                Shape::rounded_box(Vec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0)), r).unwrap()
+            } else {
+                hull(rng, size, r)
+            }
+        }
+    }
+}

@@ -8,6 +8,8 @@
 
 use super::chain_segment::{self, Probe};
 use super::{Manifold, feature_id};
+use glam::Vec2;
+
 use crate::math::{Aabb, Pose};
 use crate::shape::{Chain, PART_SHIFT, Shape};
 
@@ -28,9 +30,12 @@ pub(super) fn visit(sa: &Shape, pa: &Pose, chain: &Chain, pb: &Pose, mut f: impl
     let compound = matches!(sa, Shape::Compound(_));
     for (i, (lp, part)) in sa.parts_iter().enumerate() {
         let xf = pb.inv_mul(&pa.mul(lp));
-        let probe = Probe::new(part, &xf);
+        let mut probe = Probe::new(part, &xf);
         let b = part.aabb(&xf);
         let b = b.fattened(cull_slack(&b, pb));
+        if !one_sided {
+            probe.chain_side = side_of(chain, &b, probe.centre);
+        }
         let mut go_on = true;
         chain.segments_in(&b, |j| {
             let mut m = chain_segment::manifold(&chain.segment_at(j as usize), one_sided, &probe);
@@ -53,6 +58,39 @@ pub(super) fn visit(sa: &Shape, pa: &Pose, chain: &Chain, pb: &Pose, mut f: impl
             return;
         }
     }
+}
+
+/// Which side of `chain` point `c` is on (`true`: in front, right of the chain's direction), by
+/// the nearest point of the segments overlapping `b`; at a vertex, by the sum of the two faces'
+/// normals (the side of a polyline at its joins). `None` with no segment there or `c` on it.
+fn side_of(chain: &Chain, b: &Aabb, c: Vec2) -> Option<bool> {
+    let (mut best, mut at) = (f32::INFINITY, None);
+    chain.segments_in(b, |j| {
+        let s = chain.segment_at(j as usize);
+        let e = s.b - s.a;
+        let t = ((c - s.a).dot(e) / e.length_squared()).clamp(0.0, 1.0);
+        let d2 = (s.a + t * e).distance_squared(c);
+        if d2 < best {
+            (best, at) = (d2, Some((s, t)));
+        }
+        true
+    });
+    let (s, t) = at?;
+    let normal = |a: Vec2, b: Vec2| (b - a).perp().normalize_or_zero() * -1.0;
+    let n = match (t, s.ghost_a, s.ghost_b) {
+        (0.0, Some(g), _) => normal(g, s.a) + normal(s.a, s.b),
+        (1.0, _, Some(g)) => normal(s.a, s.b) + normal(s.b, g),
+        _ => normal(s.a, s.b),
+    };
+    let v = if t == 0.0 {
+        s.a
+    } else if t == 1.0 {
+        s.b
+    } else {
+        s.a
+    };
+    let h = n.dot(c - v);
+    (h != 0.0).then_some(h > 0.0)
 }
 
 /// How far to widen a part's box in the chain's frame: the kernels compare coordinates of the

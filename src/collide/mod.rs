@@ -43,7 +43,8 @@
 //! normal leaning towards the vertex is replaced by the segment's face normal, at convex joins
 //! the rounded region between the two faces is shared out at the neighbour's face normal.
 //! A one-sided chain gives no contact to a shape whose centre is behind a segment; a two-sided
-//! one faces each segment towards the shape's centre. The chain's half of a feature id is the
+//! one faces each segment towards the side the shape's core is on (by the closest features
+//! when they are apart, else by the side of the chain the shape's centre is on). The chain's half of a feature id is the
 //! segment index (low 14 bits) shifted left by 2 plus 0 (start vertex), 1 (end vertex) or
 //! 2 (face); the other half carries its part tag as with compounds. Two chains never touch.
 //! The merge rule and [`contact_parts`] work as for compounds, segment indices in the place of

@@ -174,7 +174,7 @@ pub(crate) fn earliest(
     max_t: f32,
 ) -> Option<(Advance, u32, u32)> {
     if let (Some(pa), Some(pb)) = (Proxy::of(sa), Proxy::of(sb)) {
-        let adv = advance(&pa, wa, &pb, wb, target, tolerance(&pa, &pb, wa, wb, max_t), max_t);
+        let adv = advance(&pa, wa, &pb, wb, target, tolerance(&pa, &pb), max_t);
         return (adv.outcome != Outcome::Missed).then_some((adv, 0, 0));
     }
     let mut best: Option<(Advance, u32, u32)> = None;
@@ -184,7 +184,7 @@ pub(crate) fn earliest(
         for (j, lb, b) in parts(sb, cull_b) {
             let Some(pb) = part_proxy(&lb, &b) else { continue };
             let limit = best.map_or(max_t, |(adv, ..)| adv.t);
-            let tol = tolerance(&pa, &pb, wa, wb, max_t);
+            let tol = tolerance(&pa, &pb);
             let (ca, cb) = (bounding_circle(&la, pa.reach_from(la.p)), bounding_circle(&lb, pb.reach_from(lb.p)));
             if advance(&ca, wa, &cb, wb, target, tol, limit).outcome == Outcome::Missed {
                 continue;

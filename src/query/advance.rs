@@ -92,6 +92,32 @@ pub(crate) struct Advance {
     pub at: LocalDistance,
 }
 
+/// A convex core as an advancement takes it: its proxy centred on its own bounding box (see
+/// [`Proxy::centred`]), the centre in its shape's frame, and its reach from the shape's origin,
+/// the centre the shape turns about. The centre is f64 so that a compound part's offset and its
+/// core's own centre add up without rounding.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Core {
+    pub proxy: Proxy,
+    pub centre: DVec2,
+    pub reach: f32,
+}
+
+impl Core {
+    /// A core from its proxy in its shape's frame.
+    pub fn new(p: &Proxy) -> Core {
+        let (proxy, c) = p.centred();
+        Core { proxy, centre: c.as_dvec2(), reach: p.reach() }
+    }
+
+    /// A compound part's core from its proxy in the part's frame, placed at `local`.
+    pub fn part(local: &Pose, p: &Proxy) -> Core {
+        let turned = p.transformed(&Pose { p: Vec2::ZERO, q: local.q });
+        let (proxy, c) = turned.centred();
+        Core { proxy, centre: local.p.as_dvec2() + c.as_dvec2(), reach: p.transformed(local).reach() }
+    }
+}
+
 /// A translating pair converges in 2–5 steps (Newton's method, see the module docs). A turning
 /// pair steps by the longer of the first-order bound and the curved one (see [`curved_step`]),
 /// which lets a thin shape turning fast pass a near miss in a few steps instead of creeping
@@ -121,12 +147,12 @@ pub(crate) fn tolerance(a: &Proxy, b: &Proxy) -> f32 {
 /// GJK runs on the proxies centred on their own bounding boxes, with B's centred frame placed
 /// in A's in f64 ([`centred_relative`]): a core far from its pose's origin costs no precision.
 /// The motion bounds use the uncentred proxies, since the shapes turn about their poses' origins.
-pub(crate) fn advance(a: &Proxy, sa: &Sweep, b: &Proxy, sb: &Sweep, target: f32, tol: f32, max_t: f32) -> Advance {
+pub(crate) fn advance(a: &Core, sa: &Sweep, b: &Core, sb: &Sweep, target: f32, tol: f32, max_t: f32) -> Advance {
     let (angle_a, angle_b) = (sa.angle(), sb.angle());
     let rel = (sb.end.p - sb.start.p) - (sa.end.p - sa.start.p);
-    let reach = |p: &Proxy, angle: f32| if angle == 0.0 { 0.0 } else { angle.abs() * p.reach() };
+    let reach = |c: &Core, angle: f32| if angle == 0.0 { 0.0 } else { angle.abs() * c.reach };
     let swing = reach(a, angle_a) + reach(b, angle_b);
-    let ((ac, ca), (bc, cb)) = (a.centred(), b.centred());
+    let (ac, ca, bc, cb) = (&a.proxy, a.centre, &b.proxy, b.centre);
     let turning = angle_a != 0.0 || angle_b != 0.0;
     // B's centred frame in A's at `t`, and the relative translation in A's frame then. Without
     // turning, that frame moves on a line: no pose products per step.
@@ -143,8 +169,8 @@ pub(crate) fn advance(a: &Proxy, sa: &Sweep, b: &Proxy, sb: &Sweep, target: f32,
         let pa = sa.at_angle(t, angle_a);
         let at = LocalDistance {
             distance: d.distance,
-            point_a: pa.transform_point(ca + d.point_a),
-            point_b: pa.transform_point(ca + d.point_b),
+            point_a: to_world(&pa, ca, d.point_a),
+            point_b: to_world(&pa, ca, d.point_b),
             normal: pa.q.rotate(d.normal),
         };
         Advance { outcome, t, at }
@@ -154,7 +180,7 @@ pub(crate) fn advance(a: &Proxy, sa: &Sweep, b: &Proxy, sb: &Sweep, target: f32,
     let mut approach = Vec2::ZERO;
     for k in 0..MAX_ITERATIONS {
         let (x, rel) = frame(t);
-        let mut d = proxy_distance(&ac, &bc, &x, &mut cache);
+        let mut d = proxy_distance(ac, bc, &x, &mut cache);
         let tol = tol + ROUNDING * x.p.abs().max_element();
         if d.distance <= target + tol {
             // Cores that touch exactly at the hit have no normal of their own; the direction
@@ -171,7 +197,7 @@ pub(crate) fn advance(a: &Proxy, sa: &Sweep, b: &Proxy, sb: &Sweep, target: f32,
         let mut step = if bound > 0.0 { gap / bound } else { f32::INFINITY };
         if turning {
             let motion = Motion { opening, angle_a, angle_b };
-            step = step.max(curved_step(&ac, ca, &bc, cb, &x, d.normal, gap, &motion));
+            step = step.max(curved_step(ac, ca.as_vec2(), bc, cb.as_vec2(), &x, d.normal, gap, &motion));
         }
         t += step;
         if !(t <= max_t) {
@@ -179,7 +205,7 @@ pub(crate) fn advance(a: &Proxy, sa: &Sweep, b: &Proxy, sb: &Sweep, target: f32,
         }
     }
     let (x, _) = frame(t);
-    done(Outcome::Limit, t, proxy_distance(&ac, &bc, &x, &mut cache))
+    done(Outcome::Limit, t, proxy_distance(ac, bc, &x, &mut cache))
 }
 
 /// B's frame moved to `cb` in A's frame moved to `ca` (A at `pa`, B at `pb`). In f64: the cores'
@@ -187,14 +213,21 @@ pub(crate) fn advance(a: &Proxy, sa: &Sweep, b: &Proxy, sb: &Sweep, target: f32,
 /// carries the rounding of the distance between the centres only, however far each core sits
 /// from its pose's origin. The inverse of A's rotation is exact for a rotation whose f32 cosine
 /// and sine are a hair off unit length.
-fn centred_relative(pa: &Pose, ca: Vec2, pb: &Pose, cb: Vec2) -> Pose {
-    let (qa, qb) = (pa.q, pb.q);
-    let (c, s) = (f64::from(qa.c), f64::from(qa.s));
-    let v = cb.as_dvec2();
-    let placed = DVec2::new(f64::from(qb.c) * v.x - f64::from(qb.s) * v.y, f64::from(qb.s) * v.x + f64::from(qb.c) * v.y);
-    let w = pb.p.as_dvec2() + placed - pa.p.as_dvec2();
+fn centred_relative(pa: &Pose, ca: DVec2, pb: &Pose, cb: DVec2) -> Pose {
+    let (c, s) = (f64::from(pa.q.c), f64::from(pa.q.s));
+    let w = pb.p.as_dvec2() + rotate(pb.q, cb) - pa.p.as_dvec2();
     let local = DVec2::new(c * w.x + s * w.y, c * w.y - s * w.x) / (c * c + s * s);
-    Pose { p: (local - ca.as_dvec2()).as_vec2(), q: qa.inv_mul(&qb) }
+    Pose { p: (local - ca).as_vec2(), q: pa.q.inv_mul(&pb.q) }
+}
+
+/// A point `v` of a core centred at `c`, in the world with its shape at `pose`.
+fn to_world(pose: &Pose, c: DVec2, v: Vec2) -> Vec2 {
+    (pose.p.as_dvec2() + rotate(pose.q, c + v.as_dvec2())).as_vec2()
+}
+
+fn rotate(q: Rot, v: DVec2) -> DVec2 {
+    let (c, s) = (f64::from(q.c), f64::from(q.s));
+    DVec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
 }
 
 /// The relative motion over a unit of fraction as [`curved_step`] sees it: the translations'
@@ -254,10 +287,11 @@ fn first_root(g: f32, s: f32, c: f32) -> f32 {
     }
 }
 
-/// A part's bounding circle as a proxy (centre in its shape's frame): culls part pairs of
-/// compounds before their exact advancement.
-pub(crate) fn bounding_circle(local: &Pose, reach: f32) -> Proxy {
-    let mut p = Proxy { points: [Vec2::ZERO; crate::shape::MAX_POLYGON_VERTICES], count: 1, radius: reach };
-    p.points[0] = local.p;
-    p
+/// A core's bounding circle about its centre, as a core: culls part pairs of compounds before
+/// their exact advancement.
+pub(crate) fn bounding_circle(core: &Core) -> Core {
+    let mut proxy = core.proxy;
+    (proxy.count, proxy.radius) = (1, core.proxy.reach());
+    proxy.points[0] = Vec2::ZERO;
+    Core { proxy, centre: core.centre, reach: core.centre.length() as f32 + proxy.radius }
 }

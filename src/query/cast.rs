@@ -2,9 +2,9 @@
 
 use glam::Vec2;
 
-use super::advance::{Advance, Outcome, Sweep, advance, bounding_circle, tolerance};
+use super::advance::{Advance, Core, Outcome, Sweep, advance, bounding_circle, tolerance};
 use super::gjk::Proxy;
-use super::{QueryError, check_amount, check_pose, check_vector, part_proxy, parts, reach_of};
+use super::{QueryError, check_amount, check_pose, check_vector, parts, reach_of};
 use crate::collide;
 use crate::math::{Aabb, Pose, Rot};
 use crate::shape::{Chain, Shape};
@@ -174,22 +174,25 @@ pub(crate) fn earliest(
     max_t: f32,
 ) -> Option<(Advance, u32, u32)> {
     if let (Some(pa), Some(pb)) = (Proxy::of(sa), Proxy::of(sb)) {
-        let adv = advance(&pa, wa, &pb, wb, target, tolerance(&pa, &pb), max_t);
+        let (a, b) = (Core::new(&pa), Core::new(&pb));
+        let adv = advance(&a, wa, &b, wb, target, tolerance(&pa, &pb), max_t);
         return (adv.outcome != Outcome::Missed).then_some((adv, 0, 0));
     }
     let mut best: Option<(Advance, u32, u32)> = None;
     let (cull_a, cull_b) = (swept_cull(sa, wa, sb, wb, max_t, target), swept_cull(sb, wb, sa, wa, max_t, target));
     for (i, la, a) in parts(sa, cull_a) {
-        let Some(pa) = part_proxy(&la, &a) else { continue };
+        let Some(pa) = Proxy::of(&a) else { continue };
+        let ka = Core::part(&la, &pa);
         for (j, lb, b) in parts(sb, cull_b) {
-            let Some(pb) = part_proxy(&lb, &b) else { continue };
+            let Some(pb) = Proxy::of(&b) else { continue };
+            let kb = Core::part(&lb, &pb);
             let limit = best.map_or(max_t, |(adv, ..)| adv.t);
             let tol = tolerance(&pa, &pb);
-            let (ca, cb) = (bounding_circle(&la, pa.reach_from(la.p)), bounding_circle(&lb, pb.reach_from(lb.p)));
+            let (ca, cb) = (bounding_circle(&ka), bounding_circle(&kb));
             if advance(&ca, wa, &cb, wb, target, tol, limit).outcome == Outcome::Missed {
                 continue;
             }
-            let adv = advance(&pa, wa, &pb, wb, target, tol, limit);
+            let adv = advance(&ka, wa, &kb, wb, target, tol, limit);
             if adv.outcome != Outcome::Missed && best.is_none_or(|(b, ..)| adv.t < b.t) {
                 best = Some((adv, i, j));
                 if adv.outcome == Outcome::AtStart {

@@ -70,6 +70,30 @@ impl Sweep {
     }
 }
 
+/// Both shapes' sweeps, with B's translation relative to A's over the whole sweep. A cast gives
+/// that relative translation as its caller did: from end poses it would carry the rounding of
+/// the poses' positions, which for a core far from its pose's origin is far coarser than the
+/// shapes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sweeps {
+    pub a: Sweep,
+    pub b: Sweep,
+    pub rel: Vec2,
+}
+
+impl Sweeps {
+    /// Two sweeps as given.
+    pub fn new(a: Sweep, b: Sweep) -> Sweeps {
+        Sweeps { a, b, rel: (b.end.p - b.start.p) - (a.end.p - a.start.p) }
+    }
+
+    /// Two translations without turning, from `pa` by `ta` and from `pb` by `tb`.
+    pub fn translations(pa: &Pose, ta: Vec2, pb: &Pose, tb: Vec2) -> Sweeps {
+        let sweep = |p: &Pose, d: Vec2| Sweep::new(*p, Pose { p: p.p + d, q: p.q });
+        Sweeps { a: sweep(pa, ta), b: sweep(pb, tb), rel: tb - ta }
+    }
+}
+
 /// How an advancement ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Outcome {
@@ -140,16 +164,16 @@ pub(crate) fn tolerance(a: &Proxy, b: &Proxy) -> f32 {
     1e-4 * sa.min(sb) + ROUNDING * (sa + sb)
 }
 
-/// Advances A (proxy `a` in its body frame, moving along `sa`) and B until their distance
+/// Advances A (core `a`, moving along `sweeps.a`) and B (along `sweeps.b`) until their distance
 /// falls to `target` (within `tol` from [`tolerance`] plus the coordinates' rounding), or until
 /// `max_t`.
 ///
 /// GJK runs on the proxies centred on their own bounding boxes, with B's centred frame placed
 /// in A's in f64 ([`centred_relative`]): a core far from its pose's origin costs no precision.
 /// The motion bounds use the uncentred proxies, since the shapes turn about their poses' origins.
-pub(crate) fn advance(a: &Core, sa: &Sweep, b: &Core, sb: &Sweep, target: f32, tol: f32, max_t: f32) -> Advance {
+pub(crate) fn advance(a: &Core, b: &Core, sweeps: &Sweeps, target: f32, tol: f32, max_t: f32) -> Advance {
+    let (sa, sb, rel) = (&sweeps.a, &sweeps.b, sweeps.rel);
     let (angle_a, angle_b) = (sa.angle(), sb.angle());
-    let rel = (sb.end.p - sb.start.p) - (sa.end.p - sa.start.p);
     let reach = |c: &Core, angle: f32| if angle == 0.0 { 0.0 } else { angle.abs() * c.reach };
     let swing = reach(a, angle_a) + reach(b, angle_b);
     let (ac, ca, bc, cb) = (&a.proxy, a.centre, &b.proxy, b.centre);

@@ -2,7 +2,7 @@
 
 use glam::Vec2;
 
-use super::advance::{Advance, Core, Outcome, Sweep, advance, bounding_circle, tolerance};
+use super::advance::{Advance, Core, Outcome, Sweep, Sweeps, advance, bounding_circle, tolerance};
 use super::gjk::Proxy;
 use super::{QueryError, check_amount, check_pose, check_vector, parts, reach_of};
 use crate::collide;
@@ -90,9 +90,8 @@ pub fn cast_shapes(
         let target = options.target_distance;
         return Ok(circles(pa.p, a.radius, translation_a, pb.p, b.radius, translation_b, target, options.max_fraction));
     }
-    let sweep = |p: &Pose, d: Vec2| Sweep::new(*p, Pose { p: p.p + d, q: p.q });
-    let (wa, wb) = (sweep(pa, translation_a), sweep(pb, translation_b));
-    let Some((adv, part_a, part_b)) = earliest(sa, &wa, sb, &wb, options.target_distance, options.max_fraction) else {
+    let sweeps = Sweeps::translations(pa, translation_a, pb, translation_b);
+    let Some((adv, part_a, part_b)) = earliest(sa, sb, &sweeps, options.target_distance, options.max_fraction) else {
         return Ok(None);
     };
     let started_in_contact = adv.outcome == Outcome::AtStart;
@@ -165,17 +164,11 @@ fn circles(ca: Vec2, ra: f32, ta: Vec2, cb: Vec2, rb: f32, tb: Vec2, target: f32
 /// on equal fractions the first pair in `(part_a, part_b)` order. Part pairs whose bounding
 /// circles do not reach the target before the best fraction so far are skipped. Shared with
 /// [`time_of_impact`](super::time_of_impact).
-pub(crate) fn earliest(
-    sa: &Shape,
-    wa: &Sweep,
-    sb: &Shape,
-    wb: &Sweep,
-    target: f32,
-    max_t: f32,
-) -> Option<(Advance, u32, u32)> {
+pub(crate) fn earliest(sa: &Shape, sb: &Shape, sweeps: &Sweeps, target: f32, max_t: f32) -> Option<(Advance, u32, u32)> {
+    let (wa, wb) = (&sweeps.a, &sweeps.b);
     if let (Some(pa), Some(pb)) = (Proxy::of(sa), Proxy::of(sb)) {
         let (a, b) = (Core::new(&pa), Core::new(&pb));
-        let adv = advance(&a, wa, &b, wb, target, tolerance(&pa, &pb), max_t);
+        let adv = advance(&a, &b, sweeps, target, tolerance(&pa, &pb), max_t);
         return (adv.outcome != Outcome::Missed).then_some((adv, 0, 0));
     }
     let mut best: Option<(Advance, u32, u32)> = None;
@@ -189,10 +182,10 @@ pub(crate) fn earliest(
             let limit = best.map_or(max_t, |(adv, ..)| adv.t);
             let tol = tolerance(&pa, &pb);
             let (ca, cb) = (bounding_circle(&ka), bounding_circle(&kb));
-            if advance(&ca, wa, &cb, wb, target, tol, limit).outcome == Outcome::Missed {
+            if advance(&ca, &cb, sweeps, target, tol, limit).outcome == Outcome::Missed {
                 continue;
             }
-            let adv = advance(&ka, wa, &kb, wb, target, tol, limit);
+            let adv = advance(&ka, &kb, sweeps, target, tol, limit);
             if adv.outcome != Outcome::Missed && best.is_none_or(|(b, ..)| adv.t < b.t) {
                 best = Some((adv, i, j));
                 if adv.outcome == Outcome::AtStart {

@@ -2,7 +2,7 @@
 
 use glam::Vec2;
 
-use super::advance::{Outcome, Sweep};
+use super::advance::{Outcome, Sweep, Sweeps};
 use super::cast::{earliest, ghost_normal};
 use super::{QueryError, check_amount, check_pose, distance};
 use crate::shape::Shape;
@@ -78,7 +78,7 @@ pub fn time_of_impact(
         check_pose(p)?;
     }
     check_amount(max_fraction)?;
-    let Some((adv, part_a, part_b)) = earliest(sa, sweep_a, sb, sweep_b, 0.0, max_fraction) else {
+    let Some((adv, part_a, part_b)) = earliest(sa, sb, &Sweeps::new(*sweep_a, *sweep_b), 0.0, max_fraction) else {
         return Ok(Toi {
             state: ToiState::Separated,
             fraction: max_fraction,

@@ -169,7 +169,10 @@ struct Tally {
 impl Tally {
     fn fail(&mut self, what: &str, idx: usize, c: &Case, more: String) {
         if self.failures.len() < 10 {
-            self.failures.push(format!("case {idx}: {what}: {more}\n  A {:?} at {:?}\n  B {:?} at {:?}", c.sa, c.pa, c.sb, c.pb));
+            self.failures.push(format!(
+                "case {idx}: {what}: {more}\n  A {:?} at {:?}\n  B {:?} at {:?}",
+                c.sa, c.pa, c.sb, c.pb
+            ));
         }
     }
 }
@@ -244,7 +247,9 @@ fn check_toi(rng: &mut F64Rng, c: &Case, idx: usize, t: &mut Tally) {
     let what = || format!("{toi:?}; sweeps {sw_a:?} {sw_b:?}");
     let sd0 = sd_at(0.0);
     match toi.state {
-        ToiState::Overlapping if sd0 > slack => t.fail("overlapping while apart", idx, c, format!("{sd0:e}; {}", what())),
+        ToiState::Overlapping if sd0 > slack => {
+            t.fail("overlapping while apart", idx, c, format!("{sd0:e}; {}", what()))
+        }
         ToiState::Hit => {
             t.hits += 1;
             let sd = sd_at(toi.fraction);
@@ -269,13 +274,17 @@ fn run(ka: Kind) {
     for (k, &kb) in KINDS.iter().enumerate() {
         for i in 0..CASES_PER_PAIR {
             let idx = k * CASES_PER_PAIR + i;
-            let mut rng = F64Rng::new(0x0FF5_E700 ^ (ka as u64) << 8 ^ (idx as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let mut rng =
+                F64Rng::new(0x0FF5_E700 ^ (ka as u64) << 8 ^ (idx as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let c = random_case(&mut rng, ka, kb);
             check_cast(&mut rng, &c, idx, &mut t);
             check_toi(&mut rng, &c, idx, &mut t);
         }
     }
-    println!("{ka:?}: {} queries, {} hits, worst distance at a hit {:.2} of the tolerance", t.checked, t.hits, t.worst_over_tolerance);
+    println!(
+        "{ka:?}: {} queries, {} hits, worst distance at a hit {:.2} of the tolerance",
+        t.checked, t.hits, t.worst_over_tolerance
+    );
     assert!(t.hits > t.checked / 10, "{ka:?}: too few hits ({} of {}) to mean anything", t.hits, t.checked);
     assert!(t.failures.is_empty(), "{ka:?}: {} failures, first:\n{}", t.failures.len(), t.failures.join("\n"));
 }

@@ -224,7 +224,8 @@ pub(crate) fn advance(a: &Core, b: &Core, sweeps: &Sweeps, target: f32, tol: f32
             step = step.max(curved_step(ac, ca.as_vec2(), bc, cb.as_vec2(), &x, d.normal, gap, &motion));
         }
         t += step;
-        if !(t <= max_t) {
+        // A NaN step (a shape assembled from bytes) ends the search like a miss.
+        if t > max_t || t.is_nan() {
             return done(Outcome::Missed, max_t, d);
         }
     }

@@ -50,8 +50,11 @@ pub struct CastHit {
 ///
 /// The answer is never later than the true first contact: the cast stops where the distance
 /// is between the target and the target plus a tolerance of 1e-4 times the smaller shape's
-/// size (more only far from the origin, where f32 spacing is coarser). A compound hits with its
-/// first part to hit (the lowest part pair on equal fractions).
+/// size (half the longer side of its bounding box plus its rounding; for a compound, of the
+/// parts that hit), plus the f32 rounding of the sizes, of the distance between the shapes
+/// and of their translations. Where a shape's geometry sits relative to its pose's origin does
+/// not matter. A compound hits with its first part to hit (the lowest part pair on equal
+/// fractions).
 ///
 /// ```
 /// use sapwood::query::{cast_shapes, CastOptions};
@@ -164,7 +167,13 @@ fn circles(ca: Vec2, ra: f32, ta: Vec2, cb: Vec2, rb: f32, tb: Vec2, target: f32
 /// on equal fractions the first pair in `(part_a, part_b)` order. Part pairs whose bounding
 /// circles do not reach the target before the best fraction so far are skipped. Shared with
 /// [`time_of_impact`](super::time_of_impact).
-pub(crate) fn earliest(sa: &Shape, sb: &Shape, sweeps: &Sweeps, target: f32, max_t: f32) -> Option<(Advance, u32, u32)> {
+pub(crate) fn earliest(
+    sa: &Shape,
+    sb: &Shape,
+    sweeps: &Sweeps,
+    target: f32,
+    max_t: f32,
+) -> Option<(Advance, u32, u32)> {
     let (wa, wb) = (&sweeps.a, &sweeps.b);
     if let (Some(pa), Some(pb)) = (Proxy::of(sa), Proxy::of(sb)) {
         let (a, b) = (Core::new(&pa), Core::new(&pb));

@@ -25,10 +25,10 @@ use crate::world::{Impact, NONE, World};
 /// poses; `tight_end` is the one at `end`). For a pure translation that union is exactly the
 /// box of the swept area. A rotating shape can bulge out of it between the poses (a bar turning
 /// a quarter turn sweeps its tip through the diagonal), so then the box also covers the disc of
-/// the shape's reach around every point of the origin's path. The box is grown by the
-/// tolerance of [`query::time_of_impact`] (1e-4 of the smaller shape's reach, plus f32 rounding
-/// of the coordinates), within which it reports a hit, so that every pair it can report is a
-/// candidate pair.
+/// the shape's reach around every point of the origin's path. The box is grown by more than the
+/// tolerance of [`query::time_of_impact`] (1e-4 of the smaller shape's size, at most its reach,
+/// plus f32 rounding of the coordinates), within which it reports a hit, so that every pair it
+/// can report is a candidate pair.
 pub(super) fn sweep_box(shape: &Shape, start: &Pose, end: &Pose, tight_end: Aabb) -> Aabb {
     let reach = shape.bounding_radius();
     let mut b = tight_end.union(&shape.aabb(start));
@@ -209,6 +209,22 @@ mod tests {
         assert_ne!(a.state_hash(), b.state_hash(), "a bullet's sweep start is hashed");
         let restored = World::from_bytes(&b.to_bytes()).unwrap();
         assert_eq!(restored.cols.sweep_start[s], b.cols.sweep_start[s], "and stored");
+    }
+
+    #[test]
+    fn an_iteration_limit_is_no_impact() {
+        let bullet = crate::query::Sweep::new(Pose::IDENTITY, Pose::from_translation(Vec2::X));
+        let still = crate::query::Sweep::fixed(Pose::from_translation(Vec2::new(2.0, 0.0)));
+        let toi = |state| crate::query::Toi {
+            state,
+            fraction: 0.5,
+            point: Vec2::ZERO,
+            normal: Vec2::X,
+            part_a: 0,
+            part_b: 0,
+        };
+        assert!(World::counts(&toi(crate::query::ToiState::Hit), &bullet, &still));
+        assert!(!World::counts(&toi(crate::query::ToiState::IterationLimit), &bullet, &still));
     }
 
     #[test]

@@ -1015,12 +1015,12 @@ fn build() -> Matrix {
             "Ok(airborne, moved 1)",
         ),
         (
-            "translation 1e6 (allowed: walks off the ground)",
+            "translation 1e6 (allowed: the ball in its way stops it)",
             player(),
             standing,
             Vec2::new(1e6, 0.0),
             ok_mover,
-            "Ok(airborne, moved 1000000)",
+            "Ok(grounded, moved 2)",
         ),
         (
             "starts inside the ground (pushed out)",

@@ -2,9 +2,9 @@
 
 use glam::Vec2;
 
-use super::advance::{Advance, Outcome, Sweep, advance, bounding_circle, tolerance};
+use super::advance::{Advance, Core, Outcome, Sweep, Sweeps, advance, bounding_circle, tolerance};
 use super::gjk::Proxy;
-use super::{QueryError, check_amount, check_pose, check_vector, part_proxy, parts, reach_of};
+use super::{QueryError, check_amount, check_pose, check_vector, parts, reach_of};
 use crate::collide;
 use crate::math::{Aabb, Pose, Rot};
 use crate::shape::{Chain, Shape};
@@ -50,8 +50,11 @@ pub struct CastHit {
 ///
 /// The answer is never later than the true first contact: the cast stops where the distance
 /// is between the target and the target plus a tolerance of 1e-4 times the smaller shape's
-/// size (more only far from the origin, where f32 spacing is coarser). A compound hits with its
-/// first part to hit (the lowest part pair on equal fractions).
+/// size (half the longer side of its bounding box plus its rounding; for a compound, of the
+/// parts that hit), plus the f32 rounding of the sizes, of the distance between the shapes
+/// and of their translations. Where a shape's geometry sits relative to its pose's origin does
+/// not matter. A compound hits with its first part to hit (the lowest part pair on equal
+/// fractions).
 ///
 /// ```
 /// use sapwood::query::{cast_shapes, CastOptions};
@@ -90,9 +93,8 @@ pub fn cast_shapes(
         let target = options.target_distance;
         return Ok(circles(pa.p, a.radius, translation_a, pb.p, b.radius, translation_b, target, options.max_fraction));
     }
-    let sweep = |p: &Pose, d: Vec2| Sweep::new(*p, Pose { p: p.p + d, q: p.q });
-    let (wa, wb) = (sweep(pa, translation_a), sweep(pb, translation_b));
-    let Some((adv, part_a, part_b)) = earliest(sa, &wa, sb, &wb, options.target_distance, options.max_fraction) else {
+    let sweeps = Sweeps::translations(pa, translation_a, pb, translation_b);
+    let Some((adv, part_a, part_b)) = earliest(sa, sb, &sweeps, options.target_distance, options.max_fraction) else {
         return Ok(None);
     };
     let started_in_contact = adv.outcome == Outcome::AtStart;
@@ -167,29 +169,32 @@ fn circles(ca: Vec2, ra: f32, ta: Vec2, cb: Vec2, rb: f32, tb: Vec2, target: f32
 /// [`time_of_impact`](super::time_of_impact).
 pub(crate) fn earliest(
     sa: &Shape,
-    wa: &Sweep,
     sb: &Shape,
-    wb: &Sweep,
+    sweeps: &Sweeps,
     target: f32,
     max_t: f32,
 ) -> Option<(Advance, u32, u32)> {
+    let (wa, wb) = (&sweeps.a, &sweeps.b);
     if let (Some(pa), Some(pb)) = (Proxy::of(sa), Proxy::of(sb)) {
-        let adv = advance(&pa, wa, &pb, wb, target, tolerance(&pa, &pb, wa, wb, max_t), max_t);
+        let (a, b) = (Core::new(&pa), Core::new(&pb));
+        let adv = advance(&a, &b, sweeps, target, tolerance(&pa, &pb), max_t);
         return (adv.outcome != Outcome::Missed).then_some((adv, 0, 0));
     }
     let mut best: Option<(Advance, u32, u32)> = None;
     let (cull_a, cull_b) = (swept_cull(sa, wa, sb, wb, max_t, target), swept_cull(sb, wb, sa, wa, max_t, target));
     for (i, la, a) in parts(sa, cull_a) {
-        let Some(pa) = part_proxy(&la, &a) else { continue };
+        let Some(pa) = Proxy::of(&a) else { continue };
+        let ka = Core::part(&la, &pa);
         for (j, lb, b) in parts(sb, cull_b) {
-            let Some(pb) = part_proxy(&lb, &b) else { continue };
+            let Some(pb) = Proxy::of(&b) else { continue };
+            let kb = Core::part(&lb, &pb);
             let limit = best.map_or(max_t, |(adv, ..)| adv.t);
-            let tol = tolerance(&pa, &pb, wa, wb, max_t);
-            let (ca, cb) = (bounding_circle(&la, pa.reach_from(la.p)), bounding_circle(&lb, pb.reach_from(lb.p)));
-            if advance(&ca, wa, &cb, wb, target, tol, limit).outcome == Outcome::Missed {
+            let tol = tolerance(&pa, &pb);
+            let (ca, cb) = (bounding_circle(&ka), bounding_circle(&kb));
+            if advance(&ca, &cb, sweeps, target, tol, limit).outcome == Outcome::Missed {
                 continue;
             }
-            let adv = advance(&pa, wa, &pb, wb, target, tol, limit);
+            let adv = advance(&ka, &kb, sweeps, target, tol, limit);
             if adv.outcome != Outcome::Missed && best.is_none_or(|(b, ..)| adv.t < b.t) {
                 best = Some((adv, i, j));
                 if adv.outcome == Outcome::AtStart {

@@ -85,10 +85,31 @@ impl Proxy {
         best.0
     }
 
-    /// The largest coordinate magnitude of the shape: its size, for tolerances.
+    /// The shape's size, for tolerances: half the longer side of its core's bounding box plus
+    /// its radius. It does not depend on where the core sits in its frame.
     #[inline]
-    pub fn extent(&self) -> f32 {
-        self.points().iter().map(|v| v.abs().max_element()).fold(0.0, f32::max) + self.radius
+    pub fn size(&self) -> f32 {
+        let (lo, hi) = self.bounds();
+        0.5 * (hi - lo).max_element() + self.radius
+    }
+
+    /// The proxy moved so that its core's bounding box is centred on the frame's origin, and
+    /// the centre it was moved from. GJK's rounding follows its coordinates' magnitude: centred,
+    /// that is the shape's size and the distance between the shapes, however far the core sits
+    /// from its pose's origin.
+    #[inline]
+    pub fn centred(mut self) -> (Proxy, Vec2) {
+        let (lo, hi) = self.bounds();
+        let c = 0.5 * (lo + hi);
+        for v in &mut self.points[..self.count] {
+            *v -= c;
+        }
+        (self, c)
+    }
+
+    #[inline]
+    fn bounds(&self) -> (Vec2, Vec2) {
+        self.points().iter().fold((self.points[0], self.points[0]), |(lo, hi), v| (lo.min(*v), hi.max(*v)))
     }
 
     /// The largest distance from `centre` to a point of the shape: the radius of a bounding

@@ -2,7 +2,7 @@
 
 use glam::Vec2;
 
-use super::advance::{Outcome, Sweep};
+use super::advance::{Outcome, Sweep, Sweeps};
 use super::cast::{earliest, ghost_normal};
 use super::{QueryError, check_amount, check_pose, distance};
 use crate::shape::Shape;
@@ -17,8 +17,10 @@ pub enum ToiState {
     Separated,
     /// They touch or overlap at the start; `fraction` is 0.
     Overlapping,
-    /// The search ran out of iterations (a shape turning fast while closing slowly); the shapes
-    /// are apart until `fraction`, and a caller can sweep on from there.
+    /// The search ran out of iterations before deciding (rare: a shape turning fast past a near
+    /// miss); the shapes are apart until `fraction`, and a caller can sweep on from there. It is
+    /// not an impact: nothing was found to touch. [`World::step`](crate::World::step) resumes
+    /// the search from `fraction` a few times, and reports no impact for a pair still undecided.
     IterationLimit,
 }
 
@@ -46,8 +48,12 @@ pub struct Toi {
 /// Each shape translates linearly and turns about its pose's origin (see [`Sweep`]). The
 /// search is conservative advancement: it never steps past a contact, so it never reports
 /// [`ToiState::Separated`] for shapes that touch during the sweep, and a hit is never later
-/// than the true first contact. The tolerance is 1e-4 times the smaller shape's size (more far
-/// from the origin, where f32 spacing is coarser). A compound's parts are tried in turn, the
+/// than the true first contact. At a hit the distance, at the poses [`Sweep::at`] gives for
+/// the fraction, is within 1e-4 times the smaller shape's size (half the longer side of its
+/// bounding box plus its rounding) plus the f32 rounding of the sizes and of the distance
+/// between the shapes, wherever a shape's geometry sits relative to its pose's origin. (That
+/// offset does count in the motion: a shape turns about its pose's origin, and f32 poses of a
+/// turning shape carry rounding along that lever.) A compound's parts are tried in turn, the
 /// earliest impact kept.
 ///
 /// ```
@@ -78,7 +84,7 @@ pub fn time_of_impact(
         check_pose(p)?;
     }
     check_amount(max_fraction)?;
-    let Some((adv, part_a, part_b)) = earliest(sa, sweep_a, sb, sweep_b, 0.0, max_fraction) else {
+    let Some((adv, part_a, part_b)) = earliest(sa, sb, &Sweeps::new(*sweep_a, *sweep_b), 0.0, max_fraction) else {
         return Ok(Toi {
             state: ToiState::Separated,
             fraction: max_fraction,

@@ -497,7 +497,10 @@ impl World {
     /// its sweep (the contacts report those), has none. The time of impact is that of
     /// [`query::time_of_impact`](crate::query::time_of_impact): never later than the true
     /// first contact, and at most its tolerance (1e-4 of the smaller shape's size) short of
-    /// touching.
+    /// touching. A search that runs out of iterations
+    /// ([`ToiState::IterationLimit`](crate::query::ToiState::IterationLimit)) has found no
+    /// contact: the step resumes it from the fraction it cleared, a few times, and a pair still
+    /// undecided then gives no impact rather than a phantom one.
     ///
     /// Each bullet is swept linearly from its pose at the step before to its pose now (the
     /// angle turning the short way); the collider it hits is held still at its current pose,

@@ -25,10 +25,10 @@ use crate::world::{Impact, NONE, World};
 /// poses; `tight_end` is the one at `end`). For a pure translation that union is exactly the
 /// box of the swept area. A rotating shape can bulge out of it between the poses (a bar turning
 /// a quarter turn sweeps its tip through the diagonal), so then the box also covers the disc of
-/// the shape's reach around every point of the origin's path. The box is grown by the
-/// tolerance of [`query::time_of_impact`] (1e-4 of the smaller shape's reach, plus f32 rounding
-/// of the coordinates), within which it reports a hit, so that every pair it can report is a
-/// candidate pair.
+/// the shape's reach around every point of the origin's path. The box is grown by more than the
+/// tolerance of [`query::time_of_impact`] (1e-4 of the smaller shape's size, at most its reach,
+/// plus f32 rounding of the coordinates), within which it reports a hit, so that every pair it
+/// can report is a candidate pair.
 pub(super) fn sweep_box(shape: &Shape, start: &Pose, end: &Pose, tight_end: Aabb) -> Aabb {
     let reach = shape.bounding_radius();
     let mut b = tight_end.union(&shape.aabb(start));
@@ -38,6 +38,10 @@ pub(super) fn sweep_box(shape: &Shape, start: &Pose, end: &Pose, tight_end: Aabb
     let magnitude = b.min.abs().max(b.max.abs()).max_element();
     b.fattened(2e-4 * reach + 1e-5 * magnitude)
 }
+
+/// Rounds of [`World::time_of_impact`]: each is a full search of the time-of-impact query, and
+/// a sweep that needs more than one is already rare.
+const RESUMES: usize = 4;
 
 impl World {
     /// (d) The earliest impact of every bullet that moved, in parallel over the bullets, then
@@ -78,13 +82,43 @@ impl World {
     /// against would be stopped there again at every step.
     fn counts(toi: &query::Toi, bullet: &Sweep, other: &Sweep) -> bool {
         match toi.state {
-            ToiState::Hit | ToiState::IterationLimit if toi.fraction > 0.0 => true,
+            ToiState::Hit if toi.fraction > 0.0 => true,
             ToiState::Hit => {
                 let closing = (bullet.end.p - bullet.start.p) - (other.end.p - other.start.p);
                 closing.dot(toi.normal) > 0.0
             }
             _ => false,
         }
+    }
+
+    /// [`query::time_of_impact`] resumed from its safe fraction while it ends in
+    /// [`ToiState::IterationLimit`], for a few rounds: a search that ran out of steps has not
+    /// found a contact, only cleared the sweep up to there, so reporting one would be a phantom
+    /// impact and dropping the pair could let the bullet tunnel. Each round starts a fresh
+    /// search on the rest of both sweeps; the fraction is mapped back onto the whole sweep. A
+    /// pair still undecided after the last round gives no impact (the contacts at the end pose
+    /// still see an overlap there).
+    fn time_of_impact(
+        shape: &Shape,
+        sweep: &Sweep,
+        other_shape: &Shape,
+        other: &Sweep,
+        max_fraction: f32,
+    ) -> Result<query::Toi, query::QueryError> {
+        let rest = |s: &Sweep, from: f32| if from == 0.0 { *s } else { Sweep::new(s.at(from), s.end) };
+        let mut from = 0.0f32;
+        let mut toi = query::time_of_impact(shape, sweep, other_shape, other, max_fraction)?;
+        for _ in 1..RESUMES {
+            if toi.state != ToiState::IterationLimit || toi.fraction <= 0.0 {
+                break;
+            }
+            from += (1.0 - from) * toi.fraction;
+            let span = 1.0 - from;
+            let max = if span > 0.0 { ((max_fraction - from) / span).clamp(0.0, 1.0) } else { 0.0 };
+            toi = query::time_of_impact(shape, &rest(sweep, from), other_shape, &rest(other, from), max)?;
+            toi.fraction = (from + span * toi.fraction).min(max_fraction);
+        }
+        Ok(toi)
     }
 
     /// The sweep of slot `s` over the step: from its sweep start for a bullet, else still at
@@ -130,7 +164,7 @@ impl World {
             let max_fraction = best.map_or(1.0, |(t, _, _)| t);
             // The poses and shapes are the world's own (checked on the way in), so the query
             // cannot refuse them; a refusal would mean no impact rather than a wrong one.
-            let Ok(toi) = query::time_of_impact(shape, &sweep, &cols.shape[o], &other_sweep, max_fraction) else {
+            let Ok(toi) = Self::time_of_impact(shape, &sweep, &cols.shape[o], &other_sweep, max_fraction) else {
                 continue;
             };
             if !Self::counts(&toi, &sweep, &other_sweep) {
@@ -175,6 +209,22 @@ mod tests {
         assert_ne!(a.state_hash(), b.state_hash(), "a bullet's sweep start is hashed");
         let restored = World::from_bytes(&b.to_bytes()).unwrap();
         assert_eq!(restored.cols.sweep_start[s], b.cols.sweep_start[s], "and stored");
+    }
+
+    #[test]
+    fn an_iteration_limit_is_no_impact() {
+        let bullet = crate::query::Sweep::new(Pose::IDENTITY, Pose::from_translation(Vec2::X));
+        let still = crate::query::Sweep::fixed(Pose::from_translation(Vec2::new(2.0, 0.0)));
+        let toi = |state| crate::query::Toi {
+            state,
+            fraction: 0.5,
+            point: Vec2::ZERO,
+            normal: Vec2::X,
+            part_a: 0,
+            part_b: 0,
+        };
+        assert!(World::counts(&toi(crate::query::ToiState::Hit), &bullet, &still));
+        assert!(!World::counts(&toi(crate::query::ToiState::IterationLimit), &bullet, &still));
     }
 
     #[test]

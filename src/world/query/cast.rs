@@ -136,11 +136,11 @@ impl World {
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
         let mut best: Option<ShapeCastHit> = None;
         let movers = self.mover_tree.read(&self.cols);
-        for (tree, resident) in self.query_trees(&movers) {
+        for tree in [&**movers, &self.tree] {
             // The second tree starts with the ray clipped at the first tree's best hit.
             let max = best.map_or(options.max_fraction, |b| b.fraction);
             tree.ray_cast_closest_with(&ray, max, grow, |slot, _| {
-                if !self.accepts(slot, filter, resident) {
+                if !self.accepts(slot, filter) {
                     return None;
                 }
                 // The candidate's cast runs over the caller's whole range, not clipped at the
@@ -181,9 +181,9 @@ impl World {
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);
-        for (tree, resident) in self.query_trees(&movers) {
+        for tree in [&**movers, &self.tree] {
             tree.ray_cast_all_with(&ray, options.max_fraction, grow, |slot, _| {
-                if self.accepts(slot, filter, resident)
+                if self.accepts(slot, filter)
                     && let Some(hit) = self.shape_cast(slot, (shape, pose, translation), options)
                 {
                     out.push(hit);

@@ -66,6 +66,7 @@ mod polygon_polygon;
 mod segment_cuboid;
 mod segment_polygon;
 mod segment_segment;
+pub(crate) mod welded;
 #[cfg(test)]
 pub(crate) mod test_util;
 

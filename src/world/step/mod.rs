@@ -56,6 +56,7 @@ impl World {
         self.update_aabbs();
         let t1 = Instant::now();
         self.update_broad_phase();
+        self.update_welds();
         let t2 = Instant::now();
         self.narrow_phase();
         let t3 = Instant::now();

@@ -203,7 +203,7 @@ fn normals_at(world: &mut World, id: ColliderId, pose: Pose) -> Vec<Vec2> {
 #[test]
 fn real_corners_still_push_out_of_the_solid() {
     let mut w = world(true);
-    unit_floor(&mut w, 20);
+    let _ = unit_floor(&mut w, 20);
     // A step up at x = 10: a box on top of the floor tile there, and a wall at x = 15.
     fixed(&mut w, unit_box(), Vec2::new(10.5, 0.5));
     for j in 0..5 {
@@ -268,7 +268,7 @@ fn removing_a_tile_reopens_its_neighbours_edges() {
 fn casts_and_the_mover_cross_welded_tiles_as_a_chain() {
     for weld in [true, false] {
         let mut w = world(weld);
-        unit_floor(&mut w, 200);
+        let _ = unit_floor(&mut w, 200);
         w.step();
         let f = QueryFilter::default();
         let (mut bad_casts, mut casts) = (0, 0);
@@ -281,31 +281,57 @@ fn casts_and_the_mover_cross_welded_tiles_as_a_chain() {
                 let hit = hit.expect("the floor is below");
                 casts += 1;
                 bad_casts += usize::from(hit.normal.angle_to(Vec2::Y).abs() > 1e-3);
+                // Slid along it a hair low: every tile ahead is met at its corner.
                 let low = Pose::from_translation(Vec2::new(x, shape.1 - 1e-3));
-                if let Some(h) =
-                    w.cast_shape(&shape.0, &low, Vec2::new(3.0, 0.0), &CastOptions::default(), &f).unwrap()
-                    && !h.started_in_contact
-                {
+                let mut all = Vec::new();
+                w.cast_shape_all(&shape.0, &low, Vec2::new(3.0, 0.0), &CastOptions::default(), &f, &mut all).unwrap();
+                for h in all.iter().filter(|h| !h.started_in_contact) {
                     casts += 1;
                     bad_casts += usize::from(h.normal.angle_to(Vec2::Y).abs() > 1e-3);
                 }
             }
         }
+        // Times of impact: a bullet sweeping along the floor a hair low.
+        let (mut bad_impacts, mut impacts) = (0, 0);
+        for (_, shape, half) in sliders() {
+            let start = Pose::from_translation(Vec2::new(2.2, half - 1e-3));
+            let bullet = w.insert(ColliderDesc::new(shape, start).bullet()).unwrap();
+            w.step();
+            for i in 1..300 {
+                w.set_pose(bullet, Pose::from_translation(Vec2::new(2.2 + 0.37 * i as f32, half - 1e-3))).unwrap();
+                w.step();
+                for hit in w.impacts() {
+                    impacts += 1;
+                    bad_impacts += usize::from(hit.normal.angle_to(Vec2::NEG_Y).abs() > 1e-3);
+                }
+            }
+            w.remove(bullet).unwrap();
+            w.step();
+        }
         // The mover: a box running right along the floor at full speed, a hair into it.
         let runner = Shape::cuboid(Vec2::new(0.3, 0.45)).unwrap();
         let mut p = Vec2::new(2.0, 0.45);
         let config = CharacterConfig::default();
-        let (mut walls, mut hits) = (0, Vec::new());
+        let (mut walls, mut hits, mut bad_hits) = (0, Vec::new(), 0);
         for _ in 0..600 {
+            hits.clear();
             let m = w.move_character(&runner, &Pose::from_translation(p), Vec2::new(0.25, -0.01), &config, &mut hits).unwrap();
             walls += usize::from(m.hit_wall);
+            bad_hits += hits.iter().filter(|h| h.normal.angle_to(Vec2::Y).abs() > 1e-3).count();
             p = m.pose.p;
         }
-        println!("weld {weld}: {bad_casts} bad cast normals of {casts}; runner at x = {}, {walls} wall hits", p.x);
+        println!(
+            "weld {weld}: {bad_casts} bad cast normals of {casts}, {bad_impacts} bad impact normals of {impacts}; \
+             runner at x = {}, {walls} wall hits, {bad_hits} bad hit normals",
+            p.x
+        );
         if weld {
             assert_eq!(bad_casts, 0);
-            assert_eq!(walls, 0);
+            assert_eq!(bad_impacts, 0);
+            assert_eq!((walls, bad_hits), (0, 0));
             assert!(p.x > 151.0, "the runner must not be slowed: {p}");
+        } else {
+            assert!(bad_casts > 0 && bad_impacts > 0 && bad_hits > 0, "without welding the corners show");
         }
     }
 }
@@ -313,7 +339,7 @@ fn casts_and_the_mover_cross_welded_tiles_as_a_chain() {
 #[test]
 fn welds_survive_snapshots_and_hash_alike() {
     let mut w = world(true);
-    unit_floor(&mut w, 50);
+    let _ = unit_floor(&mut w, 50);
     let ball = w.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(5.0, 0.49)))).unwrap();
     w.step();
     let mut copy = World::from_bytes(&w.to_bytes()).unwrap();
@@ -328,11 +354,11 @@ fn welds_survive_snapshots_and_hash_alike() {
     }
     // Welding on or off is part of the state.
     let mut off = world(false);
-    unit_floor(&mut off, 50);
+    let _ = unit_floor(&mut off, 50);
     off.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(8.0, 0.49)))).unwrap();
     off.step();
     let mut on = world(true);
-    unit_floor(&mut on, 50);
+    let _ = unit_floor(&mut on, 50);
     on.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(8.0, 0.49)))).unwrap();
     on.step();
     assert_ne!(on.state_hash(), off.state_hash());

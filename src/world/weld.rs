@@ -46,10 +46,12 @@ pub(crate) struct Welds {
     garbage: usize,
     /// Statics to recompute at the next step (may hold duplicates and dead slots).
     pub dirty: Vec<u32>,
+    /// Statics the step's maintenance added to the moved list (sorted), taken out after the
+    /// narrow phase.
+    rewelded: Vec<u32>,
     /// Scratch: the neighbours of the static being welded, their polygons and tolerances, and
     /// compaction's (first, slot) list.
-    near: Vec<u32>,
-    polys: Vec<(u32, WorldPoly, f32)>,
+    scratch: Scratch,
     order: Vec<(u32, u32)>,
 }
 
@@ -106,6 +108,17 @@ impl Welds {
         collide::contact_parts(sa, pa, sb, pb, f);
     }
 
+    /// A query's hit normal (world, out of collider `s`, at surface point `point`) as the
+    /// welded surface shows it: along a flat or concave join, the face's normal rather than
+    /// the one a tile's corner gives (see `collide::welded::surface_normal`). Unchanged for a
+    /// collider that is not welded.
+    #[inline]
+    pub fn hit_normal(&self, cols: &Columns, s: usize, point: Vec2, normal: Vec2) -> Vec2 {
+        self.of(s)
+            .and_then(|w| welded::surface_normal(&cols.shape[s], &cols.pose[s], w, point, normal))
+            .unwrap_or(normal)
+    }
+
     /// Drops slot `s`'s records.
     pub fn release(&mut self, s: usize) {
         if let Some(f) = self.first.get_mut(s)
@@ -116,6 +129,9 @@ impl Welds {
         }
     }
 }
+
+/// The neighbours of the static being welded, and their polygons and tolerances.
+type Scratch = (Vec<u32>, Vec<(u32, WorldPoly, f32)>);
 
 /// Whether slot `s` can be welded: a live, non-sensor static box or polygon.
 #[inline]
@@ -282,24 +298,43 @@ impl World {
         }
         dirty.sort_unstable();
         dirty.dedup();
-        let mut marked = false;
+        self.welds.rewelded.clear();
         for &s in &dirty {
-            if self.reweld(s as usize) && self.cols.flags[s as usize] & flags::MOVED == 0 {
+            if self.reweld(s as usize) {
                 let bits = &mut self.scratch.moved_bits;
                 let (w, bit) = (s as usize >> 6, 1u64 << (s & 63));
                 if bits[w] & bit == 0 {
                     bits[w] |= bit;
                     self.moved.push(s);
-                    marked = true;
+                    self.welds.rewelded.push(s);
                 }
             }
         }
-        if marked {
+        if !self.welds.rewelded.is_empty() {
             self.moved.sort_unstable();
         }
         dirty.clear();
         self.welds.dirty = dirty;
         self.compact_welds();
+    }
+
+    /// Takes the statics `update_welds` added to the moved list out of it again once the narrow
+    /// phase has seen them: the list is state (a snapshot stores it), and should say what the
+    /// user moved, not what the welds did.
+    pub(super) fn unlist_rewelded(&mut self) {
+        if self.welds.rewelded.is_empty() {
+            return;
+        }
+        let gone = &self.welds.rewelded;
+        let mut k = 0;
+        // Both sorted: one merge pass.
+        self.moved.retain(|s| {
+            while k < gone.len() && gone[k] < *s {
+                k += 1;
+            }
+            !(k < gone.len() && gone[k] == *s)
+        });
+        self.welds.rewelded.clear();
     }
 
     /// Recomputes every placed static's welds from the statics as they are (a snapshot
@@ -329,7 +364,9 @@ impl World {
             self.welds.first.resize(self.cols.alive.len(), NONE);
         }
         let mut edges = [EdgeWeld::default(); MAX_POLYGON_VERTICES];
-        let count = if self.welds_apply(s) { self.compute_welds(s, &mut edges) } else { 0 };
+        let mut scratch = std::mem::take(&mut self.welds.scratch);
+        let count = if self.welds_apply(s) { self.compute_welds(s, &mut edges, &mut scratch) } else { 0 };
+        self.welds.scratch = scratch;
         let old = self.welds.of(s);
         let new = &edges[..count];
         let same = match old {
@@ -348,12 +385,13 @@ impl World {
     }
 
     /// Fills `out` with slot `s`'s welds, returns the edge count, or 0 when no edge is welded.
-    fn compute_welds(&mut self, s: usize, out: &mut [EdgeWeld; MAX_POLYGON_VERTICES]) -> usize {
+    /// `scratch`: the neighbours' slots and polygons, reused.
+    fn compute_welds(&self, s: usize, out: &mut [EdgeWeld; MAX_POLYGON_VERTICES], scratch: &mut Scratch) -> usize {
         let cols = &self.cols;
         let Some(x) = WorldPoly::of(cols, s) else { return 0 };
         let Some(q) = welded::core(&cols.shape[s]) else { return 0 };
         let pose = cols.pose[s];
-        let mut near = std::mem::take(&mut self.welds.near);
+        let (near, ys) = (&mut scratch.0, &mut scratch.1);
         near.clear();
         self.tree.query(&weld_region(&x.aabb).fattened(x.radius), |o| {
             if o as usize != s && weldable(cols, o as usize) {
@@ -365,7 +403,6 @@ impl World {
         near.sort_unstable();
         // Neighbours of the same rounding only: the union of their cores grown by the radius is
         // the union of the shapes, so the cores' boundary is the one to follow.
-        let mut ys = std::mem::take(&mut self.welds.polys);
         ys.clear();
         ys.extend(near.iter().filter_map(|&o| {
             let y = WorldPoly::of(cols, o as usize)?;
@@ -380,7 +417,7 @@ impl World {
         for (k, sp) in span.iter_mut().enumerate().take(n) {
             let (a, b) = x.edge(k);
             let eps = WELD_TOL;
-            for (_, y, tol) in &ys {
+            for (_, y, tol) in ys.iter() {
                 if y.has_face_along(a, b, x.n[k], *tol) {
                     continue;
                 }
@@ -423,7 +460,7 @@ impl World {
             } else {
                 (pose.inv_transform_point(b + e1), None, true)
             };
-            for (_, y, tol) in &ys {
+            for (_, y, tol) in ys.iter() {
                 for j in 0..y.count {
                     let (c, d) = y.edge(j);
                     // Edges lying on ours are our opposite faces, interior with them.
@@ -450,9 +487,45 @@ impl World {
             let (la, lb) = if trimmed { (qa + span[k].0 * (qb - qa), qa + span[k].1 * (qb - qa)) } else { (qa, qb) };
             out[k] = EdgeWeld { a: la, b: lb, ghost_a: ga.0, ghost_b: gb.0, buried: buried(k), count: n as u8 };
         }
-        self.welds.near = near;
-        self.welds.polys = ys;
         if welded { n } else { 0 }
+    }
+
+    /// Checks that every static's welds are what a recomputation gives (for `validate`): the
+    /// step left none stale. Only meaningful when no static changed since the last step.
+    pub(super) fn validate_welds(&self) -> Result<(), String> {
+        let cols = &self.cols;
+        let mut scratch = Scratch::default();
+        let mut owned = 0;
+        for s in 0..cols.alive.len() {
+            let record = self.welds.of(s);
+            if !cols.alive[s] {
+                if record.is_some() {
+                    return Err(format!("slot {s}: dead, with welds"));
+                }
+                continue;
+            }
+            owned += record.map_or(0, <[EdgeWeld]>::len);
+            if !self.welds.dirty.is_empty() || !cols.is_placed(s) {
+                continue;
+            }
+            let mut edges = [EdgeWeld::default(); MAX_POLYGON_VERTICES];
+            let count = if self.welds_apply(s) { self.compute_welds(s, &mut edges, &mut scratch) } else { 0 };
+            let same = match record {
+                None => count == 0,
+                Some(r) => r.len() == count && r.iter().zip(&edges).all(|(a, b)| a.same(b)),
+            };
+            if !same {
+                return Err(format!("slot {s}: stale welds {record:?}, a recomputation gives {:?}", &edges[..count]));
+            }
+        }
+        if owned + self.welds.garbage != self.welds.edges.len() {
+            return Err(format!(
+                "weld records: {owned} owned + {} dead != {} stored",
+                self.welds.garbage,
+                self.welds.edges.len()
+            ));
+        }
+        Ok(())
     }
 
     /// Rewrites `edges` without its dead records once they are the larger part (in place, in

@@ -59,6 +59,7 @@ impl World {
         self.update_welds();
         let t2 = Instant::now();
         self.narrow_phase();
+        self.unlist_rewelded();
         let t3 = Instant::now();
         self.continuous_collision();
         [t1, t2, t3, Instant::now()]

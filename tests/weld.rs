@@ -209,7 +209,8 @@ fn real_corners_still_push_out_of_the_solid() {
     for j in 0..5 {
         fixed(&mut w, unit_box(), Vec2::new(15.5, j as f32 + 0.5));
     }
-    let ball = w.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(-9.0, 9.0)))).unwrap();
+    let ball =
+        w.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(-9.0, 9.0)))).unwrap();
     w.step();
     // Against the step's face, beside the floor seam at its foot: pushed back, not up.
     let n = normals_at(&mut w, ball, Pose::from_translation(Vec2::new(9.51, 0.6)));
@@ -236,7 +237,8 @@ fn removing_a_tile_reopens_its_neighbours_edges() {
     for i in 0..10 {
         tiles.push(fixed(&mut w, unit_box(), Vec2::new(i as f32 + 0.5, -0.5)));
     }
-    let probe = w.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(-9.0, 9.0)))).unwrap();
+    let probe =
+        w.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(-9.0, 9.0)))).unwrap();
     w.step();
     // At the seam x = 5 from the side (left of it, low): welded, only the floor's up normals.
     let at = Pose::from_translation(Vec2::new(4.7, 0.45));
@@ -315,7 +317,9 @@ fn casts_and_the_mover_cross_welded_tiles_as_a_chain() {
         let (mut walls, mut hits, mut bad_hits) = (0, Vec::new(), 0);
         for _ in 0..600 {
             hits.clear();
-            let m = w.move_character(&runner, &Pose::from_translation(p), Vec2::new(0.25, -0.01), &config, &mut hits).unwrap();
+            let m = w
+                .move_character(&runner, &Pose::from_translation(p), Vec2::new(0.25, -0.01), &config, &mut hits)
+                .unwrap();
             walls += usize::from(m.hit_wall);
             bad_hits += hits.iter().filter(|h| h.normal.angle_to(Vec2::Y).abs() > 1e-3).count();
             p = m.pose.p;
@@ -340,7 +344,8 @@ fn casts_and_the_mover_cross_welded_tiles_as_a_chain() {
 fn welds_survive_snapshots_and_hash_alike() {
     let mut w = world(true);
     let _ = unit_floor(&mut w, 50);
-    let ball = w.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(5.0, 0.49)))).unwrap();
+    let ball =
+        w.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(5.0, 0.49)))).unwrap();
     w.step();
     let mut copy = World::from_bytes(&w.to_bytes()).unwrap();
     assert_eq!(copy.state_hash(), w.state_hash());

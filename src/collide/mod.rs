@@ -66,9 +66,9 @@ mod polygon_polygon;
 mod segment_cuboid;
 mod segment_polygon;
 mod segment_segment;
-pub(crate) mod welded;
 #[cfg(test)]
 pub(crate) mod test_util;
+pub(crate) mod welded;
 
 use bytemuck::{Pod, Zeroable};
 use glam::Vec2;

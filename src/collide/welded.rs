@@ -183,7 +183,13 @@ pub(crate) fn manifold(shape: &Shape, pose: &Pose, welds: &[EdgeWeld], other: &S
 /// with normal `normal` (world, out of the polygon): the nearest edge that collides decides, and
 /// at its ends a normal leaning along a flat or concave join snaps to the face, as on a chain
 /// (see `query::cast`'s ghost-vertex rule). `None` when every edge is buried.
-pub(crate) fn surface_normal(shape: &Shape, pose: &Pose, welds: &[EdgeWeld], point: Vec2, normal: Vec2) -> Option<Vec2> {
+pub(crate) fn surface_normal(
+    shape: &Shape,
+    pose: &Pose,
+    welds: &[EdgeWeld],
+    point: Vec2,
+    normal: Vec2,
+) -> Option<Vec2> {
     core(shape)?;
     let (p, m) = (pose.inv_transform_point(point), pose.q.inv_rotate(normal));
     let mut best: Option<(f32, ChainSegment)> = None;

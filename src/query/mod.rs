@@ -64,8 +64,8 @@ mod tests;
 mod toi;
 
 pub use advance::Sweep;
-pub use cast::{CastHit, CastOptions, cast_shapes};
 pub(crate) use cast::segment_vertex_normal;
+pub use cast::{CastHit, CastOptions, cast_shapes};
 pub use distance::{DistanceOutput, distance, distance_cached};
 pub use gjk::SimplexCache;
 pub use planes::{Plane, PlaneSolution, solve_planes};

@@ -92,6 +92,7 @@ fn every_config_round_trips() {
             aabb_margin_ratio: 0.5,
             large_extent: 99.0,
             aabb_motion_factor: 3.0,
+            weld_static_edges: false,
         };
         let w = World::with_config(config).unwrap();
         assert_eq!(World::from_bytes(&w.to_bytes()).unwrap().config, config);

@@ -368,4 +368,9 @@ fn welds_survive_snapshots_and_hash_alike() {
     on.step();
     assert_ne!(on.state_hash(), off.state_hash());
     assert!(!World::from_bytes(&off.to_bytes()).unwrap().config().weld_static_edges);
+    // A copy with another broad phase welds its statics too.
+    let copy =
+        on.rebuilt_with(WorldConfig { broad_phase: sapwood::BroadPhaseKind::SortSweep, ..*on.config() }).unwrap();
+    copy.validate().unwrap();
+    assert_eq!(copy.contacts(), on.contacts());
 }

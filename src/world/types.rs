@@ -253,7 +253,8 @@ pub struct StepTimings {
     pub aabbs: Duration,
     /// (b) The escaped colliders moved through the broad-phase structures, the search for the
     /// candidate pairs they began and ended, and the pair slots created and freed (a touching
-    /// pair whose fat boxes parted ends here, with its event).
+    /// pair whose fat boxes parted ends here, with its event), and the welds of the statics
+    /// changed since the last step recomputed (see [`WorldConfig::weld_static_edges`]).
     pub broad_phase: Duration,
     /// (c) Manifolds of the pairs with a moved collider, written to the contacts array, with the
     /// events of the pairs that started or stopped touching.

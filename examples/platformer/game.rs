@@ -20,7 +20,7 @@ use sapwood::{
 };
 
 use crate::components::{Hazard, MovingPlatform, OneWay, Pickup, Player, Terrain, category, filter_for};
-use crate::level::{Level, LevelError};
+use crate::level::{CELL, Level, LevelError};
 use crate::systems;
 
 /// The fixed simulation step, seconds.
@@ -145,6 +145,10 @@ impl Game {
         let sensor = |cat| ColliderOptions { is_static: true, sensor: true, filter: filter_for(cat) };
         for chain in &level.terrain {
             ecs.spawn((Pose::IDENTITY, Shape::Chain(chain.clone()), fixed(category::TERRAIN), Terrain));
+        }
+        for &c in &level.tiles {
+            let tile = Shape::cuboid(Vec2::splat(0.5 * CELL))?;
+            ecs.spawn((Pose::from_translation(c), tile, fixed(category::TERRAIN), Terrain));
         }
         for &(left, right) in &level.one_way {
             // Right to left, so that the front (a chain segment's right side) faces up.

@@ -14,6 +14,7 @@
 //! | `^`  | spikes (a run of them is one hazard) |
 //! | `S`, `C` | the start and the checkpoint: the player stands on the cell's bottom edge |
 //! | `G`  | the goal: reaching its column ends the level |
+//! | `t`  | a solid cell inserted as a box collider of its own, as a Tiled or LDtk import gives |
 
 use sapwood::{Chain, Tile, TileMap, TileMapError, Vec2};
 
@@ -23,7 +24,8 @@ pub const CELL: f32 = 0.5;
 /// The course, left to right: flat ground, one-cell steps up (climbed without jumping), a
 /// valley between 45° slopes, a two-cell step (a jump), a wall too high to jump from the
 /// ground with a one-way platform before it, a plateau, a drop, a spiked pit crossed on the
-/// moving platform, a slope down, bumps, the goal.
+/// moving platform, a slope down, bumps, and a bump and the run to the goal built from separate
+/// tile colliders (`t`), welded by the world into one smooth surface.
 const MAP: &str = r"
 ##..............................................................................................................................................................................................########
 ##..............................................................................................................................................................................................########
@@ -41,8 +43,8 @@ const MAP: &str = r"
 ##......................####\........../##########\...*...######################################################MMMMMM------------------####\...................................................########
 ##........*.....*.....#######\......../############\......######################################################........................#####\....................................*.............########
 ##..S...............##########\..*.../##########################################################################........................######\.....*.......####..........*.....................########
-###############################\..../###########################################################################........................#######\........############.....................G......########
-################################################################################################################........................################################################################
+###############################\..../###########################################################################........................#######\........tttttttttttt.....................G......########
+################################################################################################################........................############################tttttttttttttttttttttttttttt########
 ################################################################################################################^^^^^^^^^^^^^^^^^^^^^^^^################################################################
 ########################################################################################################################################################################################################
 ";
@@ -70,6 +72,8 @@ pub struct Level {
     /// Points the player stands on: the start, then the checkpoints left to right.
     pub start: Vec2,
     pub checkpoints: Vec<Vec2>,
+    /// Centres of the cells given as tiles of their own (`t`), each a static box collider.
+    pub tiles: Vec<Vec2>,
     pub goal_x: f32,
     /// The level's extent: `[0, size.x] x [0, size.y]`.
     pub size: Vec2,
@@ -124,6 +128,7 @@ impl Level {
             spikes: Vec::new(),
             start: Vec2::ZERO,
             checkpoints: Vec::new(),
+            tiles: Vec::new(),
             goal_x: f32::INFINITY,
             size: Vec2::ZERO,
         };
@@ -174,10 +179,11 @@ impl Level {
                     'S' => start = Some(cell(column) + Vec2::new(0.5 * CELL, 0.0)),
                     'C' => level.checkpoints.push(cell(column) + Vec2::new(0.5 * CELL, 0.0)),
                     'G' => level.goal_x = level.goal_x.min(cell(column).x),
+                    't' => level.tiles.push(cell(column) + Vec2::splat(0.5 * CELL)),
                     _ => {}
                 }
                 let tile = match c {
-                    '*' | 'S' | 'C' | 'G' => Tile::Empty,
+                    '*' | 'S' | 'C' | 'G' | 't' => Tile::Empty,
                     _ => Tile::from_char(c).ok_or(LevelError::Markers("unknown character"))?,
                 };
                 tiles.push(tile);

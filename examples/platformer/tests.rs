@@ -9,7 +9,8 @@ use sapwood::{Pose, Shape, Vec2, query};
 
 use crate::autopilot;
 use crate::components::{MovingPlatform, OneWay, Player, Terrain};
-use crate::game::{Game, Input, PLAYER_HALF_CORE, PLAYER_HALF_HEIGHT, PLAYER_RADIUS};
+use crate::game::{DT, Game, Input, PLAYER_HALF_CORE, PLAYER_HALF_HEIGHT, PLAYER_RADIUS};
+use crate::systems;
 
 /// Enough for the course with the longest wait for the moving platform (its period is 7 s).
 const FRAMES: u64 = 2400;
@@ -55,6 +56,12 @@ fn points_in_solid(game: &Game) -> usize {
 /// walk all of it (step-ups, slopes, ground snapping) without leaving the ground.
 const WALKED_STRETCH: std::ops::Range<f32> = 9.0..28.4;
 
+/// The run to the goal over separate tile colliders (`t` in the map, one box each): from four
+/// cells past the tiled bump (columns 152 to 164; the drop from it lands by then) to a cell
+/// before the goal. Welded by the
+/// world, the seams between the tiles never slow the player.
+const TILED_STRETCH: std::ops::Range<f32> = 84.0..92.0;
+
 /// What a run showed, frame by frame.
 #[derive(Default, Debug)]
 struct Observed {
@@ -74,6 +81,10 @@ struct Observed {
     carry_error: f32,
     /// How far the platform carried the player in all.
     carried_distance: f32,
+    /// Frames in `TILED_STRETCH`, and those among them not grounded or not moving right at
+    /// the full run speed.
+    frames_on_tiles: u32,
+    slowed_on_tiles: u32,
 }
 
 fn play(game: &mut Game, frames: u64) -> Observed {
@@ -94,6 +105,11 @@ fn play(game: &mut Game, frames: u64) -> Observed {
         if WALKED_STRETCH.contains(&after.x) {
             seen.frames_on_stretch += 1;
             seen.airborne_on_stretch += u32::from(!state.grounded);
+        }
+        if TILED_STRETCH.contains(&before.x) && TILED_STRETCH.contains(&after.x) {
+            seen.frames_on_tiles += 1;
+            let full = (after.x - before.x - systems::RUN_SPEED * DT).abs() < 1e-4 && after.y == before.y;
+            seen.slowed_on_tiles += u32::from(!state.grounded || !full);
         }
         let feet = after - Vec2::new(0.0, PLAYER_HALF_HEIGHT);
         if (edge_left.x..edge_right.x).contains(&after.x) && feet.y < edge_left.y - 0.1 {
@@ -135,6 +151,8 @@ fn the_autopilot_finishes_the_course_without_entering_solid_geometry() {
     assert_eq!(seen.frames_in_solid, 0, "frames ending with the player in a solid tile");
     assert!(seen.frames_on_stretch > 150, "{seen:?}");
     assert_eq!(seen.airborne_on_stretch, 0, "left the ground on the steps and slopes: {seen:?}");
+    assert!(seen.frames_on_tiles > 60, "{seen:?}");
+    assert_eq!(seen.slowed_on_tiles, 0, "the tile seams slowed the player: {seen:?}");
 }
 
 #[test]

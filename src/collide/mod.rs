@@ -69,6 +69,7 @@ mod segment_polygon;
 mod segment_segment;
 #[cfg(test)]
 pub(crate) mod test_util;
+pub(crate) mod welded;
 
 use bytemuck::{Pod, Zeroable};
 use glam::Vec2;

@@ -7,7 +7,7 @@ use super::gjk::Proxy;
 use super::{QueryError, check_amount, check_pose, check_vector, parts, reach_of};
 use crate::collide;
 use crate::math::{Aabb, Pose, Rot};
-use crate::shape::{Chain, Shape};
+use crate::shape::{Chain, ChainSegment, Shape};
 
 /// Options of [`cast_shapes`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -251,7 +251,12 @@ pub(crate) fn ghost_normal(sa: &Shape, qa: Rot, sb: &Shape, qb: Rot, parts: [u32
 /// the corner is convex towards the shape and `n` lies between them, else the nearer face's
 /// normal is taken (a flat or concave vertex has no normal of its own). A free end keeps `n`.
 fn vertex_normal(c: &Chain, i: usize, n: Vec2) -> Vec2 {
-    let s = c.segment_at(i);
+    segment_vertex_normal(&c.segment_at(i), n)
+}
+
+/// [`vertex_normal`] for one segment with its ghost vertices (a chain's, or a welded static
+/// polygon's edge, see `collide::welded`).
+pub(crate) fn segment_vertex_normal(s: &ChainSegment, n: Vec2) -> Vec2 {
     let e = s.b - s.a;
     let (before, after) = match (n.dot(e) > 0.0, s.ghost_a, s.ghost_b) {
         (true, _, Some(g)) => (e, g - s.b),

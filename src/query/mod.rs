@@ -64,6 +64,7 @@ mod tests;
 mod toi;
 
 pub use advance::Sweep;
+pub(crate) use cast::segment_vertex_normal;
 pub use cast::{CastHit, CastOptions, cast_shapes};
 pub use distance::{DistanceOutput, distance, distance_cached};
 pub use gjk::SimplexCache;

@@ -31,6 +31,7 @@ mod state_hash;
 mod step;
 mod types;
 mod validate;
+mod weld;
 
 pub use hooks::{ColliderView, PairHooks};
 pub use query::{CharacterConfig, CharacterHit, CharacterMove, DistanceHit, QueryFilter, RayCastHit, ShapeCastHit};
@@ -41,7 +42,7 @@ pub use types::{
 use std::sync::Arc;
 
 use crate::broad::{BroadPhaseKind, DynamicTree, Movers, PairTable};
-use crate::collide::{self, Manifold};
+use crate::collide::Manifold;
 use crate::math::{Aabb, Pose};
 use crate::shape::Shape;
 use crate::storage::{ColliderId, Columns, flags};
@@ -114,6 +115,8 @@ pub struct World {
     /// contacts it updates in place for it. Derived (a snapshot restore sets it when a refused
     /// pair touches); a refusal only makes the check necessary, never wrong.
     refusals_pending: bool,
+    /// Welded static edges (see `weld`); derived from the statics, recomputed on restore.
+    welds: weld::Welds,
 }
 
 impl Default for World {
@@ -178,6 +181,7 @@ impl World {
             scratch: Scratch::default(),
             hooks: None,
             refusals_pending: false,
+            welds: weld::Welds::default(),
         })
     }
 
@@ -263,6 +267,8 @@ impl World {
         }
         self.cols.flags[s] = f;
         self.moved.push(slot);
+        self.welds.release(s);
+        self.weld_touch(s);
         Ok(self.cols.id(slot))
     }
 
@@ -300,6 +306,8 @@ impl World {
     pub fn remove(&mut self, id: ColliderId) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
         let slot = s as u32;
+        self.weld_touch(s);
+        self.welds.release(s);
         // A collider inserted since the last step is in no structure yet.
         if self.cols.is_placed(s) {
             if self.cols.flags[s] & flags::IN_TREE != 0 {
@@ -326,6 +334,7 @@ impl World {
     pub fn set_pose(&mut self, id: ColliderId, pose: Pose) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
         Self::check_pose(&pose)?;
+        self.weld_touch(s);
         self.cols.pose[s] = pose;
         self.mark_moved(s);
         Ok(())
@@ -342,6 +351,7 @@ impl World {
     pub fn teleport(&mut self, id: ColliderId, pose: Pose) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
         Self::check_pose(&pose)?;
+        self.weld_touch(s);
         self.cols.pose[s] = pose;
         if self.cols.flags[s] & flags::BULLET != 0 {
             self.cols.sweep_start[s] = pose;
@@ -358,6 +368,9 @@ impl World {
     pub fn set_shape(&mut self, id: ColliderId, shape: Shape) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
         shape.validate()?;
+        self.weld_touch(s);
+        // The records' length is the old shape's edge count.
+        self.welds.release(s);
         self.cols.shape[s] = shape;
         self.refilter_collider(s);
         Ok(())
@@ -476,7 +489,7 @@ impl World {
     ) -> Result<(), WorldError> {
         let sa = self.cols.slot(a).ok_or(WorldError::StaleId)?;
         let sb = self.cols.slot(b).ok_or(WorldError::StaleId)?;
-        collide::contact_parts(&self.cols.shape[sa], &self.cols.pose[sa], &self.cols.shape[sb], &self.cols.pose[sb], f);
+        self.welds.contact_parts(&self.cols, sa, sb, f);
         Ok(())
     }
 

@@ -103,6 +103,12 @@ impl World {
                 continue;
             }
             cols.pose[s].p -= offset;
+            // The welds are in each static's own frame and stay valid, but which vertices
+            // coincide within f32 rounding can change with the coordinates: the next step
+            // recomputes them, as a world built at the new coordinates would have them.
+            if self.config.weld_static_edges && cols.flags[s] & flags::STATIC != 0 {
+                self.welds.dirty.push(s as u32);
+            }
             if cols.flags[s] & flags::BULLET != 0 {
                 // A sweep start is a pose, held to the same range; one that the shift would
                 // take out of it (a bullet that crossed most of the world in one step) starts

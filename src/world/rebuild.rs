@@ -55,6 +55,10 @@ impl World {
                 cols.fat[s] = Aabb::EMPTY;
                 cols.flags[s] = (cols.flags[s] & (flags::STATIC | flags::SENSOR)) | flags::MOVED;
                 w.moved.push(s as u32);
+                // Every static is new to the copy: its welds are made by the internal step.
+                if config.weld_static_edges && cols.flags[s] & flags::STATIC != 0 {
+                    w.welds.dirty.push(s as u32);
+                }
             }
         }
         w.cols = cols;

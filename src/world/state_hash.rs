@@ -103,6 +103,7 @@ impl Sink {
         self.u32(tag);
         self.slice(&rest);
         self.slice(&[c.aabb_margin, c.aabb_margin_ratio, c.aabb_motion_factor, c.large_extent]);
+        self.u32(u32::from(c.weld_static_edges));
     }
 
     fn shape(&mut self, s: &Shape) {
@@ -156,11 +157,12 @@ impl World {
     /// membership (an insert or a removal) or id, in the pairs, the contacts or the pending
     /// events gives another value, except with the 2^-64 chance of a collision.
     ///
-    /// Hashed: the config, the live colliders' columns, every slot's generation, the slot and
+    /// Hashed: the config (welding on or off included), the live colliders' columns, every slot's generation, the slot and
     /// pair free lists in order, the pair slots with their list order, the contacts in order,
     /// and the events pending from removals. Not hashed, because no later step reads them: the
     /// last step's [`World::events`] and timings, leftovers of removed colliders and freed pair
-    /// slots, and the broad-phase structures, which are derived (a snapshot rebuilds them).
+    /// slots, and the broad-phase structures and welded static edges, which are derived from
+    /// the hashed statics (a snapshot rebuilds them).
     ///
     /// Cost: one pass over the columns, pairs and contacts at memory speed (XXH3), linear in
     /// their count. The value is the same on every little-endian host.

@@ -78,6 +78,19 @@ pub struct WorldConfig {
     /// A moving collider whose tight box is larger than this on either side is kept out of the
     /// SAP (it would overlap everything on an axis) and lives in the tree instead.
     pub large_extent: f32,
+    /// Static boxes and polygons ([`Shape::Cuboid`], [`Shape::Polygon`], rounded ones too)
+    /// whose edges coincide with other statics' (exactly, or within 1e-4 of the smaller one's
+    /// size; collinear overlapping edges too) are welded: a shape sliding across the joins of a
+    /// floor or wall built from separate tiles gets the normals a [`Chain`](crate::Chain) would
+    /// give there, never one along the surface from a tile's side, and edges inside the union of
+    /// the statics (the faces two tiles share) never collide. Contacts, shape casts, times of
+    /// impact and [`World::move_character`](crate::World::move_character) all see the welded
+    /// surface. Real corners (a step's edge, a wall) stay corners, and removing or moving a
+    /// static reopens its neighbours' edges.
+    ///
+    /// The welds are computed when statics are inserted, removed or changed (at the next step,
+    /// from the static tree), never in a step in which no static changed. Default: `true`.
+    pub weld_static_edges: bool,
 }
 
 impl Default for WorldConfig {
@@ -92,6 +105,7 @@ impl Default for WorldConfig {
             aabb_margin_ratio: 0.05,
             aabb_motion_factor: 8.0,
             large_extent: 256.0,
+            weld_static_edges: true,
         }
     }
 }
@@ -239,7 +253,8 @@ pub struct StepTimings {
     pub aabbs: Duration,
     /// (b) The escaped colliders moved through the broad-phase structures, the search for the
     /// candidate pairs they began and ended, and the pair slots created and freed (a touching
-    /// pair whose fat boxes parted ends here, with its event).
+    /// pair whose fat boxes parted ends here, with its event), and the welds of the statics
+    /// changed since the last step recomputed (see [`WorldConfig::weld_static_edges`]).
     pub broad_phase: Duration,
     /// (c) Manifolds of the pairs with a moved collider, written to the contacts array, with the
     /// events of the pairs that started or stopped touching.

@@ -17,6 +17,8 @@ impl World {
     /// - The contacts array holds exactly the touching non-sensor pairs, each under its ids; a
     ///   pair refused by the pair filter touches only until the next step (an end is moved).
     /// - The movers' broad phase and the static tree pass their own `validate`.
+    /// - Every static's welded edges are what a recomputation from the statics gives (when no
+    ///   static changed since the last step), and the weld records add up.
     ///
     /// O(n log n + pairs). Holds between calls of the public API, steps included.
     ///
@@ -82,6 +84,7 @@ impl World {
         }
         self.validate_lists(live.len())?;
         self.validate_bullets()?;
+        self.validate_welds()?;
 
         live.sort_unstable();
         same_pairs(&live, &self.fat_box_pairs(), "candidate pairs against the allowed fat-box overlaps")?;

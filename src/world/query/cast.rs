@@ -23,7 +23,9 @@ pub struct ShapeCastHit {
     /// The contact point at that fraction (world space).
     pub point: Vec2,
     /// The collider's outward unit normal at the contact, pointing back towards the cast
-    /// shape (the opposite of [`query::CastHit::normal`]). For a cast that starts in contact,
+    /// shape (the opposite of [`query::CastHit::normal`]). On a welded static (see
+    /// [`WorldConfig::weld_static_edges`](crate::WorldConfig::weld_static_edges)) a hit at a
+    /// join with a neighbour has the normal the joined surface has there, as on a chain. For a cast that starts in contact,
     /// whatever the narrow query reports for overlapping shapes.
     pub normal: Vec2,
     /// The shapes already overlap (closer than the target distance) at the start: `fraction`
@@ -84,7 +86,11 @@ impl World {
             part: hit.part_b,
             fraction: hit.fraction,
             point: hit.point,
-            normal: -hit.normal,
+            normal: if hit.started_in_contact {
+                -hit.normal
+            } else {
+                self.welds.hit_normal(&self.cols, s, hit.point, -hit.normal)
+            },
             started_in_contact: hit.started_in_contact,
         })
     }

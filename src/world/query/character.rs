@@ -354,6 +354,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                         _ => (0.0, (p - d.point_b).try_normalize().unwrap_or(ctx.up)),
                     }
                 };
+                let normal = ctx.world.welds.hit_normal(&ctx.world.cols, slot as usize, d.point_b, normal);
                 let hit = CharacterHit { id, part, point: d.point_b, normal };
                 if accept(id, &hit) {
                     record(hits, hit);
@@ -406,7 +407,8 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                     let better = best.is_none_or(|(f, b)| {
                         h.fraction.total_cmp(&f).then(id.cmp(&b.id)).then(part.cmp(&b.part)).is_lt()
                     });
-                    let hit = CharacterHit { id, part, point: h.point, normal: -h.normal };
+                    let normal = ctx.world.welds.hit_normal(&ctx.world.cols, slot as usize, h.point, -h.normal);
+                    let hit = CharacterHit { id, part, point: h.point, normal };
                     if better && accept(id, &hit) {
                         best = Some((h.fraction, hit));
                     }

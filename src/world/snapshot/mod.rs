@@ -20,14 +20,15 @@
 //! checksum gives a [`SnapshotError`], never a panic, and no length read from the bytes
 //! allocates more than the bytes could fill.
 //!
-//! # Format (version 6, little-endian throughout)
+//! # Format (version 7, little-endian throughout)
 //! ```text
 //!  magic     8 bytes  "SAPWOOD\0"
-//!  version   u32      6 (other versions are refused: there is no migration)
+//!  version   u32      7 (other versions are refused: there is no migration)
 //!  checksum  u64      XXH3-64, seed 0, of every byte after this field
 //!  then eight sections, always in this order, each  tag [u8; 4] | byte length u64 | payload
 //!   CONF  broad-phase kind (u8 tag + fields), aabb_margin, aabb_margin_ratio, large_extent,
-//!         aabb_motion_factor (f32 bits)
+//!         aabb_motion_factor (f32 bits), weld_static_edges u8 (0 or 1; the welds themselves
+//!         are derived from the statics and recomputed on restore)
 //!   SLOT  n u32, then per slot: generation u32, alive u8, flags u8, pose 4×f32, sweep start
 //!         4×f32 (a bullet's pose as of the last step; the identity for other colliders), tight
 //!         box 4×f32, fat box 4×f32, filter 3×u32, user_data u64, shape (kind u8 + fields; a
@@ -62,7 +63,7 @@ use crate::shape::ShapeError;
 
 const MAGIC: [u8; 8] = *b"SAPWOOD\0";
 /// The format version this build writes and reads.
-pub const SNAPSHOT_VERSION: u32 = 6;
+pub const SNAPSHOT_VERSION: u32 = 7;
 /// Where the checksum sits (after magic and version), and where the bytes it covers start.
 const CHECKSUM_AT: usize = MAGIC.len() + 4;
 const PAYLOAD_AT: usize = CHECKSUM_AT + 8;
@@ -287,6 +288,7 @@ impl World {
             return Err(SnapshotError::TrailingBytes);
         }
         world.rebuild_structures(&keys)?;
+        world.reweld_all();
         Ok(world)
     }
 }

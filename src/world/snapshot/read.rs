@@ -53,8 +53,20 @@ pub(super) fn conf(r: &mut Reader<'_>) -> Result<World> {
         _ => return Err(SnapshotError::InvalidConfig),
     };
     let (aabb_margin, aabb_margin_ratio, large_extent) = (s.f32()?, s.f32()?, s.f32()?);
-    let config =
-        WorldConfig { broad_phase, aabb_margin, aabb_margin_ratio, large_extent, aabb_motion_factor: s.f32()? };
+    let aabb_motion_factor = s.f32()?;
+    let weld_static_edges = match s.u8()? {
+        0 => false,
+        1 => true,
+        _ => return Err(SnapshotError::InvalidConfig),
+    };
+    let config = WorldConfig {
+        broad_phase,
+        aabb_margin,
+        aabb_margin_ratio,
+        large_extent,
+        aabb_motion_factor,
+        weld_static_edges,
+    };
     s.finish(CONF)?;
     World::with_config(config).map_err(|_| SnapshotError::InvalidConfig)
 }

@@ -92,6 +92,7 @@ fn every_config_round_trips() {
             aabb_margin_ratio: 0.5,
             large_extent: 99.0,
             aabb_motion_factor: 3.0,
+            weld_static_edges: false,
         };
         let w = World::with_config(config).unwrap();
         assert_eq!(World::from_bytes(&w.to_bytes()).unwrap().config, config);
@@ -132,9 +133,9 @@ fn named_corruptions_are_caught() {
     let bytes = w.to_bytes();
     let mut v = bytes.clone();
     v[8] = 5; // the previous format version, which had no segment or chain records
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 5, supported: 6 }));
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 5, supported: 7 }));
     v[8] = 3; // an older one, which had no checksum
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 3, supported: 6 }));
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 3, supported: 7 }));
     assert!(World::from_bytes(&v).err().unwrap().to_string().contains("older than"));
     // Each edit below is resealed, as a deliberate edit would be, to reach the check it names.
     let edited = |edit: &dyn Fn(&mut Vec<u8>)| {

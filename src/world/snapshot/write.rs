@@ -29,6 +29,7 @@ pub(super) fn conf(w: &mut Writer<'_>, c: &WorldConfig) {
     w.f32(c.aabb_margin_ratio);
     w.f32(c.large_extent);
     w.f32(c.aabb_motion_factor);
+    w.u8(u8::from(c.weld_static_edges));
 }
 
 pub(super) fn slots(w: &mut Writer<'_>, world: &World) {

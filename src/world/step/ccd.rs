@@ -19,6 +19,7 @@ use crate::query::{self, Sweep, ToiState};
 use crate::shape::Shape;
 use crate::storage::{Columns, flags};
 use crate::world::pairs::PairSlot;
+use crate::world::weld::Welds;
 use crate::world::{Impact, NONE, World};
 
 /// A box covering `shape` swept from `start` to `end` (the union of its tight boxes at both
@@ -61,11 +62,11 @@ impl World {
         // `moved` is sorted by slot and free of dead slots after phase (a).
         let cols = &self.cols;
         scratch.bullets.extend(self.moved.iter().copied().filter(|&s| cols.flags[s as usize] & flags::BULLET != 0));
-        let pairs = &self.pairs;
+        let (pairs, welds) = (&self.pairs, &self.welds);
         scratch
             .bullets
             .par_iter()
-            .map(|&b| Self::earliest_impact(cols, pairs, b))
+            .map(|&b| Self::earliest_impact(cols, welds, pairs, b))
             .collect_into_vec(&mut scratch.bullet_impacts);
         self.impacts.extend(scratch.bullet_impacts.iter().flatten());
         for &b in &scratch.bullets {
@@ -131,7 +132,7 @@ impl World {
 
     /// Bullet `b`'s earliest impact over its non-sensor pairs, ties to the smaller slot of the
     /// other collider (the pair list's order depends on history, the result must not).
-    fn earliest_impact(cols: &Columns, pairs: &[PairSlot], b: u32) -> Option<Impact> {
+    fn earliest_impact(cols: &Columns, welds: &Welds, pairs: &[PairSlot], b: u32) -> Option<Impact> {
         let s = b as usize;
         let sweep = Self::sweep_of(cols, s);
         if sweep.start == sweep.end {
@@ -179,7 +180,8 @@ impl World {
             other: cols.id(other).to_raw(),
             fraction,
             point: toi.point,
-            normal: toi.normal,
+            // A welded static's seams have no normal of their own (see `World::cast_shape`).
+            normal: -welds.hit_normal(cols, other as usize, toi.point, -toi.normal),
             pose: sweep.at(fraction),
         })
     }

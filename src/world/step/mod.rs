@@ -5,7 +5,8 @@
 //!                    box left its fat box gets a new fat box
 //!  (b) broad phase   the escaped colliders moved through the structures; the candidate pairs
 //!                    they began and ended searched (parallel) and applied: pair slots made and
-//!                    freed, and a touching pair whose fat boxes parted ends with its event
+//!                    freed, and a touching pair whose fat boxes parted ends with its event;
+//!                    then the welds of changed statics and their neighbours (`weld`)
 //!  (c) narrow phase  manifolds of the pairs with a moved end (parallel), written to the
 //!                    contacts array, with an event for each pair that started or stopped
 //!                    touching
@@ -56,8 +57,10 @@ impl World {
         self.update_aabbs();
         let t1 = Instant::now();
         self.update_broad_phase();
+        self.update_welds();
         let t2 = Instant::now();
         self.narrow_phase();
+        self.unlist_rewelded();
         let t3 = Instant::now();
         self.continuous_collision();
         [t1, t2, t3, Instant::now()]

@@ -7,6 +7,7 @@ use crate::storage::Columns;
 use crate::world::hooks::{self, PairHooks};
 use crate::world::pairs::PairSlot;
 use crate::world::scratch::NarrowChunk;
+use crate::world::weld::Welds;
 use crate::world::{NONE, World};
 
 impl World {
@@ -46,7 +47,7 @@ impl World {
         if self.scratch.narrow.len() < chunks {
             self.scratch.narrow.resize_with(chunks, NarrowChunk::default);
         }
-        let (pairs, cols, bits) = (&self.pairs, &self.cols, &self.scratch.moved_bits);
+        let (pairs, cols, bits, welds) = (&self.pairs, &self.cols, &self.scratch.moved_bits, &self.welds);
         let hooks = self.hooks.as_deref();
         let outs = &mut self.scratch.narrow[..chunks];
         if scan {
@@ -57,7 +58,7 @@ impl World {
                     // Free slots hold `[NONE, NONE]`, which is never a moved slot; touching
                     // non-sensor pairs were updated in place.
                     if pair.contact == NONE && (is_set(bits, pair.ids[0]) || is_set(bits, pair.ids[1])) {
-                        Self::evaluate_into(cols, hooks, pair, (k * CHUNK + i) as u32, out);
+                        Self::evaluate_into(cols, welds, hooks, pair, (k * CHUNK + i) as u32, out);
                     }
                 }
             });
@@ -72,7 +73,7 @@ impl World {
                         let end = Self::end_of(pair, slot);
                         let other = pair.ids[1 - end];
                         if other > slot || !is_set(bits, other) {
-                            Self::evaluate_into(cols, hooks, pair, p, out);
+                            Self::evaluate_into(cols, welds, hooks, pair, p, out);
                         }
                         p = pair.next[end];
                     }
@@ -99,8 +100,15 @@ impl World {
 
     /// Evaluates `pair` (slot `p`) and records what the serial apply must do with the result.
     #[inline]
-    fn evaluate_into(cols: &Columns, hooks: Option<&dyn PairHooks>, pair: &PairSlot, p: u32, out: &mut NarrowChunk) {
-        let m = if pair.refused { Manifold::EMPTY } else { Self::evaluate(cols, hooks, pair.ids, pair.sensor) };
+    fn evaluate_into(
+        cols: &Columns,
+        welds: &Welds,
+        hooks: Option<&dyn PairHooks>,
+        pair: &PairSlot,
+        p: u32,
+        out: &mut NarrowChunk,
+    ) {
+        let m = if pair.refused { Manifold::EMPTY } else { Self::evaluate(cols, welds, hooks, pair.ids, pair.sensor) };
         let touching = m.count > 0;
         if touching != pair.touching {
             out.changes.push((p, m));
@@ -112,7 +120,7 @@ impl World {
     /// The manifold of the colliders in slots `ids` (for a sensor pair, one point when they
     /// overlap: sensors only need a yes/no), through the contact hook when there is one.
     #[inline]
-    fn evaluate(cols: &Columns, hooks: Option<&dyn PairHooks>, ids: [u32; 2], sensor: bool) -> Manifold {
+    fn evaluate(cols: &Columns, welds: &Welds, hooks: Option<&dyn PairHooks>, ids: [u32; 2], sensor: bool) -> Manifold {
         let [a, b] = ids.map(|s| s as usize);
         if !cols.aabb[a].overlaps(&cols.aabb[b]) {
             return Manifold::EMPTY;
@@ -123,7 +131,7 @@ impl World {
             m.count = u32::from(collide::overlaps(sa, pa, sb, pb));
             m
         } else {
-            let m = collide::contact(sa, pa, sb, pb);
+            let m = welds.contact(cols, a, b);
             match hooks {
                 Some(h) if m.count > 0 => hooks::modify(h, cols, ids[0], ids[1], m),
                 _ => m,
@@ -145,7 +153,7 @@ impl World {
         if self.scratch.narrow.len() < chunks {
             self.scratch.narrow.resize_with(chunks, NarrowChunk::default);
         }
-        let (cols, bits, pairs) = (&self.cols, &self.scratch.moved_bits, &self.pairs);
+        let (cols, bits, pairs, welds) = (&self.cols, &self.scratch.moved_bits, &self.pairs, &self.welds);
         let (hooks, refusals) = (self.hooks.as_deref(), self.refusals_pending);
         self.scratch.narrow[..chunks]
             .par_iter_mut()
@@ -158,7 +166,7 @@ impl World {
                         continue;
                     }
                     let refused = refusals && pairs[p as usize].refused;
-                    c.manifold = if refused { Manifold::EMPTY } else { Self::evaluate(cols, hooks, ids, false) };
+                    c.manifold = if refused { Manifold::EMPTY } else { Self::evaluate(cols, welds, hooks, ids, false) };
                     if c.manifold.count == 0 {
                         out.ended.push(p);
                     }

@@ -267,7 +267,10 @@ fn random_desc(rng: &mut SplitMix64, extent: f32) -> ColliderDesc {
 pub fn run(cfg: &SoakConfig, heap_bytes: &dyn Fn() -> usize) -> SoakReport {
     let start = Instant::now();
     let mut rng = SplitMix64::new(cfg.seed);
-    let mut world = World::new();
+    // The model is brute force over `collide::contact`, which knows nothing of welded statics.
+    let mut world =
+        World::with_config(sapwood::WorldConfig { weld_static_edges: false, ..sapwood::WorldConfig::default() })
+            .expect("a valid config");
     let mut model = Model::new();
     let mut r = SoakReport::default();
     // Side of the square the colliders live in: about 0.5 colliders per unit² at max_live.

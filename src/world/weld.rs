@@ -1,0 +1,551 @@
+//! Welded static edges: which edges of static boxes and polygons coincide with their static
+//! neighbours', kept current as statics come, go and change.
+//!
+//! Each welded static owns one [`EdgeWeld`] per edge in the flat `edges` array, from
+//! `first[slot]` on (`NONE`: not welded, the plain kernels apply). A record says whether the edge
+//! is buried (inside-or-on a neighbour: interior, never collides) and, at each end, the vertex
+//! the surface continues to: a neighbour's where a neighbour's edge runs on (so the join is
+//! flat or concave, as inside a chain), the polygon's own at a real corner. See
+//! `collide::welded` for how the narrow phase and the queries use them.
+//!
+//! # Maintenance
+//! A change to a static (insert, remove, `set_pose`, `teleport`, `set_shape`) lists it, and
+//! the statics around its old box, as dirty. At the next step, once the broad phase has placed
+//! the changed statics in the tree, the dirty list grows by the statics around their new boxes
+//! and each listed static's welds are recomputed from its neighbours (found through the static
+//! tree); a static whose welds changed joins the moved list, so that its pairs are evaluated
+//! again. A step in which no static changed does none of this and allocates nothing.
+//!
+//! A record is a function of the statics' geometry alone (neighbours are taken in slot order),
+//! so the welds come out the same for any thread count, and a snapshot restore recomputes them.
+
+use glam::Vec2;
+
+use super::{NONE, World};
+use crate::collide::welded::{self, EdgeWeld};
+use crate::collide::{self, Manifold};
+use crate::math::Aabb;
+use crate::shape::{MAX_POLYGON_VERTICES, Polygon, Shape};
+use crate::storage::{Columns, flags};
+
+/// Relative tolerance of a weld: vertices this close (times the smaller shape's size) coincide.
+const WELD_TOL: f32 = 1e-4;
+
+/// Cosine below which two edges' directions are not the same (an edge lying on a neighbour's
+/// edge of the same facing is surface, not interior).
+const SAME_DIR_COS: f32 = 1.0 - 1e-6;
+
+/// The welds of every static collider, by slot.
+#[derive(Clone, Default)]
+pub(crate) struct Welds {
+    /// Per slot: the first of its edges' records in `edges`, or `NONE`.
+    pub first: Vec<u32>,
+    /// Edge records, a run of the polygon's edge count per welded static.
+    pub edges: Vec<EdgeWeld>,
+    /// Records in `edges` no longer owned by any slot.
+    garbage: usize,
+    /// Statics to recompute at the next step (may hold duplicates and dead slots).
+    pub dirty: Vec<u32>,
+    /// Statics the step's maintenance added to the moved list (sorted), taken out after the
+    /// narrow phase.
+    rewelded: Vec<u32>,
+    /// Scratch: the neighbours of the static being welded, their polygons and tolerances, and
+    /// compaction's (first, slot) list.
+    scratch: Scratch,
+    order: Vec<(u32, u32)>,
+}
+
+impl Welds {
+    /// The welds of slot `s`, if it is welded.
+    #[inline]
+    pub fn of(&self, s: usize) -> Option<&[EdgeWeld]> {
+        let f = *self.first.get(s)?;
+        if f == NONE {
+            return None;
+        }
+        let n = self.len_at(f);
+        Some(&self.edges[f as usize..f as usize + n])
+    }
+
+    /// The length of the run starting at `f` (its polygon's edge count).
+    #[inline]
+    fn len_at(&self, f: u32) -> usize {
+        usize::from(self.edges[f as usize].count)
+    }
+
+    /// The manifold of the colliders in slots `a` and `b` (world space, normal from `a` to
+    /// `b`): through the welded kernel when one of them is a welded static.
+    #[inline]
+    pub fn contact(&self, cols: &Columns, a: usize, b: usize) -> Manifold {
+        let (sa, pa, sb, pb) = (&cols.shape[a], &cols.pose[a], &cols.shape[b], &cols.pose[b]);
+        if let Some(w) = self.of(a)
+            && welded::applies(sb)
+        {
+            return welded::manifold(sa, pa, w, sb, pb);
+        }
+        if let Some(w) = self.of(b)
+            && welded::applies(sa)
+        {
+            return welded::manifold(sb, pb, w, sa, pa).flipped();
+        }
+        collide::contact(sa, pa, sb, pb)
+    }
+
+    /// [`collide::contact_parts`] for slots `a` and `b`, through the welded kernel when one of
+    /// them is a welded static (whose part index is then 0).
+    pub fn contact_parts(&self, cols: &Columns, a: usize, b: usize, mut f: impl FnMut(u32, u32, &Manifold)) {
+        let (sa, pa, sb, pb) = (&cols.shape[a], &cols.pose[a], &cols.shape[b], &cols.pose[b]);
+        if let Some(w) = self.of(a)
+            && welded::applies(sb)
+        {
+            return welded::visit(sa, pa, w, sb, pb, |i, m| f(0, i, m));
+        }
+        if let Some(w) = self.of(b)
+            && welded::applies(sa)
+        {
+            return welded::visit(sb, pb, w, sa, pa, |i, m| f(i, 0, &m.flipped()));
+        }
+        collide::contact_parts(sa, pa, sb, pb, f);
+    }
+
+    /// A query's hit normal (world, out of collider `s`, at surface point `point`) as the
+    /// welded surface shows it: along a flat or concave join, the face's normal rather than
+    /// the one a tile's corner gives (see `collide::welded::surface_normal`). Unchanged for a
+    /// collider that is not welded.
+    #[inline]
+    pub fn hit_normal(&self, cols: &Columns, s: usize, point: Vec2, normal: Vec2) -> Vec2 {
+        self.of(s)
+            .and_then(|w| welded::surface_normal(&cols.shape[s], &cols.pose[s], w, point, normal))
+            .unwrap_or(normal)
+    }
+
+    /// Drops slot `s`'s records.
+    pub fn release(&mut self, s: usize) {
+        if let Some(f) = self.first.get_mut(s)
+            && *f != NONE
+        {
+            let f = std::mem::replace(f, NONE);
+            self.garbage += usize::from(self.edges[f as usize].count);
+        }
+    }
+}
+
+/// The neighbours of the static being welded, and their polygons and tolerances.
+type Scratch = (Vec<u32>, Vec<(u32, WorldPoly, f32)>);
+
+/// Whether slot `s` can be welded: a live, non-sensor static box or polygon.
+#[inline]
+fn weldable(cols: &Columns, s: usize) -> bool {
+    cols.alive[s]
+        && cols.flags[s] & (flags::STATIC | flags::SENSOR) == flags::STATIC
+        && matches!(cols.shape[s], Shape::Cuboid(_) | Shape::Polygon(_))
+}
+
+/// A static's core polygon in world space, with its size (larger side of its tight box).
+#[derive(Clone)]
+struct WorldPoly {
+    aabb: Aabb,
+    v: [Vec2; MAX_POLYGON_VERTICES],
+    n: [Vec2; MAX_POLYGON_VERTICES],
+    count: usize,
+    radius: f32,
+    size: f32,
+}
+
+impl WorldPoly {
+    fn of(cols: &Columns, s: usize) -> Option<WorldPoly> {
+        let q: Polygon = welded::core(&cols.shape[s])?;
+        let pose = cols.pose[s];
+        let mut w = WorldPoly {
+            aabb: Aabb::EMPTY,
+            v: [Vec2::ZERO; MAX_POLYGON_VERTICES],
+            n: [Vec2::ZERO; MAX_POLYGON_VERTICES],
+            count: q.count(),
+            radius: q.radius(),
+            size: 0.0,
+        };
+        let mut b = Aabb::EMPTY;
+        for (k, (v, n)) in q.vertices().iter().zip(q.normals()).enumerate() {
+            w.v[k] = pose.transform_point(*v);
+            w.n[k] = pose.transform_vector(*n);
+            b = b.union(&Aabb::from_points(w.v[k], w.v[k]));
+        }
+        (w.aabb, w.size) = (b, (b.max - b.min).max_element());
+        Some(w)
+    }
+
+    fn edge(&self, k: usize) -> (Vec2, Vec2) {
+        (self.v[k], self.v[(k + 1) % self.count])
+    }
+
+    /// Inside or within `tol` of the core.
+    fn holds(&self, p: Vec2, tol: f32) -> bool {
+        (0..self.count).all(|k| self.n[k].dot(p - self.v[k]) <= tol)
+    }
+
+    /// The part `[t0, t1]` of segment `a → b` inside-or-within-`tol` of the core (Cyrus–Beck),
+    /// if any.
+    fn clip(&self, a: Vec2, b: Vec2, tol: f32) -> Option<(f32, f32)> {
+        let e = b - a;
+        let (mut t0, mut t1) = (0.0f32, 1.0f32);
+        for k in 0..self.count {
+            // n · (a + t e - v) <= tol
+            let (num, den) = (tol - self.n[k].dot(a - self.v[k]), self.n[k].dot(e));
+            if den.abs() <= f32::EPSILON * e.length() {
+                if num < 0.0 {
+                    return None;
+                }
+            } else if den > 0.0 {
+                t1 = t1.min(num / den);
+            } else {
+                t0 = t0.max(num / den);
+            }
+        }
+        (t0 <= t1).then_some((t0, t1))
+    }
+
+    /// Edge `(a, b)` with outward normal `m` lies on an edge of ours that faces the same way.
+    fn has_face_along(&self, a: Vec2, b: Vec2, m: Vec2, tol: f32) -> bool {
+        (0..self.count).any(|k| {
+            let n = self.n[k];
+            n.dot(m) >= SAME_DIR_COS && n.dot(a - self.v[k]).abs() <= tol && n.dot(b - self.v[k]).abs() <= tol
+        })
+    }
+}
+
+/// The tolerance between two statics: relative to the smaller, plus f32 rounding of the
+/// coordinates.
+fn tolerance(x: &WorldPoly, y: &WorldPoly) -> f32 {
+    let mag = x.v[0].abs().max_element().max(y.v[0].abs().max_element());
+    WELD_TOL * x.size.min(y.size) + 8.0 * f32::EPSILON * mag
+}
+
+/// A static's box grown by the weld tolerance: where its neighbours are.
+fn weld_region(b: &Aabb) -> Aabb {
+    let mag = b.max.abs().max(b.min.abs()).max_element();
+    b.fattened(WELD_TOL * (b.max - b.min).max_element() + 8.0 * f32::EPSILON * mag)
+}
+
+/// Whether `p` lies on segment `c → d` strictly between its ends (within `tol`).
+fn strictly_on(p: Vec2, c: Vec2, d: Vec2, tol: f32) -> bool {
+    let e = d - c;
+    let len = e.length();
+    if len <= 2.0 * tol {
+        return false;
+    }
+    let u = e / len;
+    let along = (p - c).dot(u);
+    along > tol && along < len - tol && u.perp_dot(p - c).abs() <= tol
+}
+
+/// The signed turn from direction `from` to direction `to` (radians, left positive); `None`
+/// for a hairpin (the surface doubling back on itself, an edge's coincident opposite).
+fn turn(from: Vec2, to: Vec2) -> Option<f32> {
+    let (from, to) = (from.try_normalize()?, to.try_normalize()?);
+    let t = from.perp_dot(to).atan2(from.dot(to));
+    (t < std::f32::consts::PI - 1e-3).then_some(t)
+}
+
+impl World {
+    /// Whether welding applies to slot `s` in this world.
+    fn welds_apply(&self, s: usize) -> bool {
+        self.config.weld_static_edges && weldable(&self.cols, s)
+    }
+
+    /// Lists a changed static, and the statics around its box as of the last step, for the
+    /// next step's weld maintenance. Call before the change is applied to the columns.
+    pub(super) fn weld_touch(&mut self, s: usize) {
+        if !self.config.weld_static_edges || self.cols.flags[s] & flags::STATIC == 0 {
+            return;
+        }
+        self.welds.dirty.push(s as u32);
+        if self.cols.is_placed(s) {
+            let region = weld_region(&self.cols.aabb[s]);
+            let (tree, dirty) = (&self.tree, &mut self.welds.dirty);
+            tree.query(&region, |o| {
+                if o as usize != s {
+                    dirty.push(o);
+                }
+                true
+            });
+        }
+    }
+
+    /// The step's weld maintenance (between the broad and the narrow phase): the dirty statics
+    /// and those around their new boxes get their welds recomputed; those whose welds changed
+    /// are marked moved, so that the narrow phase evaluates their pairs again.
+    pub(super) fn update_welds(&mut self) {
+        if self.welds.dirty.is_empty() {
+            return;
+        }
+        let mut dirty = std::mem::take(&mut self.welds.dirty);
+        dirty.sort_unstable();
+        dirty.dedup();
+        let cols = &self.cols;
+        dirty.retain(|&s| (s as usize) < cols.alive.len() && cols.alive[s as usize]);
+        let changed = dirty.len();
+        for i in 0..changed {
+            let s = dirty[i] as usize;
+            if self.cols.flags[s] & flags::STATIC == 0 {
+                continue;
+            }
+            self.tree.query(&weld_region(&self.cols.aabb[s]), |o| {
+                if o as usize != s {
+                    dirty.push(o);
+                }
+                true
+            });
+        }
+        dirty.sort_unstable();
+        dirty.dedup();
+        self.welds.rewelded.clear();
+        for &s in &dirty {
+            if self.reweld(s as usize) {
+                let bits = &mut self.scratch.moved_bits;
+                let (w, bit) = (s as usize >> 6, 1u64 << (s & 63));
+                if bits[w] & bit == 0 {
+                    bits[w] |= bit;
+                    self.moved.push(s);
+                    self.welds.rewelded.push(s);
+                }
+            }
+        }
+        if !self.welds.rewelded.is_empty() {
+            self.moved.sort_unstable();
+        }
+        dirty.clear();
+        self.welds.dirty = dirty;
+        self.compact_welds();
+    }
+
+    /// Takes the statics `update_welds` added to the moved list out of it again once the narrow
+    /// phase has seen them: the list is state (a snapshot stores it), and should say what the
+    /// user moved, not what the welds did.
+    pub(super) fn unlist_rewelded(&mut self) {
+        if self.welds.rewelded.is_empty() {
+            return;
+        }
+        let gone = &self.welds.rewelded;
+        let mut k = 0;
+        // Both sorted: one merge pass.
+        self.moved.retain(|s| {
+            while k < gone.len() && gone[k] < *s {
+                k += 1;
+            }
+            !(k < gone.len() && gone[k] == *s)
+        });
+        self.welds.rewelded.clear();
+    }
+
+    /// Recomputes every placed static's welds from the statics as they are (a snapshot
+    /// restore), and lists those changed since the last step for the next step, as the world
+    /// saved had them listed.
+    pub(crate) fn reweld_all(&mut self) {
+        if !self.config.weld_static_edges {
+            return;
+        }
+        for s in 0..self.cols.alive.len() {
+            if !self.cols.alive[s] || self.cols.flags[s] & flags::STATIC == 0 {
+                continue;
+            }
+            if self.cols.is_placed(s) {
+                self.reweld(s);
+            }
+            if !self.cols.is_placed(s) || self.cols.flags[s] & flags::MOVED != 0 {
+                self.welds.dirty.push(s as u32);
+            }
+        }
+        self.compact_welds();
+    }
+
+    /// Recomputes slot `s`'s welds; returns whether they changed.
+    fn reweld(&mut self, s: usize) -> bool {
+        if self.welds.first.len() < self.cols.alive.len() {
+            self.welds.first.resize(self.cols.alive.len(), NONE);
+        }
+        let mut edges = [EdgeWeld::default(); MAX_POLYGON_VERTICES];
+        let mut scratch = std::mem::take(&mut self.welds.scratch);
+        let count = if self.welds_apply(s) { self.compute_welds(s, &mut edges, &mut scratch) } else { 0 };
+        self.welds.scratch = scratch;
+        let old = self.welds.of(s);
+        let new = &edges[..count];
+        let same = match old {
+            None => count == 0,
+            Some(o) => o.len() == count && o.iter().zip(new).all(|(a, b)| a.same(b)),
+        };
+        if same {
+            return false;
+        }
+        self.welds.release(s);
+        if count > 0 {
+            self.welds.first[s] = self.welds.edges.len() as u32;
+            self.welds.edges.extend_from_slice(new);
+        }
+        true
+    }
+
+    /// Fills `out` with slot `s`'s welds, returns the edge count, or 0 when no edge is welded.
+    /// `scratch`: the neighbours' slots and polygons, reused.
+    fn compute_welds(&self, s: usize, out: &mut [EdgeWeld; MAX_POLYGON_VERTICES], scratch: &mut Scratch) -> usize {
+        let cols = &self.cols;
+        let Some(x) = WorldPoly::of(cols, s) else { return 0 };
+        let Some(q) = welded::core(&cols.shape[s]) else { return 0 };
+        let pose = cols.pose[s];
+        let (near, ys) = (&mut scratch.0, &mut scratch.1);
+        near.clear();
+        self.tree.query(&weld_region(&x.aabb).fattened(x.radius), |o| {
+            if o as usize != s && weldable(cols, o as usize) {
+                near.push(o);
+            }
+            true
+        });
+        // In slot order, so that ties between candidates go the same way whatever the tree.
+        near.sort_unstable();
+        // Neighbours of the same rounding only: the union of their cores grown by the radius is
+        // the union of the shapes, so the cores' boundary is the one to follow.
+        ys.clear();
+        ys.extend(near.iter().filter_map(|&o| {
+            let y = WorldPoly::of(cols, o as usize)?;
+            let tol = tolerance(&x, &y);
+            ((y.radius - x.radius).abs() <= tol).then_some((o, y, tol))
+        }));
+        let n = x.count;
+        // The part of each edge not covered from its ends by a neighbour: `[ta, tb]` of the edge.
+        // A neighbour with a face along the edge, facing the same way, shares the surface rather
+        // than covering it (collinear overlapping tops, duplicates).
+        let mut span = [(0.0f32, 1.0f32); MAX_POLYGON_VERTICES];
+        for (k, sp) in span.iter_mut().enumerate().take(n) {
+            let (a, b) = x.edge(k);
+            let eps = WELD_TOL;
+            for (_, y, tol) in ys.iter() {
+                if y.has_face_along(a, b, x.n[k], *tol) {
+                    continue;
+                }
+                let Some((t0, t1)) = y.clip(a, b, *tol) else { continue };
+                if t0 <= eps && t1 > sp.0 {
+                    sp.0 = t1;
+                }
+                if t1 >= 1.0 - eps && t0 < sp.1 {
+                    sp.1 = t0;
+                }
+            }
+            if sp.0 <= eps {
+                sp.0 = 0.0;
+            }
+            if sp.1 >= 1.0 - eps {
+                sp.1 = 1.0;
+            }
+        }
+        let buried = |k: usize| span[k].0 >= span[k].1 - WELD_TOL;
+        let mut welded = false;
+        for k in 0..n {
+            let (a0, b0) = x.edge(k);
+            let e1 = b0 - a0;
+            let (a, b) = (a0 + span[k].0 * e1, a0 + span[k].1 * e1);
+            let (prev, next) = ((k + n - 1) % n, (k + 2) % n);
+            // Candidates at each end: the polygon's own neighbouring edge when both reach the
+            // vertex, and every neighbour edge running into `a` (or out of `b`), by sharing the
+            // point or passing through it. The least convex join wins: the union's boundary is
+            // the one turning least to the left there. `None` turn: no candidate yet; a trimmed
+            // end without one continues flat (the surface goes on inside the neighbour).
+            let own_a = span[k].0 == 0.0 && span[prev].1 == 1.0 && !buried(prev);
+            let own_b = span[k].1 == 1.0 && span[(k + 1) % n].0 == 0.0 && !buried((k + 1) % n);
+            let mut ga = if own_a || span[k].0 == 0.0 {
+                (q.vertices()[prev], if own_a { turn(a - x.v[prev], e1) } else { None }, false)
+            } else {
+                (pose.inv_transform_point(a - e1), None, true)
+            };
+            let mut gb = if own_b || span[k].1 == 1.0 {
+                (q.vertices()[next], if own_b { turn(e1, x.v[next] - b) } else { None }, false)
+            } else {
+                (pose.inv_transform_point(b + e1), None, true)
+            };
+            for (_, y, tol) in ys.iter() {
+                for j in 0..y.count {
+                    let (c, d) = y.edge(j);
+                    // Edges lying on ours are our opposite faces, interior with them.
+                    if x.holds(c, *tol) && x.holds(d, *tol) {
+                        continue;
+                    }
+                    if d.distance(a) <= *tol || strictly_on(a, c, d, *tol) {
+                        let t = turn(a - c, e1);
+                        if t.is_some_and(|t| ga.1.is_none_or(|u| t < u)) {
+                            ga = (pose.inv_transform_point(c), t, true);
+                        }
+                    }
+                    if c.distance(b) <= *tol || strictly_on(b, c, d, *tol) {
+                        let t = turn(e1, d - b);
+                        if t.is_some_and(|t| gb.1.is_none_or(|u| t < u)) {
+                            gb = (pose.inv_transform_point(d), t, true);
+                        }
+                    }
+                }
+            }
+            let trimmed = span[k] != (0.0, 1.0);
+            welded |= ga.2 || gb.2 || trimmed;
+            let (qa, qb) = (q.vertices()[k], q.vertices()[(k + 1) % n]);
+            let (la, lb) = if trimmed { (qa + span[k].0 * (qb - qa), qa + span[k].1 * (qb - qa)) } else { (qa, qb) };
+            out[k] = EdgeWeld { a: la, b: lb, ghost_a: ga.0, ghost_b: gb.0, buried: buried(k), count: n as u8 };
+        }
+        if welded { n } else { 0 }
+    }
+
+    /// Checks that every static's welds are what a recomputation gives (for `validate`): the
+    /// step left none stale. Only meaningful when no static changed since the last step.
+    pub(super) fn validate_welds(&self) -> Result<(), String> {
+        let cols = &self.cols;
+        let mut scratch = Scratch::default();
+        let mut owned = 0;
+        for s in 0..cols.alive.len() {
+            let record = self.welds.of(s);
+            if !cols.alive[s] {
+                if record.is_some() {
+                    return Err(format!("slot {s}: dead, with welds"));
+                }
+                continue;
+            }
+            owned += record.map_or(0, <[EdgeWeld]>::len);
+            if !self.welds.dirty.is_empty() || !cols.is_placed(s) {
+                continue;
+            }
+            let mut edges = [EdgeWeld::default(); MAX_POLYGON_VERTICES];
+            let count = if self.welds_apply(s) { self.compute_welds(s, &mut edges, &mut scratch) } else { 0 };
+            let same = match record {
+                None => count == 0,
+                Some(r) => r.len() == count && r.iter().zip(&edges).all(|(a, b)| a.same(b)),
+            };
+            if !same {
+                return Err(format!("slot {s}: stale welds {record:?}, a recomputation gives {:?}", &edges[..count]));
+            }
+        }
+        if owned + self.welds.garbage != self.welds.edges.len() {
+            return Err(format!(
+                "weld records: {owned} owned + {} dead != {} stored",
+                self.welds.garbage,
+                self.welds.edges.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Rewrites `edges` without its dead records once they are the larger part (in place, in
+    /// the order the runs are stored, so the result depends on the history alone).
+    fn compact_welds(&mut self) {
+        let w = &mut self.welds;
+        if w.garbage < 1024 || w.garbage * 2 < w.edges.len() {
+            return;
+        }
+        w.order.clear();
+        w.order.extend(w.first.iter().enumerate().filter(|(_, f)| **f != NONE).map(|(s, &f)| (f, s as u32)));
+        w.order.sort_unstable();
+        let mut to = 0;
+        for &(f, s) in &w.order {
+            let n = usize::from(w.edges[f as usize].count);
+            w.edges.copy_within(f as usize..f as usize + n, to);
+            w.first[s as usize] = to as u32;
+            to += n;
+        }
+        w.edges.truncate(to);
+        w.garbage = 0;
+    }
+}

@@ -229,7 +229,8 @@ impl World {
         Ok(())
     }
 
-    /// Adds a collider. It takes part in pairs, contacts and queries from the next [`World::step`].
+    /// Adds a collider. Queries find it at once; it takes part in pairs and contacts from the
+    /// next [`World::step`].
     ///
     /// # Errors
     /// [`WorldError::InvalidPose`], [`WorldError::OutOfRange`] or [`WorldError::InvalidShape`]
@@ -269,6 +270,7 @@ impl World {
         self.moved.push(slot);
         self.welds.release(s);
         self.weld_touch(s);
+        self.mover_tree.change(slot);
         Ok(self.cols.id(slot))
     }
 
@@ -317,6 +319,7 @@ impl World {
                 self.mover_tree.touch(slot);
             }
         }
+        self.mover_tree.forget(slot);
         while self.cols.pair_head[s] != NONE {
             let p = self.cols.pair_head[s];
             self.destroy_pair(p, true);
@@ -326,7 +329,8 @@ impl World {
         Ok(())
     }
 
-    /// Moves a collider. Its pairs are re-evaluated at the next step.
+    /// Moves a collider. Queries find it at its new pose at once; its pairs are re-evaluated at
+    /// the next step.
     ///
     /// # Errors
     /// [`WorldError::StaleId`], [`WorldError::InvalidPose`] or [`WorldError::OutOfRange`]; the
@@ -388,6 +392,7 @@ impl World {
     }
 
     fn mark_moved(&mut self, s: usize) {
+        self.mover_tree.change(s as u32);
         if self.cols.flags[s] & flags::MOVED == 0 {
             self.cols.flags[s] |= flags::MOVED;
             self.moved.push(s as u32);
@@ -414,12 +419,17 @@ impl World {
         self.cols.slot(id).map(|s| &self.cols.shape[s]).ok_or(WorldError::StaleId)
     }
 
-    /// The collider's tight box as of the last step.
+    /// The collider's tight box at its current pose and shape.
     ///
     /// # Errors
     /// [`WorldError::StaleId`].
     pub fn aabb(&self, id: ColliderId) -> Result<Aabb, WorldError> {
-        self.cols.slot(id).map(|s| self.cols.aabb[s]).ok_or(WorldError::StaleId)
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        Ok(if self.cols.flags[s] & flags::MOVED != 0 {
+            self.cols.shape[s].aabb(&self.cols.pose[s])
+        } else {
+            self.cols.aabb[s]
+        })
     }
 
     /// The collider's user data.

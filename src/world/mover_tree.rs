@@ -9,6 +9,15 @@
 //!
 //! Queries take `&World`, so the pending escapes are applied behind an `RwLock`: the first reader
 //! after a step takes the write lock once, later readers share the read lock.
+//!
+//! The tree also makes queries see the present. A collider inserted, moved or reshaped since the
+//! last step (`changed`) is placed at its current tight box when the tree is next read, mover or
+//! tree resident alike, and queries take that box for it (a tree resident's entry in the static
+//! tree is stale then, and queries skip it). Each change costs one tree update, at the first
+//! query after it: a burst of k changes costs O(k log n) in all, however many queries follow, and
+//! a query when nothing changed costs what it did. The step hands the placed slots back to the
+//! escape list, so that the next flush gives movers their stepped fat boxes and takes tree
+//! residents out again.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{RwLock, RwLockReadGuard};
@@ -22,9 +31,20 @@ pub(super) struct Lazy {
     tree: DynamicTree,
     /// Slots whose fat box changed (or that were inserted) since the last flush.
     pending: Vec<u32>,
-    /// `queued[slot]`: the slot is in `pending`.
-    queued: Vec<bool>,
+    /// Slots inserted, moved or reshaped since the last step and not yet at their present box.
+    changed: Vec<u32>,
+    /// Slots placed at their present box since the last step.
+    present: Vec<u32>,
+    /// Per slot, which of the three lists hold it ([`QUEUED`], [`CHANGED`], [`PRESENT`]).
+    state: Vec<u8>,
 }
+
+/// In `pending`.
+const QUEUED: u8 = 1;
+/// In `changed`.
+const CHANGED: u8 = 2;
+/// In `present`.
+const PRESENT: u8 = 4;
 
 impl Lazy {
     /// Applies the pending escapes: live movers get their current fat box, anything else is
@@ -50,15 +70,54 @@ impl Lazy {
             }
         }
         for &s in &self.pending {
-            self.queued[s as usize] = false;
+            self.state[s as usize] &= !QUEUED;
         }
         self.pending.clear();
+        for i in 0..self.changed.len() {
+            let s = self.changed[i];
+            let u = s as usize;
+            self.state[u] &= !CHANGED;
+            if !cols.alive[u] {
+                continue;
+            }
+            let tight = cols.shape[u].aabb(&cols.pose[u]);
+            let fat = if cols.fat[u].contains(&tight) { cols.fat[u] } else { tight };
+            self.tree.update_with_fat(s, tight, fat);
+            if self.state[u] & PRESENT == 0 {
+                self.state[u] |= PRESENT;
+                self.present.push(s);
+            }
+        }
+        self.changed.clear();
+    }
+
+    /// The box queries test slot `s` by: its present box if it changed since the last step (it
+    /// is then in this tree at that box), else the step's tight box.
+    pub fn aabb_of(&self, cols: &Columns, s: u32) -> Aabb {
+        if cols.flags[s as usize] & flags::MOVED != 0 {
+            self.tree.tight_aabb(s).unwrap_or(Aabb::EMPTY)
+        } else {
+            cols.aabb[s as usize]
+        }
+    }
+
+    fn mark(&mut self, slot: u32, bit: u8) -> bool {
+        let s = slot as usize;
+        if self.state.len() <= s {
+            self.state.resize(s + 1, 0);
+        }
+        let fresh = self.state[s] & bit == 0;
+        self.state[s] |= bit;
+        fresh
     }
 }
 
 fn is_mover(cols: &Columns, s: u32) -> bool {
     cols.is_placed(s as usize) && cols.flags[s as usize] & flags::IN_TREE == 0
 }
+
+/// A read lock on the flushed tree, as queries hold it.
+pub(super) type MoverTreeGuard<'a> = RwLockReadGuard<'a, Lazy>;
 
 /// The lazily flushed tree of movers by fat box.
 #[derive(Default)]
@@ -75,15 +134,45 @@ impl MoverTree {
     /// Records that `slot`'s fat box changed, it was inserted, or it left the movers.
     pub fn touch(&mut self, slot: u32) {
         let lazy = self.lazy();
-        let s = slot as usize;
-        if lazy.queued.len() <= s {
-            lazy.queued.resize(s + 1, false);
-        }
-        if !lazy.queued[s] {
-            lazy.queued[s] = true;
+        if lazy.mark(slot, QUEUED) {
             lazy.pending.push(slot);
         }
         *self.dirty.get_mut() = true;
+    }
+
+    /// Records that `slot` was inserted, moved or reshaped since the last step: queries find it
+    /// at its present box from now on.
+    pub fn change(&mut self, slot: u32) {
+        let lazy = self.lazy();
+        if lazy.mark(slot, CHANGED) {
+            lazy.changed.push(slot);
+        }
+        *self.dirty.get_mut() = true;
+    }
+
+    /// Records that `slot` was removed: a present entry of a tree resident leaves with it.
+    pub fn forget(&mut self, slot: u32) {
+        if self.lazy().state.get(slot as usize).is_some_and(|st| st & PRESENT != 0) {
+            self.touch(slot);
+        }
+    }
+
+    /// At the start of a step: the changes are the step's now. Present entries go back through
+    /// the escape list (movers to their stepped fat boxes, tree residents out).
+    pub fn begin_step(&mut self) {
+        let lazy = self.lazy();
+        for &s in &lazy.changed {
+            lazy.state[s as usize] &= !CHANGED;
+        }
+        lazy.changed.clear();
+        let present = std::mem::take(&mut lazy.present);
+        for &s in &present {
+            self.lazy().state[s as usize] &= !PRESENT;
+            self.touch(s);
+        }
+        let mut present = present;
+        present.clear();
+        self.lazy().present = present;
     }
 
     /// Moves the tree's boxes by `-offset` (see `DynamicTree::shift_origin`). Pending escapes

@@ -142,11 +142,11 @@ impl World {
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
         let mut best: Option<ShapeCastHit> = None;
         let movers = self.mover_tree.read(&self.cols);
-        for tree in [&**movers, &self.tree] {
+        for (tree, resident) in self.query_trees(&movers) {
             // The second tree starts with the ray clipped at the first tree's best hit.
             let max = best.map_or(options.max_fraction, |b| b.fraction);
             tree.ray_cast_closest_with(&ray, max, grow, |slot, _| {
-                if !self.accepts(slot, filter) {
+                if !self.accepts(slot, filter, resident) {
                     return None;
                 }
                 // The candidate's cast runs over the caller's whole range, not clipped at the
@@ -187,9 +187,9 @@ impl World {
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);
-        for tree in [&**movers, &self.tree] {
+        for (tree, resident) in self.query_trees(&movers) {
             tree.ray_cast_all_with(&ray, options.max_fraction, grow, |slot, _| {
-                if self.accepts(slot, filter)
+                if self.accepts(slot, filter, resident)
                     && let Some(hit) = self.shape_cast(slot, (shape, pose, translation), options)
                 {
                     out.push(hit);

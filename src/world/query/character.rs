@@ -395,10 +395,10 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
         let mut best: Option<(f32, CharacterHit)> = None;
         let accept = &mut self.accept;
         let movers = ctx.world.mover_tree.read(&ctx.world.cols);
-        for tree in [&**movers, &ctx.world.tree] {
+        for (tree, resident) in ctx.world.query_trees(&movers) {
             let max = best.map_or(1.0, |b| b.0);
             tree.ray_cast_closest_with(&ray, max, grow, |slot, _| {
-                if !ctx.world.accepts(slot, &ctx.config.filter) {
+                if !ctx.world.accepts(slot, &ctx.config.filter, resident) {
                     return None;
                 }
                 let id = ctx.world.cols.id(slot);

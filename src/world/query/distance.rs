@@ -44,10 +44,10 @@ impl World {
         let probe_box = probe_box.with_rounding_slack();
         let mut best: Option<DistanceHit> = None;
         let movers = self.mover_tree.read(&self.cols);
-        for tree in [&**movers, &self.tree] {
+        for (tree, resident) in self.query_trees(&movers) {
             let bound = best.map_or(max_distance, |b| b.distance);
             tree.nearest_with(&probe_box, bound, true, |slot, _, bound| {
-                if !self.accepts(slot, filter) {
+                if !self.accepts(slot, filter, resident) {
                     return;
                 }
                 let Some(hit) = exact(slot) else { return };

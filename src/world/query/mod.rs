@@ -1,9 +1,18 @@
 //! Scene queries, served by the two dynamic trees (movers and tree residents), never by a scan.
 //!
-//! Queries see the colliders as the last [`World::step`] left them: a collider inserted since
-//! then is not found yet, one removed since then is never found, and one moved since then is
-//! found where its fat box was (its current pose is then used for the exact shape test). Step
-//! after moving things and before querying them.
+//! Queries see the world as the calls so far left it, not as the last [`World::step`] did: a
+//! collider inserted, moved ([`World::set_pose`], [`World::teleport`]) or reshaped
+//! ([`World::set_shape`]) since the step is found where it is now, one removed is never found.
+//! Contacts and events still change only in `step`.
+//!
+//! How: the movers' query tree is maintained lazily (see `mover_tree`), and a collider changed
+//! since the step is placed there at its current tight box by the first query after the change,
+//! whether it is a mover or a tree resident; the tree residents' tree keeps its stale entry until
+//! the step, and queries skip it. Box2D instead moves a proxy at once when its tight box leaves
+//! its fat box; here that would put a tree update in every `set_pose` of a physics loop that
+//! never queries, where the lazy placement costs nothing until a query asks, and then one tree
+//! update per changed collider: O(k log n) for a burst of k changes, however many queries
+//! follow.
 
 mod cast;
 mod character;
@@ -18,6 +27,8 @@ pub use ray::RayCastHit;
 use glam::Vec2;
 
 use super::World;
+use super::mover_tree::MoverTreeGuard;
+use crate::broad::DynamicTree;
 use crate::collide;
 use crate::math::{Aabb, Pose};
 use crate::query;
@@ -42,9 +53,12 @@ impl Default for QueryFilter {
 }
 
 impl World {
-    fn accepts(&self, slot: u32, filter: &QueryFilter) -> bool {
+    /// Whether a query reports `slot`, found in the tree residents' tree when `resident` (where a
+    /// collider changed since the step has a stale entry: the movers' tree holds its present one).
+    fn accepts(&self, slot: u32, filter: &QueryFilter, resident: bool) -> bool {
         let s = slot as usize;
         self.cols.alive[s]
+            && !(resident && self.cols.flags[s] & flags::MOVED != 0)
             && self.cols.filter[s].category & filter.mask != 0
             && (filter.include_sensors || self.cols.flags[s] & flags::SENSOR == 0)
             // The whole id, not just the slot: a stale id must not hide the collider that
@@ -60,14 +74,20 @@ impl World {
         let grow = |b: &Aabb| if slack { b.with_rounding_slack() } else { *b };
         let aabb = grow(aabb);
         let movers = self.mover_tree.read(&self.cols);
-        for tree in [&**movers, &self.tree] {
+        for (tree, resident) in self.query_trees(&movers) {
             tree.query_with(&aabb, slack, |slot| {
-                if self.accepts(slot, filter) && grow(&self.cols.aabb[slot as usize]).overlaps(&aabb) {
+                if self.accepts(slot, filter, resident) && grow(&movers.aabb_of(&self.cols, slot)).overlaps(&aabb) {
                     f(slot);
                 }
                 true
             });
         }
+    }
+
+    /// The trees a query searches, each with whether it is the tree residents' (see
+    /// [`World::accepts`]).
+    fn query_trees<'a>(&'a self, movers: &'a MoverTreeGuard<'a>) -> [(&'a DynamicTree, bool); 2] {
+        [(&***movers, false), (&self.tree, true)]
     }
 
     fn sorted_ids(&self, start: usize, out: &mut [ColliderId]) {

@@ -45,9 +45,9 @@ impl World {
         }
         let mut best: Option<RayCastHit> = None;
         let movers = self.mover_tree.read(&self.cols);
-        for tree in [&**movers, &self.tree] {
+        for (tree, resident) in self.query_trees(&movers) {
             let hit = tree.ray_cast_closest_with(ray, max_t, Grow::SLACK, |slot, _| {
-                if !self.accepts(slot, filter) {
+                if !self.accepts(slot, filter, resident) {
                     return None;
                 }
                 self.shape_ray_cast(slot, ray, max_t).map(|h| h.t)
@@ -69,9 +69,9 @@ impl World {
         }
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);
-        for tree in [&**movers, &self.tree] {
+        for (tree, resident) in self.query_trees(&movers) {
             tree.ray_cast_all_with(ray, max_t, Grow::SLACK, |slot, _| {
-                if self.accepts(slot, filter)
+                if self.accepts(slot, filter, resident)
                     && let Some(h) = self.shape_ray_cast(slot, ray, max_t)
                 {
                     out.push(h);
@@ -132,14 +132,14 @@ impl World {
         Self::check_amount(max_t, true)?;
         let (mut clip, mut stopped) = (max_t, false);
         let movers = self.mover_tree.read(&self.cols);
-        for tree in [&**movers, &self.tree] {
+        for (tree, resident) in self.query_trees(&movers) {
             if stopped {
                 break;
             }
             // The tree applies the same contract to its own bound, so `clip` mirrors it, and the
             // second tree starts where the first left the ray.
             tree.ray_cast_all_with(ray, clip, Grow::SLACK, |slot, _| {
-                if !self.accepts(slot, filter) {
+                if !self.accepts(slot, filter, resident) {
                     return -1.0;
                 }
                 let Some(hit) = self.shape_ray_cast(slot, ray, clip) else { return -1.0 };

@@ -432,15 +432,11 @@ fn run(seed: u64, steps: usize, config: WorldConfig) {
 /// everything moves does (the step then takes its pair-slot scan and in-place contact path).
 fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
     let mut rng = SplitMix64::new(seed);
-<<<<<<< HEAD
-    // The model is brute force over `collide::contact`, which knows nothing of welded statics.
-    let mut world = World::with_config(WorldConfig { weld_static_edges: false, ..config }).unwrap();
-=======
     // The queries between operations draw from their own generator, so that the operations
     // stay those of the seed.
     let mut between = SplitMix64::new(seed ^ 0x5eed);
-    let mut world = World::with_config(config).unwrap();
->>>>>>> cda53f8 (world: queries see the present. A collider inserted, moved or reshaped since the last step is placed in the movers' lazy query tree at its current tight box by the first query after the change (O(k log n) for a burst of k, nothing for a loop that never queries); the residents' tree's stale entries are skipped; the step hands the placed slots back. tests/world_model.rs checks every query kind between operations, in all seven broad phases (fails without the change); World::aabb is current; bad-input rows and TERRAIN.md's game loop updated)
+    // The model is brute force over `collide::contact`, which knows nothing of welded statics.
+    let mut world = World::with_config(WorldConfig { weld_static_edges: false, ..config }).unwrap();
     let mut model = Model::default();
     let extent = 30.0;
     for step in 0..steps {

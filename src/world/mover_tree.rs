@@ -15,9 +15,10 @@
 //! tree resident alike, and queries take that box for it (a tree resident's entry in the static
 //! tree is stale then, and queries skip it). Each change costs one tree update, at the first
 //! query after it: a burst of k changes costs O(k log n) in all, however many queries follow, and
-//! a query when nothing changed costs what it did. The step hands the placed slots back to the
-//! escape list, so that the next flush gives movers their stepped fat boxes and takes tree
-//! residents out again.
+//! a query when nothing changed costs what it did. The step (and an origin shift, which also
+//! finds pairs through the tree) hands the placed slots back to the escape list first, so that
+//! the next flush gives movers their fat boxes and takes tree residents out again: pairs are
+//! only ever found between fat boxes.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{RwLock, RwLockReadGuard};
@@ -157,9 +158,11 @@ impl MoverTree {
         }
     }
 
-    /// At the start of a step: the changes are the step's now. Present entries go back through
-    /// the escape list (movers to their stepped fat boxes, tree residents out).
-    pub fn begin_step(&mut self) {
+    /// Back to the step's view, for the step and for anything else that finds pairs through
+    /// the tree: changes not yet placed are dropped (the step takes them, or the caller records
+    /// them again), and present entries go back through the escape list (movers to their fat
+    /// boxes, tree residents and unplaced colliders out).
+    pub fn settle(&mut self) {
         let lazy = self.lazy();
         for &s in &lazy.changed {
             lazy.state[s as usize] &= !CHANGED;

@@ -83,12 +83,16 @@ impl World {
             BroadPhaseKind::Quadtree { bounds } => BroadPhaseKind::Quadtree { bounds: shifted(bounds, offset) },
             kind => kind,
         };
+        self.mover_tree.settle();
         self.pair_ties();
         // Every collider counts as moved, so that the next step recomputes boxes and manifolds
-        // at the new coordinates (see the doc). New colliders already are.
+        // at the new coordinates (see the doc). New colliders already are; queries are told
+        // about them again.
         for s in 0..self.cols.alive.len() {
             if self.cols.is_placed(s) {
                 self.mark_moved(s);
+            } else if self.cols.alive[s] {
+                self.mover_tree.change(s as u32);
             }
         }
         Ok(())

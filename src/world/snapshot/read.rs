@@ -408,6 +408,13 @@ impl World {
         found.clear();
         self.scratch.began = found;
         self.scratch.query_hits.clear();
+        // Queries find what changed since the snapshot's last step where it is now.
+        for i in 0..self.moved.len() {
+            let s = self.moved[i];
+            if self.cols.alive[s as usize] {
+                self.mover_tree.change(s);
+            }
+        }
         if same { Ok(()) } else { Err(bad("the pair slots are not the pairs whose fat boxes overlap")) }
     }
 }

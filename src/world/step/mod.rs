@@ -33,7 +33,7 @@ impl World {
     pub fn step(&mut self) {
         let t0 = Instant::now();
         self.events.clear();
-        self.mover_tree.begin_step();
+        self.mover_tree.settle();
         // The phases run on one of rayon's workers. A parallel pass started from a thread
         // outside the pool queues its job there and sleeps until it is done, a wake-up and a
         // sleep per pass (half a dozen a step); from a worker, a pass pushes its halves onto the

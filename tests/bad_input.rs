@@ -1020,7 +1020,7 @@ fn build() -> Matrix {
             standing,
             Vec2::new(1e6, 0.0),
             ok_mover,
-            "Ok(grounded, moved 4)",
+            "Ok(grounded, moved 2)",
         ),
         (
             "starts inside the ground (pushed out)",

@@ -408,10 +408,11 @@ impl World {
         found.clear();
         self.scratch.began = found;
         self.scratch.query_hits.clear();
-        // Queries find what changed since the snapshot's last step where it is now.
+        // Queries find what changed since the snapshot's last step where it is now (the moved
+        // list also keeps the last step's own, no longer flagged).
         for i in 0..self.moved.len() {
             let s = self.moved[i];
-            if self.cols.alive[s as usize] {
+            if self.cols.alive[s as usize] && self.cols.flags[s as usize] & flags::MOVED != 0 {
                 self.mover_tree.change(s);
             }
         }

@@ -10,6 +10,7 @@ use sapwood::{
     WorldConfig, WorldError, collide, query,
 };
 use sapwood_support::SplitMix64;
+use sapwood_support::exact_query::{Body, ExactToi, SweepD, time_of_impact as exact_toi};
 
 /// `next_u64() % n`: the draw these seeded tests were written with (not [`SplitMix64::below`],
 /// which maps a float and so gives other sequences).
@@ -198,13 +199,24 @@ impl Model {
                 // As documented for `World::impacts`: a hit after the start, or one within the
                 // tolerance at the start when the sweep closes the gap.
                 let closing = (sb.end.p - sb.start.p) - (so.end.p - so.start.p);
-                let hit = match toi.state {
-                    query::ToiState::Hit | query::ToiState::IterationLimit if toi.fraction > 0.0 => true,
-                    query::ToiState::Hit => closing.dot(toi.normal) > 0.0,
-                    _ => false,
+                let (mut hit, mut fraction) = match toi.state {
+                    query::ToiState::Hit if toi.fraction > 0.0 => (true, toi.fraction),
+                    query::ToiState::Hit => (closing.dot(toi.normal) > 0.0, toi.fraction),
+                    _ => (false, toi.fraction),
                 };
-                if hit && best.is_none_or(|(t, _)| toi.fraction < t) {
-                    best = Some((toi.fraction, o.id));
+                // A search that ran out of iterations decides nothing (the world resumes it): the
+                // exact reference says whether the sweep comes within the query's tolerance.
+                if toi.state == query::ToiState::IterationLimit {
+                    let tol = 1e-4 * b.desc.shape.bounding_radius().min(o.desc.shape.bounding_radius()) as f64;
+                    let (ba, bo) = (Body::new(&b.desc.shape), Body::new(&o.desc.shape));
+                    let (da, dob) = (SweepD::from_poses(&sb.start, &sb.end), SweepD::from_poses(&so.start, &so.end));
+                    if let ExactToi::Within { fraction: t, .. } = exact_toi(&ba, &da, &bo, &dob, 1.0, tol, 0.0, 1 << 20)
+                    {
+                        (hit, fraction) = (t > 0.0, t as f32);
+                    }
+                }
+                if hit && best.is_none_or(|(t, _)| fraction < t) {
+                    best = Some((fraction, o.id));
                 }
             }
             if let Some((t, o)) = best {
@@ -421,6 +433,41 @@ fn check_queries(world: &World, model: &Model, rng: &mut SplitMix64, extent: f32
         assert_eq!(all.iter().map(|h| (h.t, h.id, h.part)).collect::<Vec<_>>(), want, "ray_cast_all");
         let closest = world.ray_cast(&ray, max_t, &filter).map(|h| (h.t, h.id, h.part));
         assert_eq!(closest, want.first().copied(), "ray_cast");
+
+        // Shape casts and nearest distances, against the exact pair queries over every collider
+        // (drawn from their own generator: the seeded operations stay those of the seed).
+        let mut rng = SplitMix64::new(u64::from(origin.x.to_bits()) << 32 | u64::from(max_t.to_bits()));
+        let probe = Shape::circle(rng.range(0.1, 0.6)).unwrap();
+        let start = Pose::from_translation(origin);
+        let translation = dir * max_t;
+        let options = sapwood::query::CastOptions::default();
+        let mut want: Vec<(f32, ColliderId)> = model
+            .live
+            .values()
+            .filter(|c| pass(c))
+            .filter_map(|c| {
+                query::cast_shapes(&probe, &start, translation, &c.desc.shape, &c.desc.pose, Vec2::ZERO, &options)
+                    .unwrap()
+                    .map(|h| (h.fraction, c.id))
+            })
+            .collect();
+        want.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut casts = Vec::new();
+        world.cast_shape_all(&probe, &start, translation, &options, &filter, &mut casts).unwrap();
+        assert_eq!(casts.iter().map(|h| (h.fraction, h.id)).collect::<Vec<_>>(), want, "cast_shape_all");
+        let first = world.cast_shape(&probe, &start, translation, &options, &filter).unwrap();
+        assert_eq!(first.map(|h| (h.fraction, h.id)), want.first().copied(), "cast_shape");
+
+        let max_distance = rng.range(0.5, 8.0);
+        let nearest = model
+            .live
+            .values()
+            .filter(|c| pass(c))
+            .map(|c| (query::distance(&probe, &start, &c.desc.shape, &c.desc.pose).unwrap().distance, c.id))
+            .filter(|&(d, _)| d <= max_distance)
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let got = world.distance_to_nearest(&probe, &start, max_distance, &filter).unwrap();
+        assert_eq!(got.map(|h| (h.distance, h.id)), nearest, "distance_to_nearest");
     }
 }
 

@@ -172,6 +172,9 @@ impl HecsSync {
                 bullet: false,
                 filter: options.filter,
                 user_data: entity.to_bits().get(),
+                enabled: true,
+                contact_events: true,
+                sensor_events: true,
             };
             match world.insert(desc) {
                 Ok(id) => {

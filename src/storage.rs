@@ -136,7 +136,8 @@ pub(crate) mod flags {
     /// flags or filter exclude and makes afresh those whose kind changed.
     pub const REFRESH: u16 = 256;
     /// Every bit a live collider may carry.
-    pub const ALL: u16 = STATIC | SENSOR | IN_TREE | MOVED | BULLET | DISABLED | NO_CONTACT_EVENTS | NO_SENSOR_EVENTS | REFRESH;
+    pub const ALL: u16 =
+        STATIC | SENSOR | IN_TREE | MOVED | BULLET | DISABLED | NO_CONTACT_EVENTS | NO_SENSOR_EVENTS | REFRESH;
 }
 
 /// The per-slot columns, listed once: `name: Type = value a new slot gets`. The list feeds

@@ -2,8 +2,8 @@
 //! switches, checked through contacts, events, queries, snapshots and `validate`.
 
 use sapwood::{
-    Aabb, BroadPhaseKind, ColliderDesc, ColliderId, Event, EventKind, Filter, Pose, QueryFilter, Ray, Shape, Vec2, World,
-    WorldConfig, WorldError,
+    Aabb, BroadPhaseKind, ColliderDesc, ColliderId, Event, EventKind, Filter, Pose, QueryFilter, Ray, Shape, Vec2,
+    World, WorldConfig, WorldError,
 };
 
 fn at(x: f32, y: f32) -> Pose {
@@ -19,7 +19,9 @@ fn kinds() -> [BroadPhaseKind; 7] {
 }
 
 fn worlds() -> impl Iterator<Item = World> {
-    kinds().into_iter().map(|broad_phase| World::with_config(WorldConfig { broad_phase, ..WorldConfig::default() }).unwrap())
+    kinds()
+        .into_iter()
+        .map(|broad_phase| World::with_config(WorldConfig { broad_phase, ..WorldConfig::default() }).unwrap())
 }
 
 fn step(world: &mut World) -> Vec<Event> {
@@ -74,7 +76,8 @@ fn inserted_disabled_colliders_pair_with_nothing_until_enabled() {
     for mut world in worlds() {
         let a = world.insert(ball(0.0)).unwrap();
         let b = world.insert(ball(0.8).disabled()).unwrap();
-        let wall = world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(0.5, 5.0)).unwrap(), at(1.5, 0.0)).fixed()).unwrap();
+        let wall =
+            world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(0.5, 5.0)).unwrap(), at(1.5, 0.0)).fixed()).unwrap();
         assert!(step(&mut world).is_empty());
         let mut hit = Vec::new();
         world.query_point(Vec2::new(0.8, 0.0), &QueryFilter::default(), &mut hit);
@@ -134,7 +137,9 @@ fn a_sensor_switch_ends_the_contact_and_enters_the_sensor() {
 #[test]
 fn a_static_switch_moves_the_collider_across_structures() {
     for mut world in worlds() {
-        let ground = world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(10.0, 0.5)).unwrap(), at(0.0, -1.0)).fixed()).unwrap();
+        let ground = world
+            .insert(ColliderDesc::new(Shape::cuboid(Vec2::new(10.0, 0.5)).unwrap(), at(0.0, -1.0)).fixed())
+            .unwrap();
         let a = world.insert(ball(0.0)).unwrap();
         let b = world.insert(ball(0.8)).unwrap();
         let events = step(&mut world);
@@ -158,7 +163,8 @@ fn a_static_switch_moves_the_collider_across_structures() {
 #[test]
 fn set_bullet_sweeps_from_the_pose_it_was_set_at() {
     let mut world = World::new();
-    let wall = world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(0.005, 5.0)).unwrap(), Pose::IDENTITY).fixed()).unwrap();
+    let wall =
+        world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(0.005, 5.0)).unwrap(), Pose::IDENTITY).fixed()).unwrap();
     let b = world.insert(ColliderDesc::new(Shape::circle(0.05).unwrap(), at(-50.0, 0.0))).unwrap();
     step(&mut world);
     world.set_pose(b, at(50.0, 0.0)).unwrap();
@@ -203,7 +209,9 @@ fn setters_refuse_stale_ids_and_change_nothing() {
 #[test]
 fn pending_changes_survive_snapshots() {
     for mut world in worlds() {
-        let ground = world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(10.0, 0.5)).unwrap(), at(0.0, -1.0)).fixed()).unwrap();
+        let ground = world
+            .insert(ColliderDesc::new(Shape::cuboid(Vec2::new(10.0, 0.5)).unwrap(), at(0.0, -1.0)).fixed())
+            .unwrap();
         let ids: Vec<ColliderId> = (0..6).map(|i| world.insert(ball(i as f32 * 0.9)).unwrap()).collect();
         step(&mut world);
         world.set_enabled(ids[0], false).unwrap();
@@ -308,7 +316,9 @@ fn sensor_event_switches_silence_sensor_events_only() {
         world.set_pose(b, at(5.0, 0.0)).unwrap();
         world.set_pose(c, at(-5.0, 0.0)).unwrap();
         let events = step(&mut world);
-        assert!(events.contains(&ev(s, b, EventKind::SensorExited)) && events.contains(&ev(s, c, EventKind::SensorExited)));
+        assert!(
+            events.contains(&ev(s, b, EventKind::SensorExited)) && events.contains(&ev(s, c, EventKind::SensorExited))
+        );
         assert!(events.contains(&ev(b, d, EventKind::ContactEnded)));
         // Contact events off leave sensor events alone, and the other way round.
         world.set_contact_events(s, false).unwrap();
@@ -320,12 +330,16 @@ fn sensor_event_switches_silence_sensor_events_only() {
 #[test]
 fn sensor_rules_in_the_config_decide_sensor_pairs() {
     for (sensors, statics) in [(false, false), (false, true), (true, false), (true, true)] {
-        let config = WorldConfig { sensors_detect_sensors: sensors, sensors_detect_static: statics, ..WorldConfig::default() };
+        let config =
+            WorldConfig { sensors_detect_sensors: sensors, sensors_detect_static: statics, ..WorldConfig::default() };
         let mut world = World::with_config(config).unwrap();
         let s1 = world.insert(ball(0.0).sensor()).unwrap();
         let s2 = world.insert(ball(0.8).sensor()).unwrap();
-        let wall = world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(0.5, 5.0)).unwrap(), at(-1.0, 0.0)).fixed()).unwrap();
-        let still = world.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), at(1.6, 0.0)).sensor().fixed()).unwrap();
+        let wall = world
+            .insert(ColliderDesc::new(Shape::cuboid(Vec2::new(0.5, 5.0)).unwrap(), at(-1.0, 0.0)).fixed())
+            .unwrap();
+        let still =
+            world.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), at(1.6, 0.0)).sensor().fixed()).unwrap();
         let mut expected = Vec::new();
         if statics {
             expected.push(ev(s1, wall, EventKind::SensorEntered));

@@ -171,8 +171,9 @@ impl World {
     pub(super) fn may_pair(cols: &Columns, config: &WorldConfig, a: u32, b: u32) -> bool {
         let (a, b) = (a as usize, b as usize);
         let (fa, fb) = (cols.flags[a], cols.flags[b]);
-        let senses_static =
-            |sensor: u16, other: u16| sensor & flags::SENSOR != 0 && other & (flags::STATIC | flags::SENSOR) == flags::STATIC;
+        let senses_static = |sensor: u16, other: u16| {
+            sensor & flags::SENSOR != 0 && other & (flags::STATIC | flags::SENSOR) == flags::STATIC
+        };
         (fa | fb) & flags::DISABLED == 0
             && fa & fb & flags::STATIC == 0
             && (config.sensors_detect_sensors || fa & fb & flags::SENSOR == 0)

@@ -98,7 +98,9 @@ pub fn switch_state(scene: &mut Scene, t: usize) {
             1 => w.set_enabled(id, !flip(3)),
             2 => w.set_sensor(id, flip(9) != (i % 17 == 5)),
             4 => w.set_static(id, flip(15) != (i % 10 == 3)),
-            6 => w.set_filter(id, if flip(21) { Filter { category: 2, mask: !2, group: 0 } } else { Filter::default() }),
+            6 => {
+                w.set_filter(id, if flip(21) { Filter { category: 2, mask: !2, group: 0 } } else { Filter::default() })
+            }
             7 => w.set_bullet(id, flip(27)),
             8 => w.set_contact_events(id, !flip(33)),
             9 => w.set_sensor_events(id, !flip(39)),

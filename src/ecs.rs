@@ -7,12 +7,14 @@
 //! |------------------------------------------------|-------------------------------------------------|
 //! | has `Pose` + `Shape` and no collider yet       | inserts one, adds [`ColliderHandle`]            |
 //! | changed `Pose` or `Shape`                      | `set_pose` / `set_shape` (only what changed)    |
-//! | changed or added/removed [`ColliderOptions`]   | replaces the collider (new id, new handle)      |
+//! | changed or added/removed [`ColliderOptions`]   | the world's setters, same id (`set_static`, …)  |
 //! | lost `Pose` or `Shape`, or was despawned       | removes the collider (and the handle component) |
 //!
 //! Changes are found by comparing each component with the world's copy, so no change tracking
-//! is needed from the game, and a steady-state sync allocates nothing. Contacts and events map
-//! back to entities with [`HecsSync::contacts`] and [`HecsSync::events`].
+//! is needed from the game, and a steady-state sync allocates nothing. Contacts, events and
+//! impacts map back to entities with [`HecsSync::contacts`], [`HecsSync::events`] and
+//! [`HecsSync::impacts`]. [`HecsSync::set_options`] and the setters beside it change an
+//! entity's options component and its collider in one call, between syncs.
 //!
 //! ```
 //! use sapwood::ecs::{ColliderHandle, ColliderOptions, HecsSync};
@@ -42,19 +44,42 @@ use crate::collide::Manifold;
 use crate::math::Pose;
 use crate::shape::Shape;
 use crate::storage::{ColliderId, Filter};
-use crate::world::{ColliderDesc, EventKind, World, WorldError};
+use crate::world::{ColliderDesc, EventKind, Impact, World, WorldError};
 
-/// How an entity's collider behaves; optional component (absent means
-/// [`ColliderOptions::default`]: moving, not a sensor, default filter). The world cannot change
-/// these on a live collider, so changing the component replaces the collider.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How an entity's collider behaves: every flag of [`ColliderDesc`]. An optional component
+/// (absent means [`ColliderOptions::default`]: moving, enabled, not a sensor nor a bullet, both
+/// event switches on, the default filter). Changing it changes the live collider through the
+/// world's setters at the next [`HecsSync::sync`]; the collider keeps its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ColliderOptions {
     /// A static collider, see [`ColliderDesc::is_static`].
     pub is_static: bool,
     /// A sensor, see [`ColliderDesc::sensor`].
     pub sensor: bool,
+    /// A bullet, see [`ColliderDesc::bullet`].
+    pub bullet: bool,
+    /// Switched on, see [`ColliderDesc::enabled`].
+    pub enabled: bool,
+    /// Contact events on, see [`ColliderDesc::contact_events`].
+    pub contact_events: bool,
+    /// Sensor events on, see [`ColliderDesc::sensor_events`].
+    pub sensor_events: bool,
     /// Which colliders this one pairs with.
     pub filter: Filter,
+}
+
+impl Default for ColliderOptions {
+    fn default() -> Self {
+        Self {
+            is_static: false,
+            sensor: false,
+            bullet: false,
+            enabled: true,
+            contact_events: true,
+            sensor_events: true,
+            filter: Filter::default(),
+        }
+    }
 }
 
 impl ColliderOptions {
@@ -68,6 +93,25 @@ impl ColliderOptions {
     #[must_use]
     pub fn sensor() -> Self {
         Self { sensor: true, ..Self::default() }
+    }
+
+    /// Options for a bullet.
+    #[must_use]
+    pub fn bullet() -> Self {
+        Self { bullet: true, ..Self::default() }
+    }
+
+    /// Brings the live collider `id` from `old` to these options, one setter per change.
+    fn apply(&self, world: &mut World, id: ColliderId, old: &ColliderOptions) -> Result<(), WorldError> {
+        if self.filter != old.filter {
+            world.set_filter(id, self.filter)?;
+        }
+        world.set_static(id, self.is_static)?;
+        world.set_sensor(id, self.sensor)?;
+        world.set_bullet(id, self.bullet)?;
+        world.set_enabled(id, self.enabled)?;
+        world.set_contact_events(id, self.contact_events)?;
+        world.set_sensor_events(id, self.sensor_events)
     }
 }
 
@@ -153,25 +197,29 @@ impl HecsSync {
                 (t.live && t.id == h.0 && t.entity == entity).then_some(t)
             });
             if let Some(t) = owned {
-                if t.options == options {
-                    let result = Self::update(world, t.id, pose, shape);
+                if t.options != options {
+                    // The setters refuse only stale ids, and `owned` is live.
+                    let result = options.apply(world, t.id, &t.options);
                     first_err = first_err.or(result.err());
-                    continue;
+                    if let Some(Some(t)) = self.by_slot.get_mut(t.id.index() as usize) {
+                        t.options = options;
+                    }
                 }
-                // Static, sensor and filter are fixed for a collider's life: replace it.
-                let _ = world.remove(t.id);
-                if let Some(Some(t)) = self.by_slot.get_mut(t.id.index() as usize) {
-                    t.live = false;
-                }
+                let result = Self::update(world, t.id, pose, shape);
+                first_err = first_err.or(result.err());
+                continue;
             }
             let desc = ColliderDesc {
                 shape: shape.clone(),
                 pose: *pose,
                 is_static: options.is_static,
                 sensor: options.sensor,
-                bullet: false,
+                bullet: options.bullet,
                 filter: options.filter,
                 user_data: entity.to_bits().get(),
+                enabled: options.enabled,
+                contact_events: options.contact_events,
+                sensor_events: options.sensor_events,
             };
             match world.insert(desc) {
                 Ok(id) => {
@@ -235,5 +283,147 @@ impl HecsSync {
     /// with a collider the sync does not know are skipped.
     pub fn events<'a>(&'a self, world: &'a World) -> impl Iterator<Item = (Entity, Entity, EventKind)> + 'a {
         world.events().iter().filter_map(move |e| Some((self.entity(e.a)?, self.entity(e.b)?, e.kind)))
+    }
+
+    /// The world's impacts as `(bullet entity, entity hit, impact)`, in [`World::impacts`]
+    /// order. Impacts with a collider the sync does not know are skipped.
+    pub fn impacts<'a>(&'a self, world: &'a World) -> impl Iterator<Item = (Entity, Entity, &'a Impact)> + 'a {
+        world.impacts().iter().filter_map(move |i| {
+            let (bullet, other) = (i.bullet.id()?, i.other.id()?);
+            Some((self.entity(bullet)?, self.entity(other)?, i))
+        })
+    }
+
+    /// Changes an entity's [`ColliderOptions`] with `edit`, in the component (added when
+    /// absent) and on its live collider through the world's setters at once, so that queries
+    /// see it before the next sync and the sync finds nothing left to do.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`] when the entity has no live collider from this sync (it is new
+    /// since the last sync, lost its `Pose` or `Shape`, or was despawned); nothing changes then.
+    pub fn set_options(
+        &mut self,
+        ecs: &mut hecs::World,
+        world: &mut World,
+        entity: Entity,
+        edit: impl FnOnce(&mut ColliderOptions),
+    ) -> Result<(), WorldError> {
+        let id = ecs.get::<&ColliderHandle>(entity).map_err(|_| WorldError::StaleId)?.0;
+        let tracked = self
+            .by_slot
+            .get_mut(id.index() as usize)
+            .and_then(Option::as_mut)
+            .filter(|t| t.live && t.id == id && t.entity == entity && world.contains(id))
+            .ok_or(WorldError::StaleId)?;
+        let old = ecs.get::<&ColliderOptions>(entity).map(|o| *o).unwrap_or_default();
+        let mut new = old;
+        edit(&mut new);
+        new.apply(world, id, &tracked.options)?;
+        tracked.options = new;
+        if let Ok(mut o) = ecs.get::<&mut ColliderOptions>(entity) {
+            *o = new;
+        } else {
+            ecs.insert_one(entity, new).map_err(|_| WorldError::StaleId)?;
+        }
+        Ok(())
+    }
+
+    /// [`World::set_enabled`] for an entity's collider, kept in its options (see
+    /// [`HecsSync::set_options`]).
+    ///
+    /// # Errors
+    /// As [`HecsSync::set_options`].
+    pub fn set_enabled(
+        &mut self,
+        ecs: &mut hecs::World,
+        world: &mut World,
+        entity: Entity,
+        on: bool,
+    ) -> Result<(), WorldError> {
+        self.set_options(ecs, world, entity, |o| o.enabled = on)
+    }
+
+    /// [`World::set_static`] for an entity's collider, kept in its options.
+    ///
+    /// # Errors
+    /// As [`HecsSync::set_options`].
+    pub fn set_static(
+        &mut self,
+        ecs: &mut hecs::World,
+        world: &mut World,
+        entity: Entity,
+        on: bool,
+    ) -> Result<(), WorldError> {
+        self.set_options(ecs, world, entity, |o| o.is_static = on)
+    }
+
+    /// [`World::set_sensor`] for an entity's collider, kept in its options.
+    ///
+    /// # Errors
+    /// As [`HecsSync::set_options`].
+    pub fn set_sensor(
+        &mut self,
+        ecs: &mut hecs::World,
+        world: &mut World,
+        entity: Entity,
+        on: bool,
+    ) -> Result<(), WorldError> {
+        self.set_options(ecs, world, entity, |o| o.sensor = on)
+    }
+
+    /// [`World::set_bullet`] for an entity's collider, kept in its options.
+    ///
+    /// # Errors
+    /// As [`HecsSync::set_options`].
+    pub fn set_bullet(
+        &mut self,
+        ecs: &mut hecs::World,
+        world: &mut World,
+        entity: Entity,
+        on: bool,
+    ) -> Result<(), WorldError> {
+        self.set_options(ecs, world, entity, |o| o.bullet = on)
+    }
+
+    /// [`World::set_filter`] for an entity's collider, kept in its options.
+    ///
+    /// # Errors
+    /// As [`HecsSync::set_options`].
+    pub fn set_filter(
+        &mut self,
+        ecs: &mut hecs::World,
+        world: &mut World,
+        entity: Entity,
+        filter: Filter,
+    ) -> Result<(), WorldError> {
+        self.set_options(ecs, world, entity, |o| o.filter = filter)
+    }
+
+    /// [`World::set_contact_events`] for an entity's collider, kept in its options.
+    ///
+    /// # Errors
+    /// As [`HecsSync::set_options`].
+    pub fn set_contact_events(
+        &mut self,
+        ecs: &mut hecs::World,
+        world: &mut World,
+        entity: Entity,
+        on: bool,
+    ) -> Result<(), WorldError> {
+        self.set_options(ecs, world, entity, |o| o.contact_events = on)
+    }
+
+    /// [`World::set_sensor_events`] for an entity's collider, kept in its options.
+    ///
+    /// # Errors
+    /// As [`HecsSync::set_options`].
+    pub fn set_sensor_events(
+        &mut self,
+        ecs: &mut hecs::World,
+        world: &mut World,
+        entity: Entity,
+        on: bool,
+    ) -> Result<(), WorldError> {
+        self.set_options(ecs, world, entity, |o| o.sensor_events = on)
     }
 }

@@ -41,6 +41,10 @@ mod world;
 
 pub use broad::BroadPhaseKind;
 pub use glam::Vec2;
+/// The [hecs](https://docs.rs/hecs) crate the [`ecs`] integration is built on, so that games
+/// use the very version `HecsSync` expects.
+#[cfg(feature = "hecs")]
+pub use hecs;
 pub use math::{Aabb, Pose, Ray, Rot};
 pub use shape::{
     Capsule, Chain, ChainOptions, ChainSegment, Circle, Compound, Cuboid, DecompositionError, MAX_CHAIN_VERTICES,

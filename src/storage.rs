@@ -115,16 +115,29 @@ impl Filter {
 /// Per-collider flag bits.
 pub(crate) mod flags {
     /// Never moves; static–static pairs are never generated.
-    pub const STATIC: u8 = 1;
+    pub const STATIC: u16 = 1;
     /// Reports enter/exit events and no manifold.
-    pub const SENSOR: u8 = 2;
+    pub const SENSOR: u16 = 2;
     /// Lives in the tree rather than the SAP (static, or larger than the config's limit).
-    pub const IN_TREE: u8 = 4;
+    pub const IN_TREE: u16 = 4;
     /// Pose or shape changed since the last step; the collider is in the moved list.
-    pub const MOVED: u8 = 8;
+    pub const MOVED: u16 = 8;
     /// A fast collider: swept from `sweep_start` to its pose by each step, which reports its
     /// earliest time of impact (`World::impacts`).
-    pub const BULLET: u8 = 16;
+    pub const BULLET: u16 = 16;
+    /// Switched off: in no pair and no query result, though it stays in the structures.
+    pub const DISABLED: u16 = 32;
+    /// Its pairs raise no `ContactBegan`/`ContactEnded` events.
+    pub const NO_CONTACT_EVENTS: u16 = 64;
+    /// Its pairs raise no `SensorEntered`/`SensorExited` events.
+    pub const NO_SENSOR_EVENTS: u16 = 128;
+    /// A flag that decides which pairs it may have changed since the last step (always with
+    /// MOVED): the next step's broad phase searches all its pairs again, ends those the new
+    /// flags or filter exclude and makes afresh those whose kind changed.
+    pub const REFRESH: u16 = 256;
+    /// Every bit a live collider may carry.
+    pub const ALL: u16 =
+        STATIC | SENSOR | IN_TREE | MOVED | BULLET | DISABLED | NO_CONTACT_EVENTS | NO_SENSOR_EVENTS | REFRESH;
 }
 
 /// The per-slot columns, listed once: `name: Type = value a new slot gets`. The list feeds
@@ -145,7 +158,7 @@ macro_rules! slot_columns {
                 /// Bumped on every release, never 0 (the niche of `ColliderId`).
                 generation: u32 = 1 => Generation,
                 alive: bool = true,
-                flags: u8 = 0,
+                flags: u16 = 0,
                 pose: Pose = Pose::IDENTITY,
                 /// A bullet's pose as of the last step, where its next sweep starts; the identity
                 /// for other colliders.

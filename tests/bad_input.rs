@@ -16,7 +16,8 @@ use sapwood::ecs::{ColliderHandle, HecsSync};
 use sapwood::query::{self, CastOptions, SimplexCache, Sweep};
 use sapwood::{
     Aabb, Capsule, Chain, ChainOptions, CharacterConfig, CharacterHit, Circle, ColliderDesc, ColliderId, Cuboid,
-    Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot, Segment, Shape, Tile, TileMap, Vec2, World, WorldConfig,
+    Filter, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot, Segment, Shape, Tile, TileMap, Vec2, World,
+    WorldConfig,
 };
 
 const NAN: f32 = f32::NAN;
@@ -496,6 +497,35 @@ fn build() -> Matrix {
         m.world("World::set_shape", input, "Err(StaleId)", |w, ids| r(w.set_shape(id(ids), circle())));
         m.world("World::set_user_data", input, "Err(StaleId)", |w, ids| r(w.set_user_data(id(ids), 9)));
         m.world("World::refilter", input, "Err(StaleId)", |w, ids| r(w.refilter(id(ids))));
+        m.world("World::set_filter", input, "Err(StaleId)", |w, ids| r(w.set_filter(id(ids), Filter::default())));
+        m.world("World::set_sensor", input, "Err(StaleId)", |w, ids| r(w.set_sensor(id(ids), true)));
+        m.world("World::set_static", input, "Err(StaleId)", |w, ids| r(w.set_static(id(ids), true)));
+        m.world("World::set_bullet", input, "Err(StaleId)", |w, ids| r(w.set_bullet(id(ids), true)));
+        m.world("World::set_enabled", input, "Err(StaleId)", |w, ids| r(w.set_enabled(id(ids), false)));
+        m.world("World::set_contact_events", input, "Err(StaleId)", |w, ids| r(w.set_contact_events(id(ids), false)));
+        m.world("World::set_sensor_events", input, "Err(StaleId)", |w, ids| r(w.set_sensor_events(id(ids), false)));
+        m.world(
+            "World::filter / is_static / is_sensor / is_bullet / is_enabled / contact_events / sensor_events",
+            input,
+            "Err(StaleId) ×7",
+            |w, ids| {
+                let id = id(ids);
+                let flags = [
+                    w.is_static(id),
+                    w.is_sensor(id),
+                    w.is_bullet(id),
+                    w.is_enabled(id),
+                    w.contact_events(id),
+                    w.sensor_events(id),
+                ];
+                let all: Vec<_> = std::iter::once(w.filter(id).err()).chain(flags.iter().map(|f| f.err())).collect();
+                if all.iter().all(|e| *e == Some(sapwood::WorldError::StaleId)) {
+                    "Err(StaleId) ×7".into()
+                } else {
+                    format!("{all:?}")
+                }
+            },
+        );
         m.world("World::pose / shape / aabb / user_data", input, "Err(StaleId) ×4", |w, ids| {
             let id = id(ids);
             let all = [w.pose(id).err(), w.shape(id).err(), w.aabb(id).err(), w.user_data(id).err()];
@@ -1086,10 +1116,10 @@ fn build() -> Matrix {
     corrupt("wrong magic", "Err(BadMagic)", &|b| b[0] = b'X');
     corrupt(
         "version 5 (older, before segments and chains)",
-        "Err(UnsupportedVersion { found: 5, supported: 7 })",
+        "Err(UnsupportedVersion { found: 5, supported: 8 })",
         &|b| b[8] = 5,
     );
-    corrupt("version 4 (older, before bullets)", "Err(UnsupportedVersion { found: 4, supported: 7 })", &|b| b[8] = 4);
+    corrupt("version 4 (older, before bullets)", "Err(UnsupportedVersion { found: 4, supported: 8 })", &|b| b[8] = 4);
     corrupt("truncated by one byte", "Err(ChecksumMismatch)", &|b| {
         b.pop();
     });
@@ -1109,10 +1139,10 @@ fn build() -> Matrix {
         b[slot0..slot0 + 4].copy_from_slice(&0u32.to_le_bytes())
     });
     corrupt("pose x = NaN (resealed)", "Err(InvalidPose { slot: 0, error: InvalidPose })", &|b| {
-        b[slot0 + 6..slot0 + 10].copy_from_slice(&NAN.to_bits().to_le_bytes())
+        b[slot0 + 7..slot0 + 11].copy_from_slice(&NAN.to_bits().to_le_bytes())
     });
     corrupt("pose x = 1e30 (resealed)", "Err(InvalidPose { slot: 0, error: OutOfRange })", &|b| {
-        b[slot0 + 6..slot0 + 10].copy_from_slice(&1e30f32.to_bits().to_le_bytes())
+        b[slot0 + 7..slot0 + 11].copy_from_slice(&1e30f32.to_bits().to_le_bytes())
     });
     m.pure("World::from_bytes", "every truncation; every byte inverted", "no panic; every truncation Err", || {
         let mut accepted = 0;

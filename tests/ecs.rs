@@ -127,12 +127,13 @@ fn shape_and_option_changes() {
     world.step();
     assert_eq!(events(&sync, &world), [(a, b, EventKind::ContactBegan)]);
 
-    // Making b a sensor replaces its collider: the contact ends, the sensor overlap begins.
+    // Making b a sensor keeps its collider: the contact ends, the sensor overlap begins.
     let id_b = handle(&ecs, b).unwrap();
     ecs.insert_one(b, ColliderOptions::sensor()).unwrap();
     sync.sync(&mut ecs, &mut world).unwrap();
     check(&ecs, &world, &sync);
-    assert_ne!(handle(&ecs, b), Some(id_b));
+    assert_eq!(handle(&ecs, b), Some(id_b));
+    assert!(world.is_sensor(id_b).unwrap());
     world.step();
     let mut ev = events(&sync, &world);
     ev.sort_by_key(|e| e.2);
@@ -210,4 +211,47 @@ fn random_sequences_match_the_world() {
         let contacts: std::collections::BTreeSet<_> = sync.contacts(&world).map(|(a, b, _)| (a, b)).collect();
         assert_eq!(contacts, touching);
     }
+}
+
+#[test]
+fn options_carry_every_flag_and_setters_keep_the_collider() {
+    let (mut ecs, mut world, mut sync) = (sapwood::hecs::World::new(), World::new(), HecsSync::new());
+    let wall = ecs.spawn((Pose::IDENTITY, Shape::cuboid(Vec2::new(0.005, 5.0)).unwrap(), ColliderOptions::fixed()));
+    let options = ColliderOptions { contact_events: false, ..ColliderOptions::bullet() };
+    let b = ecs.spawn((at(-50.0, 0.0), Shape::circle(0.05).unwrap(), options));
+    sync.sync(&mut ecs, &mut world).unwrap();
+    let id = handle(&ecs, b).unwrap();
+    assert!(world.is_bullet(id).unwrap() && !world.contact_events(id).unwrap());
+    world.step();
+    // A bullet through the wall: the impact maps to entities.
+    *ecs.get::<&mut Pose>(b).unwrap() = at(50.0, 0.0);
+    sync.sync(&mut ecs, &mut world).unwrap();
+    world.step();
+    let impacts: Vec<_> = sync.impacts(&world).map(|(x, y, _)| (x, y)).collect();
+    assert_eq!(impacts, [(b, wall)]);
+    // Setters through the sync: the component follows, the id stays, the next sync is quiet.
+    *ecs.get::<&mut Pose>(b).unwrap() = at(0.0, 0.0);
+    sync.sync(&mut ecs, &mut world).unwrap();
+    world.step();
+    assert_eq!(world.contacts().len(), 1);
+    assert!(sync.events(&world).next().is_none(), "contact events are off for the bullet");
+    sync.set_contact_events(&mut ecs, &mut world, b, true).unwrap();
+    sync.set_enabled(&mut ecs, &mut world, b, false).unwrap();
+    assert!(!ecs.get::<&ColliderOptions>(b).unwrap().enabled);
+    sync.sync(&mut ecs, &mut world).unwrap();
+    assert_eq!(handle(&ecs, b), Some(id));
+    world.step();
+    assert_eq!(sync.events(&world).collect::<Vec<_>>(), [(wall, b, EventKind::ContactEnded)]);
+    sync.set_enabled(&mut ecs, &mut world, b, true).unwrap();
+    sync.set_static(&mut ecs, &mut world, wall, false).unwrap();
+    sync.set_sensor(&mut ecs, &mut world, wall, true).unwrap();
+    sync.set_bullet(&mut ecs, &mut world, b, false).unwrap();
+    sync.set_filter(&mut ecs, &mut world, b, sapwood::Filter::default()).unwrap();
+    sync.set_sensor_events(&mut ecs, &mut world, b, true).unwrap();
+    sync.sync(&mut ecs, &mut world).unwrap();
+    world.step();
+    assert_eq!(sync.events(&world).collect::<Vec<_>>(), [(wall, b, EventKind::SensorEntered)]);
+    // An entity without a collider from this sync is refused.
+    let lone = ecs.spawn((at(9.0, 9.0),));
+    assert_eq!(sync.set_enabled(&mut ecs, &mut world, lone, false), Err(sapwood::WorldError::StaleId));
 }

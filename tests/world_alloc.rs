@@ -26,7 +26,21 @@ fn steady_state_step_with_pair_hooks_allocates_nothing() {
     steady_state_step_allocates_nothing_with(sapwood::WorldConfig::default(), true);
 }
 
+/// Live state switched on some colliders every half period (every setter, see
+/// `periodic::switch_state`): refreshed pairs and structure moves allocate nothing either.
+#[test]
+fn steady_state_step_with_state_switches_allocates_nothing() {
+    let _turn = alloc_count::serial();
+    for config in periodic::configs() {
+        steady_state_step_allocates_nothing_switching(config, false, true);
+    }
+}
+
 fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig, hooks: bool) {
+    steady_state_step_allocates_nothing_switching(config, hooks, false);
+}
+
+fn steady_state_step_allocates_nothing_switching(config: sapwood::WorldConfig, hooks: bool, switch: bool) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     pool.install(|| {
         alloc_count::take();
@@ -36,6 +50,9 @@ fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig, hooks:
         }
         for t in 0..2 * periodic::PERIOD {
             periodic::animate(&mut scene, t);
+            if switch {
+                periodic::switch_state(&mut scene, t);
+            }
             scene.world.step();
         }
         assert!(!scene.world.contacts().is_empty());
@@ -59,17 +76,24 @@ fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig, hooks:
             let mut any_hit = false;
             for t in k * periodic::PERIOD..(k + 1) * periodic::PERIOD {
                 periodic::animate(&mut scene, t);
+                if switch {
+                    periodic::switch_state(&mut scene, t);
+                }
                 scene.world.step();
                 any_hit |= query(&scene.world, hits);
             }
             any_hit
         };
-        for k in 2..WARM_UP_PERIODS {
+        // Switched colliders move between the structures (a static switch) and refresh their
+        // pairs, so node pools and scratch lists reach their high-water marks later, as with
+        // bullets.
+        let warm_up = if switch { BULLET_WARM_UP_PERIODS } else { WARM_UP_PERIODS };
+        for k in 2..warm_up {
             period(k, &mut hits);
         }
         alloc_count::set_counting(true);
         let mut any_hit = false;
-        for k in WARM_UP_PERIODS..WARM_UP_PERIODS + 4 {
+        for k in warm_up..warm_up + 4 {
             any_hit |= period(k, &mut hits);
         }
         alloc_count::set_counting(false);

@@ -36,7 +36,7 @@ impl PairHooks for Salted {
 type Contacts = BTreeMap<(u32, u32), Manifold>;
 
 /// What the world should report, computed from scratch: every pair of live colliders (lower
-/// slot first) that are not both static, the filter allows, and whose shapes touch, with the
+/// slot first) that are not both static nor both sensors, the filter allows, and whose shapes touch, with the
 /// contact hook applied to non-sensor manifolds. The periodic scene's user data is the
 /// collider's index, from which its static and sensor flags follow.
 fn model(world: &World, ids: &[ColliderId], hooks: Option<&Salted>) -> (Contacts, BTreeSet<(u32, u32)>) {
@@ -46,7 +46,9 @@ fn model(world: &World, ids: &[ColliderId], hooks: Option<&Salted>) -> (Contacts
     for (i, &a) in live.iter().enumerate() {
         for &b in &live[i + 1..] {
             let (ua, ub) = (world.user_data(a).unwrap(), world.user_data(b).unwrap());
-            if ua % 10 == 3 && ub % 10 == 3 || hooks.is_some_and(|h| !h.allows(ua, ub)) {
+            // No two statics pair, nor (by default) two sensors.
+            let two_sensors = ua % 17 == 5 && ub % 17 == 5;
+            if ua % 10 == 3 && ub % 10 == 3 || two_sensors || hooks.is_some_and(|h| !h.allows(ua, ub)) {
                 continue;
             }
             let (sa, pa, sb, pb) =

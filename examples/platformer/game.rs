@@ -142,7 +142,12 @@ impl Game {
     pub fn with_level(level: Level) -> Result<Game, GameError> {
         let mut ecs = hecs::World::new();
         let fixed = |cat| ColliderOptions { filter: filter_for(cat), ..ColliderOptions::fixed() };
-        let sensor = |cat| ColliderOptions { is_static: true, sensor: true, filter: filter_for(cat) };
+        let sensor = |cat| ColliderOptions {
+            is_static: true,
+            sensor: true,
+            filter: filter_for(cat),
+            ..ColliderOptions::default()
+        };
         for chain in &level.terrain {
             ecs.spawn((Pose::IDENTITY, Shape::Chain(chain.clone()), fixed(category::TERRAIN), Terrain));
         }

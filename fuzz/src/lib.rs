@@ -223,6 +223,9 @@ pub struct Model {
     pub removed: Vec<ColliderId>,
     /// Mutations since the last step: queries then see an older state, so they are not compared.
     pub dirty: bool,
+    /// The world's `sensors_detect_sensors` and `sensors_detect_static`.
+    pub sensors_detect_sensors: bool,
+    pub sensors_detect_static: bool,
 }
 
 impl Model {
@@ -237,7 +240,12 @@ impl Model {
         let mut out = BTreeSet::new();
         for (i, (ia, a)) in all.iter().enumerate() {
             for (ib, b) in &all[i + 1..] {
-                if (a.is_static && b.is_static) || !a.filter.pairs_with(&b.filter) {
+                let senses_static = |s: &ColliderDesc, o: &ColliderDesc| s.sensor && o.is_static && !o.sensor;
+                if (a.is_static && b.is_static)
+                    || (a.sensor && b.sensor && !self.sensors_detect_sensors)
+                    || (!self.sensors_detect_static && (senses_static(a, b) || senses_static(b, a)))
+                    || !a.filter.pairs_with(&b.filter)
+                {
                     continue;
                 }
                 if !a.shape.aabb(&a.pose).overlaps(&b.shape.aabb(&b.pose)) {
@@ -346,6 +354,9 @@ fn desc(b: &mut Bytes) -> ColliderDesc {
         bullet: flags & 4 != 0,
         filter,
         user_data: u64::from(b.u32()),
+        enabled: true,
+        contact_events: true,
+        sensor_events: true,
     }
 }
 
@@ -651,7 +662,11 @@ pub fn run_world_ops(data: &[u8]) -> World {
             World::new()
         }
     };
-    let mut model = Model::default();
+    let mut model = Model {
+        sensors_detect_sensors: world.config().sensors_detect_sensors,
+        sensors_detect_static: world.config().sensors_detect_static,
+        ..Model::default()
+    };
     let trace = std::env::var_os("SAPWOOD_FUZZ_TRACE").is_some();
     if trace {
         eprintln!("config {config:?} -> {:?}", world.config());

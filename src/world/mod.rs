@@ -45,7 +45,7 @@ use crate::broad::{BroadPhaseKind, DynamicTree, Movers, PairTable};
 use crate::collide::Manifold;
 use crate::math::{Aabb, Pose};
 use crate::shape::Shape;
-use crate::storage::{ColliderId, Columns, flags};
+use crate::storage::{ColliderId, Columns, Filter, flags};
 use pairs::PairSlot;
 use scratch::Scratch;
 
@@ -259,6 +259,15 @@ impl World {
         if desc.sensor {
             f |= flags::SENSOR;
         }
+        if !desc.enabled {
+            f |= flags::DISABLED;
+        }
+        if !desc.contact_events {
+            f |= flags::NO_CONTACT_EVENTS;
+        }
+        if !desc.sensor_events {
+            f |= flags::NO_SENSOR_EVENTS;
+        }
         if desc.bullet {
             f |= flags::BULLET;
             self.cols.bullet_count += 1;
@@ -391,6 +400,139 @@ impl World {
         Ok(())
     }
 
+    /// Replaces a collider's [`Filter`]. Takes effect at the next step: pairs the new filter
+    /// excludes end then (touching ones with [`EventKind::ContactEnded`] or
+    /// [`EventKind::SensorExited`]), pairs it allows begin, and the pair filter (see
+    /// [`PairHooks`]) is asked again about the pairs that stay. Queries use the new category at
+    /// once. A filter equal to the current one changes nothing.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn set_filter(&mut self, id: ColliderId, filter: Filter) -> Result<(), WorldError> {
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        if self.cols.filter[s] != filter {
+            self.cols.filter[s] = filter;
+            self.refresh_pairs(s);
+        }
+        Ok(())
+    }
+
+    /// Makes a collider a sensor or not (see [`ColliderDesc::sensor`](ColliderDesc#structfield.sensor)).
+    /// At the next step each of its touching pairs ends with the event of its old kind and
+    /// begins again, if its shapes still touch, with one of the new kind: a collider that
+    /// becomes a sensor leaves [`World::contacts`] with `ContactEnded` and `SensorEntered`.
+    /// Setting the current value changes nothing.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn set_sensor(&mut self, id: ColliderId, sensor: bool) -> Result<(), WorldError> {
+        self.set_pair_flag(id, flags::SENSOR, sensor)
+    }
+
+    /// Switches a collider between static and moving, like Box2D's `b2Body_SetType`. The next
+    /// step moves it between the static tree and the movers' broad phase, ends its pairs with
+    /// statics when it becomes static (no two statics pair) and begins them when it starts
+    /// moving; its other pairs carry on, touching ones without an event. Welded edges (see
+    /// [`WorldConfig::weld_static_edges`]) follow. Setting the current value changes nothing.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn set_static(&mut self, id: ColliderId, is_static: bool) -> Result<(), WorldError> {
+        self.set_pair_flag(id, flags::STATIC, is_static)
+    }
+
+    /// Switches a collider off or on. A disabled collider keeps its id, pose, shape, filter and
+    /// user data, and every setter still works on it, but it is in no pair, contact, event or
+    /// impact and no query finds it. Disabling ends its touching pairs at the next step, with
+    /// their events; enabling begins, at the next step, the pairs its shape touches then.
+    /// Setting the current value changes nothing.
+    ///
+    /// A disabled collider stays in the broad-phase structures, so switching it back costs no
+    /// insertion; a pool of many colliders kept disabled for long is better removed.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn set_enabled(&mut self, id: ColliderId, enabled: bool) -> Result<(), WorldError> {
+        self.set_pair_flag(id, flags::DISABLED, !enabled)
+    }
+
+    /// Makes a collider a bullet or not (see [`ColliderDesc::bullet`](ColliderDesc#structfield.bullet)).
+    /// A new bullet's first sweep starts at its pose at this call. Its pairs, contacts and
+    /// events are unchanged. Setting the current value changes nothing.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn set_bullet(&mut self, id: ColliderId, bullet: bool) -> Result<(), WorldError> {
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        if (self.cols.flags[s] & flags::BULLET != 0) == bullet {
+            return Ok(());
+        }
+        self.cols.flags[s] ^= flags::BULLET;
+        if bullet {
+            self.cols.bullet_count += 1;
+            self.cols.sweep_start[s] = self.cols.pose[s];
+        } else {
+            self.cols.bullet_count -= 1;
+            self.cols.sweep_start[s] = Pose::IDENTITY;
+        }
+        Ok(())
+    }
+
+    /// Switches a collider's contact events on or off (see
+    /// [`ColliderDesc::contact_events`](ColliderDesc#structfield.contact_events)). Events are
+    /// judged when raised: a pair touching when they are switched off ends without an event.
+    /// [`World::contacts`] is unaffected.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn set_contact_events(&mut self, id: ColliderId, on: bool) -> Result<(), WorldError> {
+        self.set_event_flag(id, flags::NO_CONTACT_EVENTS, !on)
+    }
+
+    /// Switches a collider's sensor events on or off (see
+    /// [`ColliderDesc::sensor_events`](ColliderDesc#structfield.sensor_events)), judged when
+    /// raised, as for [`World::set_contact_events`].
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn set_sensor_events(&mut self, id: ColliderId, on: bool) -> Result<(), WorldError> {
+        self.set_event_flag(id, flags::NO_SENSOR_EVENTS, !on)
+    }
+
+    /// Sets or clears an event switch of a live collider.
+    fn set_event_flag(&mut self, id: ColliderId, bit: u16, set: bool) -> Result<(), WorldError> {
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        if set {
+            self.cols.flags[s] |= bit;
+        } else {
+            self.cols.flags[s] &= !bit;
+        }
+        Ok(())
+    }
+
+    /// Sets or clears a flag that decides which pairs a collider may have (static, sensor,
+    /// disabled), with its effect on the welds and the pairs.
+    fn set_pair_flag(&mut self, id: ColliderId, bit: u16, set: bool) -> Result<(), WorldError> {
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        if (self.cols.flags[s] & bit != 0) == set {
+            return Ok(());
+        }
+        // Its neighbours' welds change when it starts or stops being a weldable static, and
+        // `weld_touch` lists them only while it is static: before and after the change.
+        self.weld_touch(s);
+        self.cols.flags[s] ^= bit;
+        self.weld_touch(s);
+        self.refresh_pairs(s);
+        Ok(())
+    }
+
+    /// Has the next step search every pair of live slot `s` again (see `flags::REFRESH`), and
+    /// asks the pair filter again about those it has.
+    fn refresh_pairs(&mut self, s: usize) {
+        self.cols.flags[s] |= flags::REFRESH;
+        self.refilter_collider(s);
+    }
+
     fn mark_moved(&mut self, s: usize) {
         self.mover_tree.change(s as u32);
         if self.cols.flags[s] & flags::MOVED == 0 {
@@ -438,6 +580,67 @@ impl World {
     /// [`WorldError::StaleId`].
     pub fn user_data(&self, id: ColliderId) -> Result<u64, WorldError> {
         self.cols.slot(id).map(|s| self.cols.user_data[s]).ok_or(WorldError::StaleId)
+    }
+
+    /// The collider's [`Filter`].
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn filter(&self, id: ColliderId) -> Result<Filter, WorldError> {
+        self.cols.slot(id).map(|s| self.cols.filter[s]).ok_or(WorldError::StaleId)
+    }
+
+    /// Whether the collider is static (see [`World::set_static`]).
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn is_static(&self, id: ColliderId) -> Result<bool, WorldError> {
+        self.flag(id, flags::STATIC)
+    }
+
+    /// Whether the collider is a sensor (see [`World::set_sensor`]).
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn is_sensor(&self, id: ColliderId) -> Result<bool, WorldError> {
+        self.flag(id, flags::SENSOR)
+    }
+
+    /// Whether the collider is a bullet (see [`World::set_bullet`]).
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn is_bullet(&self, id: ColliderId) -> Result<bool, WorldError> {
+        self.flag(id, flags::BULLET)
+    }
+
+    /// Whether the collider is enabled (see [`World::set_enabled`]).
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn is_enabled(&self, id: ColliderId) -> Result<bool, WorldError> {
+        self.flag(id, flags::DISABLED).map(|disabled| !disabled)
+    }
+
+    /// Whether the collider's contact events are on (see [`World::set_contact_events`]).
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn contact_events(&self, id: ColliderId) -> Result<bool, WorldError> {
+        self.flag(id, flags::NO_CONTACT_EVENTS).map(|off| !off)
+    }
+
+    /// Whether the collider's sensor events are on (see [`World::set_sensor_events`]).
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn sensor_events(&self, id: ColliderId) -> Result<bool, WorldError> {
+        self.flag(id, flags::NO_SENSOR_EVENTS).map(|off| !off)
+    }
+
+    /// Whether a live collider carries flag `bit`.
+    fn flag(&self, id: ColliderId, bit: u16) -> Result<bool, WorldError> {
+        self.cols.slot(id).map(|s| self.cols.flags[s] & bit != 0).ok_or(WorldError::StaleId)
     }
 
     /// All live collider ids, in slot order.

@@ -1,6 +1,6 @@
 //! Pair bookkeeping: pair slots, their links into both colliders' lists, touching state and events.
 
-use super::{Contact, Event, EventKind, NONE, World};
+use super::{Contact, Event, EventKind, NONE, World, WorldConfig};
 use crate::collide::Manifold;
 use crate::storage::{Columns, flags};
 
@@ -79,8 +79,10 @@ impl World {
         let pair = self.pairs[p as usize];
         if pair.touching {
             self.end_touch(p);
-            let ev = self.make_event(&pair, false);
-            if pending { self.pending_events.push(ev) } else { self.events.push(ev) }
+            if self.reports(&pair) {
+                let ev = self.make_event(&pair, false);
+                if pending { self.pending_events.push(ev) } else { self.events.push(ev) }
+            }
         }
         for (k, &c) in pair.ids.iter().enumerate() {
             let (prev, next) = (pair.prev[k], pair.next[k]);
@@ -126,10 +128,20 @@ impl World {
         Event { a: self.cols.id(pair.ids[0]), b: self.cols.id(pair.ids[1]), kind }
     }
 
-    /// `make_event` into this step's events.
+    /// Whether `pair`'s events are reported: both its colliders have that kind of event on.
+    /// Judged when the event is raised, so a switch flipped while a pair touches decides its
+    /// end event alone.
+    pub(super) fn reports(&self, pair: &PairSlot) -> bool {
+        let off = if pair.sensor { flags::NO_SENSOR_EVENTS } else { flags::NO_CONTACT_EVENTS };
+        (self.cols.flags[pair.ids[0] as usize] | self.cols.flags[pair.ids[1] as usize]) & off == 0
+    }
+
+    /// `make_event` into this step's events, unless the colliders' switches silence it.
     pub(super) fn push_event(&mut self, pair: &PairSlot, began: bool) {
-        let ev = self.make_event(pair, began);
-        self.events.push(ev);
+        if self.reports(pair) {
+            let ev = self.make_event(pair, began);
+            self.events.push(ev);
+        }
     }
 
     /// A pair started or stopped touching: add or drop its contact, raise its event.
@@ -153,10 +165,27 @@ impl World {
         self.push_event(&pair, true);
     }
 
-    /// Whether two colliders may form a pair: not both static, and their filters agree. The one
-    /// statement of the rule, for the step's pair search, `validate` and the snapshot reader.
-    pub(super) fn may_pair(cols: &Columns, a: u32, b: u32) -> bool {
+    /// Whether two colliders may form a pair: both enabled, not both static, the config's
+    /// sensor rules allow it, and their filters agree. The one statement of the rule, for the
+    /// step's pair search, `validate` and the snapshot reader.
+    pub(super) fn may_pair(cols: &Columns, config: &WorldConfig, a: u32, b: u32) -> bool {
         let (a, b) = (a as usize, b as usize);
-        cols.flags[a] & cols.flags[b] & flags::STATIC == 0 && cols.filter[a].pairs_with(&cols.filter[b])
+        let (fa, fb) = (cols.flags[a], cols.flags[b]);
+        let senses_static = |sensor: u16, other: u16| {
+            sensor & flags::SENSOR != 0 && other & (flags::STATIC | flags::SENSOR) == flags::STATIC
+        };
+        (fa | fb) & flags::DISABLED == 0
+            && fa & fb & flags::STATIC == 0
+            && (config.sensors_detect_sensors || fa & fb & flags::SENSOR == 0)
+            && (config.sensors_detect_static || !(senses_static(fa, fb) || senses_static(fb, fa)))
+            && cols.filter[a].pairs_with(&cols.filter[b])
+    }
+
+    /// Whether a pair whose kind is `sensor` may stay as it is between colliders `a`, `b`: they
+    /// may pair and the pair's kind is theirs. Only a flag or filter change since the last step
+    /// (a REFRESH end) makes it fail while their fat boxes overlap.
+    pub(super) fn pair_fits(cols: &Columns, config: &WorldConfig, a: u32, b: u32, sensor: bool) -> bool {
+        Self::may_pair(cols, config, a, b)
+            && sensor == ((cols.flags[a as usize] | cols.flags[b as usize]) & flags::SENSOR != 0)
     }
 }

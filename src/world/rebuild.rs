@@ -53,7 +53,9 @@ impl World {
                 // An empty fat box marks the collider as new: the step inserts it everywhere.
                 cols.aabb[s] = Aabb::EMPTY;
                 cols.fat[s] = Aabb::EMPTY;
-                cols.flags[s] = (cols.flags[s] & (flags::STATIC | flags::SENSOR)) | flags::MOVED;
+                // Placement and pending refreshes are the step's to redo; the collider's own
+                // switches carry over.
+                cols.flags[s] = (cols.flags[s] & !(flags::IN_TREE | flags::REFRESH)) | flags::MOVED;
                 w.moved.push(s as u32);
                 // Every static is new to the copy: its welds are made by the internal step.
                 if config.weld_static_edges && cols.flags[s] & flags::STATIC != 0 {
@@ -77,12 +79,10 @@ impl World {
         diff_sorted_pairs(&touching(self), &touching(&w), &mut began, &mut ended);
         let start = w.pending_events.len();
         for ids in ended {
-            let ev = pair_event(self, ids, false);
-            w.pending_events.push(ev);
+            w.pending_events.extend(pair_event(self, ids, false));
         }
         for ids in began {
-            let ev = pair_event(&w, ids, true);
-            w.pending_events.push(ev);
+            w.pending_events.extend(pair_event(&w, ids, true));
         }
         // In pair order: the step sorts events anyway, but a snapshot of the copy stores this
         // list as it is.
@@ -98,7 +98,8 @@ fn touching(world: &World) -> Vec<Pair> {
     out
 }
 
-fn pair_event(world: &World, ids: Pair, began: bool) -> Event {
+fn pair_event(world: &World, ids: Pair, began: bool) -> Option<Event> {
     let p = world.pair_table.get(ids).expect("a touching pair is in the table");
-    world.make_event(&world.pairs[p as usize], began)
+    let pair = &world.pairs[p as usize];
+    world.reports(pair).then(|| world.make_event(pair, began))
 }

@@ -104,6 +104,7 @@ impl Sink {
         self.slice(&rest);
         self.slice(&[c.aabb_margin, c.aabb_margin_ratio, c.aabb_motion_factor, c.large_extent]);
         self.u32(u32::from(c.weld_static_edges));
+        self.u32(u32::from(c.sensors_detect_sensors) | u32::from(c.sensors_detect_static) << 1);
     }
 
     fn shape(&mut self, s: &Shape) {

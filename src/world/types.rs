@@ -91,6 +91,17 @@ pub struct WorldConfig {
     /// The welds are computed when statics are inserted, removed or changed (at the next step,
     /// from the static tree), never in a step in which no static changed. Default: `true`.
     pub weld_static_edges: bool,
+    /// Whether a sensor detects another sensor: their overlap is a pair, with
+    /// [`EventKind::SensorEntered`]/[`EventKind::SensorExited`] events. Off, two sensors never
+    /// pair at all (no pair slot, no narrow-phase work). Default: `false`, as in Box2D v3: a
+    /// trigger volume is usually meant for the things that move through it, not for other
+    /// triggers.
+    pub sensors_detect_sensors: bool,
+    /// Whether a sensor detects static non-sensors (a moving sensor overlapping the level; a
+    /// static sensor never detects a static either way, as no two statics pair, and a sensor
+    /// meeting a static sensor follows [`WorldConfig::sensors_detect_sensors`]). Default:
+    /// `true`, so that a character's ground sensor finds the level.
+    pub sensors_detect_static: bool,
 }
 
 impl Default for WorldConfig {
@@ -106,6 +117,8 @@ impl Default for WorldConfig {
             aabb_motion_factor: 8.0,
             large_extent: 256.0,
             weld_static_edges: true,
+            sensors_detect_sensors: false,
+            sensors_detect_static: true,
         }
     }
 }
@@ -131,13 +144,63 @@ pub struct ColliderDesc {
     pub filter: Filter,
     /// Free for the user (the hecs integration stores the entity here).
     pub user_data: u64,
+    /// A disabled collider keeps its id, pose and shape but is in no pair, no contact, no
+    /// event, no impact and no query result until enabled (see
+    /// [`World::set_enabled`](crate::World::set_enabled)). Default: `true`.
+    pub enabled: bool,
+    /// Whether pairs of this collider raise [`EventKind::ContactBegan`] and
+    /// [`EventKind::ContactEnded`]. A pair raises them only when both its colliders have them
+    /// on, so switching them off on one collider silences all its contacts' events (Box2D v3
+    /// raises them when either shape asks). Contacts are reported in
+    /// [`World::contacts`](crate::World::contacts) either way. Default: `true`.
+    pub contact_events: bool,
+    /// Whether pairs of this collider raise [`EventKind::SensorEntered`] and
+    /// [`EventKind::SensorExited`]: on a sensor, whether it reports what it detects; on any
+    /// other collider, whether sensors report it. A sensor pair raises them only when both
+    /// colliders have them on. Default: `true`.
+    pub sensor_events: bool,
 }
 
 impl ColliderDesc {
     /// A moving, non-sensor collider with the default filter.
     #[must_use]
     pub fn new(shape: Shape, pose: Pose) -> Self {
-        Self { shape, pose, is_static: false, sensor: false, bullet: false, filter: Filter::default(), user_data: 0 }
+        Self {
+            shape,
+            pose,
+            is_static: false,
+            sensor: false,
+            bullet: false,
+            filter: Filter::default(),
+            user_data: 0,
+            enabled: true,
+            contact_events: true,
+            sensor_events: true,
+        }
+    }
+
+    /// The same, disabled (see [`ColliderDesc::enabled`](#structfield.enabled)): inserted
+    /// switched off, to be switched on with [`World::set_enabled`](crate::World::set_enabled).
+    #[must_use]
+    pub fn disabled(mut self) -> Self {
+        self.enabled = false;
+        self
+    }
+
+    /// The same with contact events on or off (see
+    /// [`ColliderDesc::contact_events`](#structfield.contact_events)).
+    #[must_use]
+    pub fn with_contact_events(mut self, on: bool) -> Self {
+        self.contact_events = on;
+        self
+    }
+
+    /// The same with sensor events on or off (see
+    /// [`ColliderDesc::sensor_events`](#structfield.sensor_events)).
+    #[must_use]
+    pub fn with_sensor_events(mut self, on: bool) -> Self {
+        self.sensor_events = on;
+        self
     }
 
     /// The same, static.

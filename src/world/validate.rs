@@ -51,6 +51,13 @@ impl World {
                 ));
             }
             let moved = |s: u32| cols.flags[s as usize] & flags::MOVED != 0;
+            let refresh = |s: u32| cols.flags[s as usize] & flags::REFRESH != 0;
+            if !refresh(a) && !refresh(b) && !Self::pair_fits(cols, &self.config, a, b, slot.sensor) {
+                return Err(format!("pair slot {p}: excluded by its colliders' flags, or of the wrong kind"));
+            }
+            if (refresh(a) && !moved(a)) || (refresh(b) && !moved(b)) {
+                return Err(format!("pair slot {p}: an end to refresh is not marked moved"));
+            }
             if slot.refused && slot.touching && !moved(a) && !moved(b) {
                 return Err(format!("pair slot {p}: refused and touching, and no end is marked moved"));
             }
@@ -86,8 +93,14 @@ impl World {
         self.validate_bullets()?;
         self.validate_welds()?;
 
+        // A collider whose flags or filter changed since the last step keeps its old pairs
+        // until the step refreshes them.
+        let settled = |ids: &Pair| ids.iter().all(|&s| cols.flags[s as usize] & flags::REFRESH == 0);
+        live.retain(settled);
         live.sort_unstable();
-        same_pairs(&live, &self.fat_box_pairs(), "candidate pairs against the allowed fat-box overlaps")?;
+        let mut expected = self.fat_box_pairs();
+        expected.retain(settled);
+        same_pairs(&live, &expected, "candidate pairs against the allowed fat-box overlaps")?;
         self.movers.validate().map_err(|e| format!("movers' broad phase: {e}"))?;
         self.tree.validate().map_err(|e| format!("static tree: {e}"))
     }
@@ -151,6 +164,6 @@ impl World {
             .filter(|&s| cols.is_placed(s as usize))
             .map(|s| (cols.fat[s as usize], s))
             .collect();
-        sweep_pairs(&mut boxes, |a, b| Self::may_pair(cols, a, b))
+        sweep_pairs(&mut boxes, |a, b| Self::may_pair(cols, &self.config, a, b))
     }
 }

@@ -133,11 +133,11 @@ impl Welds {
 /// The neighbours of the static being welded, and their polygons and tolerances.
 type Scratch = (Vec<u32>, Vec<(u32, WorldPoly, f32)>);
 
-/// Whether slot `s` can be welded: a live, non-sensor static box or polygon.
+/// Whether slot `s` can be welded: a live, enabled, non-sensor static box or polygon.
 #[inline]
 fn weldable(cols: &Columns, s: usize) -> bool {
     cols.alive[s]
-        && cols.flags[s] & (flags::STATIC | flags::SENSOR) == flags::STATIC
+        && cols.flags[s] & (flags::STATIC | flags::SENSOR | flags::DISABLED) == flags::STATIC
         && matches!(cols.shape[s], Shape::Cuboid(_) | Shape::Polygon(_))
 }
 

@@ -5,7 +5,7 @@
 use crate::SplitMix64;
 use sapwood::collide::Manifold;
 use sapwood::{
-    BroadPhaseKind, ColliderDesc, ColliderId, ColliderView, PairHooks, Pose, Shape, Vec2, World, WorldConfig,
+    BroadPhaseKind, ColliderDesc, ColliderId, ColliderView, Filter, PairHooks, Pose, Shape, Vec2, World, WorldConfig,
 };
 
 pub const PERIOD: usize = 64;
@@ -74,6 +74,39 @@ pub fn animate(scene: &mut Scene, t: usize) {
         let a = phase + i as f32;
         let pose = Pose::new(h.p + r * Vec2::new(a.cos(), a.sin()), h.q.angle() + 0.5 * a.sin());
         scene.world.set_pose(scene.ids[i], pose).unwrap();
+    }
+}
+
+/// Whether `phase` lies in the half period that starts at `start`.
+fn in_half(phase: usize, start: usize) -> bool {
+    (phase + PERIOD - start) % PERIOD < PERIOD / 2
+}
+
+/// Switches live state on one collider in 23 at time `t`: each setter (enabled, sensor,
+/// static, filter, bullet, both event switches) on its own colliders, flipped for one half of
+/// the period at its own phase, so that the scene still repeats every `PERIOD` steps. Removed
+/// colliders are skipped.
+pub fn switch_state(scene: &mut Scene, t: usize) {
+    let phase = t % PERIOD;
+    let w = &mut scene.world;
+    for (i, &id) in scene.ids.iter().enumerate() {
+        if !w.contains(id) {
+            continue;
+        }
+        let flip = |start| in_half(phase, start);
+        match i % 23 {
+            1 => w.set_enabled(id, !flip(3)),
+            2 => w.set_sensor(id, flip(9) != (i % 17 == 5)),
+            4 => w.set_static(id, flip(15) != (i % 10 == 3)),
+            6 => {
+                w.set_filter(id, if flip(21) { Filter { category: 2, mask: !2, group: 0 } } else { Filter::default() })
+            }
+            7 => w.set_bullet(id, flip(27)),
+            8 => w.set_contact_events(id, !flip(33)),
+            9 => w.set_sensor_events(id, !flip(39)),
+            _ => Ok(()),
+        }
+        .unwrap();
     }
 }
 

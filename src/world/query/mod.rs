@@ -58,6 +58,7 @@ impl World {
     fn accepts(&self, slot: u32, filter: &QueryFilter, resident: bool) -> bool {
         let s = slot as usize;
         self.cols.alive[s]
+            && self.cols.flags[s] & flags::DISABLED == 0
             && !(resident && self.cols.flags[s] & flags::MOVED != 0)
             && self.cols.filter[s].category & filter.mask != 0
             && (filter.include_sensors || self.cols.flags[s] & flags::SENSOR == 0)

@@ -25,6 +25,9 @@ impl Writer<'_> {
     pub fn bool(&mut self, v: bool) {
         self.u8(u8::from(v));
     }
+    pub fn u16(&mut self, v: u16) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
     pub fn u32(&mut self, v: u32) {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
@@ -152,6 +155,9 @@ impl<'a> Reader<'a> {
             1 => Ok(true),
             _ => Err(bad("a boolean byte is neither 0 nor 1")),
         }
+    }
+    pub fn u16(&mut self) -> Result<u16> {
+        Ok(u16::from_le_bytes(self.array()?))
     }
     pub fn u32(&mut self) -> Result<u32> {
         Ok(u32::from_le_bytes(self.array()?))
@@ -324,7 +330,7 @@ macro_rules! plain_codec {
         }
     )*};
 }
-plain_codec!(bool: 1, u8: 1, u64: 8);
+plain_codec!(bool: 1, u8: 1, u16: 2, u64: 8);
 
 impl Codec for Pose {
     type Value = Pose;

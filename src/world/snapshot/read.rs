@@ -59,6 +59,10 @@ pub(super) fn conf(r: &mut Reader<'_>) -> Result<World> {
         1 => true,
         _ => return Err(SnapshotError::InvalidConfig),
     };
+    let sensing = s.u8()?;
+    if sensing > 3 {
+        return Err(SnapshotError::InvalidConfig);
+    }
     let config = WorldConfig {
         broad_phase,
         aabb_margin,
@@ -66,6 +70,8 @@ pub(super) fn conf(r: &mut Reader<'_>) -> Result<World> {
         large_extent,
         aabb_motion_factor,
         weld_static_edges,
+        sensors_detect_sensors: sensing & 1 != 0,
+        sensors_detect_static: sensing & 2 != 0,
     };
     s.finish(CONF)?;
     World::with_config(config).map_err(|_| SnapshotError::InvalidConfig)
@@ -109,8 +115,11 @@ pub(super) fn slots(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
                 return Err(bad("a dead slot has flags"));
             }
         } else {
-            if f & !(flags::STATIC | flags::SENSOR | flags::IN_TREE | flags::MOVED | flags::BULLET) != 0 {
+            if f & !flags::ALL != 0 {
                 return Err(bad("unknown flag bits"));
+            }
+            if f & flags::REFRESH != 0 && f & flags::MOVED == 0 {
+                return Err(bad("a collider to refresh is not marked moved"));
             }
             if f & flags::BULLET == 0 && rec.sweep_start != Pose::IDENTITY {
                 return Err(bad("a collider that is not a bullet has a sweep start"));
@@ -129,7 +138,8 @@ pub(super) fn slots(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
                 if f & flags::MOVED == 0 && aabb != rec.shape.aabb(&rec.pose) {
                     return Err(bad("a tight box disagrees with its pose and shape"));
                 }
-                if f & flags::STATIC != 0 && f & flags::IN_TREE == 0 {
+                // A static switch since the last step moves it at the next.
+                if f & flags::STATIC != 0 && f & flags::IN_TREE == 0 && f & flags::REFRESH == 0 {
                     return Err(bad("a static collider is not in the tree"));
                 }
             }
@@ -203,10 +213,13 @@ pub(super) fn pairs(r: &mut Reader<'_>, world: &mut World) -> Result<Vec<Pair>> 
             if !cols.is_placed(a) || !cols.is_placed(b) {
                 return Err(bad("a pair names a dead or unplaced collider"));
             }
-            if !World::may_pair(cols, ids[0], ids[1]) {
+            // A collider whose flags or filter changed since the last step keeps its old pairs
+            // until the step refreshes them.
+            let refresh = (cols.flags[a] | cols.flags[b]) & flags::REFRESH != 0;
+            if !refresh && !World::may_pair(cols, &world.config, ids[0], ids[1]) {
                 return Err(bad("a pair the filters or static flags exclude"));
             }
-            if sensor != ((cols.flags[a] | cols.flags[b]) & flags::SENSOR != 0) {
+            if !refresh && sensor != ((cols.flags[a] | cols.flags[b]) & flags::SENSOR != 0) {
                 return Err(bad("a pair's sensor flag disagrees with its colliders"));
             }
             if !cols.fat[a].overlaps(&cols.fat[b]) {
@@ -400,11 +413,15 @@ impl World {
             self.query_both_trees(&fat);
             found.extend(self.scratch.query_hits.iter().filter(|&&o| o != slot).map(|&o| crate::broad::pair(slot, o)));
         }
-        let cols = &self.cols;
-        found.retain(|&[a, b]| World::may_pair(cols, a, b));
+        let (cols, config) = (&self.cols, &self.config);
+        // A collider whose flags or filter changed since the last step keeps its old pairs until
+        // the next step refreshes them: its pairs are not checked.
+        let settled = |&[a, b]: &Pair| (cols.flags[a as usize] | cols.flags[b as usize]) & flags::REFRESH == 0;
+        found.retain(|&[a, b]| World::may_pair(cols, config, a, b));
+        found.retain(settled);
         found.sort_unstable();
         found.dedup();
-        let same = found == keys;
+        let same = found.iter().eq(keys.iter().filter(|k| settled(k)));
         found.clear();
         self.scratch.began = found;
         self.scratch.query_hits.clear();

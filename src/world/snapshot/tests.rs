@@ -93,6 +93,8 @@ fn every_config_round_trips() {
             large_extent: 99.0,
             aabb_motion_factor: 3.0,
             weld_static_edges: false,
+            sensors_detect_sensors: true,
+            sensors_detect_static: false,
         };
         let w = World::with_config(config).unwrap();
         assert_eq!(World::from_bytes(&w.to_bytes()).unwrap().config, config);
@@ -132,10 +134,10 @@ fn named_corruptions_are_caught() {
     let w = sample();
     let bytes = w.to_bytes();
     let mut v = bytes.clone();
-    v[8] = 5; // the previous format version, which had no segment or chain records
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 5, supported: 7 }));
+    v[8] = 7; // the previous format version, which had one byte of flags per slot
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 7, supported: 8 }));
     v[8] = 3; // an older one, which had no checksum
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 3, supported: 7 }));
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 3, supported: 8 }));
     assert!(World::from_bytes(&v).err().unwrap().to_string().contains("older than"));
     // Each edit below is resealed, as a deliberate edit would be, to reach the check it names.
     let edited = |edit: &dyn Fn(&mut Vec<u8>)| {

@@ -53,7 +53,9 @@ impl World {
             } else {
                 tight
             };
-            if fat.contains(&reach) {
+            // A collider whose pairs are to be refreshed escapes whatever its box did, so that
+            // the broad phase searches them (and a static switch moves it across structures).
+            if fat.contains(&reach) && cols.flags[s] & flags::REFRESH == 0 {
                 continue;
             }
             let is_new = !cols.is_placed(s);

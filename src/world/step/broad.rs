@@ -100,6 +100,7 @@ impl World {
             self.scratch.search.resize_with(chunks, SearchChunk::default);
         }
         let query_movers = self.config.broad_phase.finds_pairs_by_query();
+        let config = &self.config;
         let (cols, pairs, table, tree, movers) = (&self.cols, &self.pairs, &self.pair_table, &self.tree, &self.movers);
         let escaped = self.scratch.escaped.par_chunks(CHUNK).zip(self.scratch.escaped_old.par_chunks(CHUNK));
         self.scratch.search[..chunks].par_iter_mut().zip(escaped).for_each(|(out, (slots, olds))| {
@@ -120,7 +121,7 @@ impl World {
                     });
                     for &other in &out.hits {
                         let p = crate::broad::pair(slot, other);
-                        if other != slot && Self::may_pair(cols, slot, other) && !table.contains(p) {
+                        if other != slot && Self::may_pair(cols, config, slot, other) && !table.contains(p) {
                             out.began.push(p);
                         }
                     }
@@ -154,16 +155,33 @@ impl World {
             self.scratch.began.extend_from_slice(&out.began);
             self.scratch.ended.extend_from_slice(&out.ended);
         }
+        // Escaped tree residents, and colliders whose pairs are to be refreshed (a flag or filter
+        // changed): every allowed pair is offered, the apply keeps the ones it has. A refreshed
+        // collider's pairs that no longer fit end, and those whose kind changed end and begin
+        // again (ended pairs are applied first).
         for i in 0..self.scratch.escaped.len() {
             let slot = self.scratch.escaped[i].0;
             let s = slot as usize;
-            if self.cols.flags[s] & flags::IN_TREE == 0 {
+            let refresh = self.cols.flags[s] & flags::REFRESH != 0;
+            if self.cols.flags[s] & flags::IN_TREE == 0 && !refresh {
                 continue;
+            }
+            if refresh {
+                self.cols.flags[s] &= !flags::REFRESH;
+                let mut p = self.cols.pair_head[s];
+                while p != NONE {
+                    let pair = &self.pairs[p as usize];
+                    let [a, b] = pair.ids;
+                    if !Self::pair_fits(&self.cols, &self.config, a, b, pair.sensor) {
+                        self.scratch.ended.push(pair.ids);
+                    }
+                    p = pair.next[Self::end_of(pair, slot)];
+                }
             }
             let fat = self.cols.fat[s];
             self.query_both_trees(&fat);
             for &other in &self.scratch.query_hits {
-                if other != slot && Self::may_pair(&self.cols, slot, other) {
+                if other != slot && Self::may_pair(&self.cols, &self.config, slot, other) {
                     self.scratch.began.push(crate::broad::pair(slot, other));
                 }
             }
@@ -191,10 +209,13 @@ impl World {
         for i in 0..self.scratch.ended.len() {
             let [a, b] = self.scratch.ended[i];
             // A collider moving between the movers' structure and the tree makes the former
-            // report its pairs as ended although the fat boxes still overlap: those pairs live on.
+            // report its pairs as ended although the fat boxes still overlap: those pairs live on,
+            // unless a flag or filter change excludes them or changed their kind.
+            let Some(p) = self.pair_table.get([a, b]) else { continue };
             if !self.cols.fat[a as usize].overlaps(&self.cols.fat[b as usize])
-                && let Some(p) = self.pair_table.remove(self.scratch.ended[i])
+                || !Self::pair_fits(&self.cols, &self.config, a, b, self.pairs[p as usize].sensor)
             {
+                self.pair_table.remove([a, b]);
                 self.free_pair(p, false);
             }
         }
@@ -202,7 +223,7 @@ impl World {
         self.scratch.began.dedup();
         for i in 0..self.scratch.began.len() {
             let [a, b] = self.scratch.began[i];
-            if !Self::may_pair(&self.cols, a, b) {
+            if !Self::may_pair(&self.cols, &self.config, a, b) {
                 continue;
             }
             // One probe that claims the key for the slot `create_pair` will take, instead of a

@@ -214,7 +214,13 @@ impl Model {
         for (i, (a, ba)) in all.iter().enumerate() {
             for (b, bb) in &all[i + 1..] {
                 let (da, db) = (&a.desc, &b.desc);
-                if (da.is_static && db.is_static) || !da.filter.pairs_with(&db.filter) || !ba.overlaps(bb) {
+                // The world's default sensor rules: sensors detect statics but not each other.
+                let two_sensors = da.sensor && db.sensor;
+                if (da.is_static && db.is_static)
+                    || two_sensors
+                    || !da.filter.pairs_with(&db.filter)
+                    || !ba.overlaps(bb)
+                {
                     continue;
                 }
                 if collide::overlaps(&da.shape, &da.pose, &db.shape, &db.pose) {

@@ -295,8 +295,10 @@ impl HecsSync {
     }
 
     /// Changes an entity's [`ColliderOptions`] with `edit`, in the component (added when
-    /// absent) and on its live collider through the world's setters at once, so that queries
-    /// see it before the next sync and the sync finds nothing left to do.
+    /// absent) and on its live collider through the world's setters ([`World::set_enabled`],
+    /// [`World::set_sensor`], [`World::set_filter`], …) at once, so that queries see it before
+    /// the next sync and the sync finds nothing left to do: for example
+    /// `sync.set_options(&mut ecs, &mut world, door, |o| o.sensor = true)`.
     ///
     /// # Errors
     /// [`WorldError::StaleId`] when the entity has no live collider from this sync (it is new
@@ -326,104 +328,5 @@ impl HecsSync {
             ecs.insert_one(entity, new).map_err(|_| WorldError::StaleId)?;
         }
         Ok(())
-    }
-
-    /// [`World::set_enabled`] for an entity's collider, kept in its options (see
-    /// [`HecsSync::set_options`]).
-    ///
-    /// # Errors
-    /// As [`HecsSync::set_options`].
-    pub fn set_enabled(
-        &mut self,
-        ecs: &mut hecs::World,
-        world: &mut World,
-        entity: Entity,
-        on: bool,
-    ) -> Result<(), WorldError> {
-        self.set_options(ecs, world, entity, |o| o.enabled = on)
-    }
-
-    /// [`World::set_static`] for an entity's collider, kept in its options.
-    ///
-    /// # Errors
-    /// As [`HecsSync::set_options`].
-    pub fn set_static(
-        &mut self,
-        ecs: &mut hecs::World,
-        world: &mut World,
-        entity: Entity,
-        on: bool,
-    ) -> Result<(), WorldError> {
-        self.set_options(ecs, world, entity, |o| o.is_static = on)
-    }
-
-    /// [`World::set_sensor`] for an entity's collider, kept in its options.
-    ///
-    /// # Errors
-    /// As [`HecsSync::set_options`].
-    pub fn set_sensor(
-        &mut self,
-        ecs: &mut hecs::World,
-        world: &mut World,
-        entity: Entity,
-        on: bool,
-    ) -> Result<(), WorldError> {
-        self.set_options(ecs, world, entity, |o| o.sensor = on)
-    }
-
-    /// [`World::set_bullet`] for an entity's collider, kept in its options.
-    ///
-    /// # Errors
-    /// As [`HecsSync::set_options`].
-    pub fn set_bullet(
-        &mut self,
-        ecs: &mut hecs::World,
-        world: &mut World,
-        entity: Entity,
-        on: bool,
-    ) -> Result<(), WorldError> {
-        self.set_options(ecs, world, entity, |o| o.bullet = on)
-    }
-
-    /// [`World::set_filter`] for an entity's collider, kept in its options.
-    ///
-    /// # Errors
-    /// As [`HecsSync::set_options`].
-    pub fn set_filter(
-        &mut self,
-        ecs: &mut hecs::World,
-        world: &mut World,
-        entity: Entity,
-        filter: Filter,
-    ) -> Result<(), WorldError> {
-        self.set_options(ecs, world, entity, |o| o.filter = filter)
-    }
-
-    /// [`World::set_contact_events`] for an entity's collider, kept in its options.
-    ///
-    /// # Errors
-    /// As [`HecsSync::set_options`].
-    pub fn set_contact_events(
-        &mut self,
-        ecs: &mut hecs::World,
-        world: &mut World,
-        entity: Entity,
-        on: bool,
-    ) -> Result<(), WorldError> {
-        self.set_options(ecs, world, entity, |o| o.contact_events = on)
-    }
-
-    /// [`World::set_sensor_events`] for an entity's collider, kept in its options.
-    ///
-    /// # Errors
-    /// As [`HecsSync::set_options`].
-    pub fn set_sensor_events(
-        &mut self,
-        ecs: &mut hecs::World,
-        world: &mut World,
-        entity: Entity,
-        on: bool,
-    ) -> Result<(), WorldError> {
-        self.set_options(ecs, world, entity, |o| o.sensor_events = on)
     }
 }

@@ -235,23 +235,23 @@ fn options_carry_every_flag_and_setters_keep_the_collider() {
     world.step();
     assert_eq!(world.contacts().len(), 1);
     assert!(sync.events(&world).next().is_none(), "contact events are off for the bullet");
-    sync.set_contact_events(&mut ecs, &mut world, b, true).unwrap();
-    sync.set_enabled(&mut ecs, &mut world, b, false).unwrap();
+    sync.set_options(&mut ecs, &mut world, b, |o| o.contact_events = true).unwrap();
+    sync.set_options(&mut ecs, &mut world, b, |o| o.enabled = false).unwrap();
     assert!(!ecs.get::<&ColliderOptions>(b).unwrap().enabled);
     sync.sync(&mut ecs, &mut world).unwrap();
     assert_eq!(handle(&ecs, b), Some(id));
     world.step();
     assert_eq!(sync.events(&world).collect::<Vec<_>>(), [(wall, b, EventKind::ContactEnded)]);
-    sync.set_enabled(&mut ecs, &mut world, b, true).unwrap();
-    sync.set_static(&mut ecs, &mut world, wall, false).unwrap();
-    sync.set_sensor(&mut ecs, &mut world, wall, true).unwrap();
-    sync.set_bullet(&mut ecs, &mut world, b, false).unwrap();
-    sync.set_filter(&mut ecs, &mut world, b, sapwood::Filter::default()).unwrap();
-    sync.set_sensor_events(&mut ecs, &mut world, b, true).unwrap();
+    sync.set_options(&mut ecs, &mut world, b, |o| o.enabled = true).unwrap();
+    sync.set_options(&mut ecs, &mut world, wall, |o| o.is_static = false).unwrap();
+    sync.set_options(&mut ecs, &mut world, wall, |o| o.sensor = true).unwrap();
+    sync.set_options(&mut ecs, &mut world, b, |o| o.bullet = false).unwrap();
+    sync.set_options(&mut ecs, &mut world, b, |o| o.filter = sapwood::Filter::default()).unwrap();
+    sync.set_options(&mut ecs, &mut world, b, |o| o.sensor_events = true).unwrap();
     sync.sync(&mut ecs, &mut world).unwrap();
     world.step();
     assert_eq!(sync.events(&world).collect::<Vec<_>>(), [(wall, b, EventKind::SensorEntered)]);
     // An entity without a collider from this sync is refused.
     let lone = ecs.spawn((at(9.0, 9.0),));
-    assert_eq!(sync.set_enabled(&mut ecs, &mut world, lone, false), Err(sapwood::WorldError::StaleId));
+    assert_eq!(sync.set_options(&mut ecs, &mut world, lone, |o| o.enabled = false), Err(sapwood::WorldError::StaleId));
 }

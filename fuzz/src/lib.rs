@@ -662,7 +662,8 @@ pub fn run_world_ops(data: &[u8]) -> World {
         Ok(w) => w,
         Err(e) => {
             assert_eq!(e, WorldError::InvalidConfig);
-            World::new()
+            // The default world, less welding (see `Bytes::config`).
+            World::with_config(WorldConfig { weld_static_edges: false, ..WorldConfig::default() }).expect("valid")
         }
     };
     let mut model = Model {

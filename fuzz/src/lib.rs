@@ -585,6 +585,7 @@ fn mover(b: &mut Bytes, world: &World, model: &Model, filter: &QueryFilter, comp
         || amounts.iter().any(|x| !x.is_finite() || *x < 0.0)
         || (config.up.length() - 1.0).abs() > 1e-3
         || config.max_slope > std::f32::consts::FRAC_PI_2 + 1e-6
+        || [config.skin, config.snap_to_ground, config.step_height].iter().any(|x| *x > MAX_COORDINATE)
         || !pose.is_valid()
         || !translation.is_finite()
         || pose.p.abs().max_element() > MAX_COORDINATE

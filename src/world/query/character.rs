@@ -86,8 +86,9 @@ impl CharacterConfig {
     /// # Errors
     /// [`QueryError::NonFinite`] for a NaN or infinite field; [`QueryError::Negative`] for a
     /// negative `skin`, `max_slope`, `snap_to_ground` or `step_height`;
-    /// [`QueryError::OutOfRange`] for an `up` whose length is not 1 (within 1e-3) or a
-    /// `max_slope` above π/2.
+    /// [`QueryError::OutOfRange`] for an `up` whose length is not 1 (within 1e-3), a
+    /// `max_slope` above π/2, or a `skin`, `snap_to_ground` or `step_height` above
+    /// [`MAX_COORDINATE`].
     pub fn validate(&self) -> Result<(), QueryError> {
         if !self.up.is_finite() {
             return Err(QueryError::NonFinite);
@@ -95,7 +96,11 @@ impl CharacterConfig {
         for x in [self.skin, self.max_slope, self.snap_to_ground, self.step_height] {
             World::check_amount(x, false)?;
         }
-        if (self.up.length() - 1.0).abs() > 1e-3 || self.max_slope > std::f32::consts::FRAC_PI_2 + 1e-6 {
+        let lengths = [self.skin, self.snap_to_ground, self.step_height];
+        if (self.up.length() - 1.0).abs() > 1e-3
+            || self.max_slope > std::f32::consts::FRAC_PI_2 + 1e-6
+            || lengths.iter().any(|x| *x > MAX_COORDINATE)
+        {
             return Err(QueryError::OutOfRange);
         }
         Ok(())

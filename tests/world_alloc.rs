@@ -61,9 +61,11 @@ fn steady_state_step_allocates_nothing_switching(config: sapwood::WorldConfig, h
             // Queries flush the movers' query tree: steady state must not allocate there either.
             let filter = sapwood::QueryFilter::default();
             hits.clear();
-            world.query_aabb(&sapwood::Aabb::new(sapwood::Vec2::ZERO, sapwood::Vec2::splat(30.0)), &filter, hits);
+            world
+                .query_aabb(&sapwood::Aabb::new(sapwood::Vec2::ZERO, sapwood::Vec2::splat(30.0)), &filter, hits)
+                .unwrap();
             let ray = sapwood::Ray::new(sapwood::Vec2::ZERO, sapwood::Vec2::new(1.0, 0.7).normalize());
-            world.ray_cast(&ray, 100.0, &filter).is_some()
+            world.ray_cast(&ray, 100.0, &filter).unwrap().is_some()
         };
         // The scene repeats every period, but the fat boxes (stretched along each collider's
         // motion, each renewed with a share of its reach drawn from its slot and box) need not:

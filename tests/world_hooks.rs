@@ -58,12 +58,12 @@ fn model(world: &World, ids: &[ColliderId], hooks: Option<&Salted>) -> (Contacts
             }
             let key = (a.index(), b.index());
             if ua % 17 == 5 || ub % 17 == 5 {
-                if collide::overlaps(sa, &pa, sb, &pb) {
+                if collide::overlaps(sa, &pa, sb, &pb).unwrap() {
                     sensors.insert(key);
                 }
                 continue;
             }
-            let mut m = collide::contact(sa, &pa, sb, &pb);
+            let mut m = collide::contact(sa, &pa, sb, &pb).unwrap();
             if m.count == 0 {
                 continue;
             }
@@ -372,7 +372,8 @@ fn one_way_platform_holds_from_above_and_lets_through_from_below() {
                 &Pose::IDENTITY,
                 &square,
                 &Pose::from_translation(Vec2::new(x[i], y[i])),
-            );
+            )
+            .unwrap();
             let kept = m.count > 0 && m.normal.y > 0.7 && vy[i] <= 0.0;
             let listed = world.contacts().iter().any(|c| c.b == ids[i]);
             assert_eq!(listed, kept, "step {step}, box {i}: y {} vy {} normal {}", y[i], vy[i], m.normal);

@@ -66,7 +66,7 @@ pub fn fire(ecs: &mut hecs::World, world: &World, scratch: &mut Scratch, stats: 
             let filter = QueryFilter { mask: category::ENEMY, include_sensors: false, exclude: None };
             let bounds = Aabb::from_center_half_extents(pose.p, Vec2::splat(AIM_RANGE));
             scratch.ids.clear();
-            world.query_aabb(&bounds, &filter, &mut scratch.ids);
+            world.query_aabb(&bounds, &filter, &mut scratch.ids).unwrap();
             // Nearest by centre distance; ids come sorted, so ties go to the lower id.
             let nearest = scratch
                 .ids

@@ -23,7 +23,7 @@ fn deepest_wall_penetration(game: &Game) -> f32 {
     let mut deepest = 0.0f32;
     for (pose, shape, _) in game.ecs.query::<(&Pose, &Shape, &Enemy)>().iter() {
         for (ws, wp) in &game.walls {
-            if let Some(d) = collide::contact(shape, pose, ws, wp).max_depth() {
+            if let Some(d) = collide::contact(shape, pose, ws, wp).unwrap().max_depth() {
                 deepest = deepest.max(d);
             }
         }

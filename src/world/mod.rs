@@ -34,7 +34,9 @@ mod validate;
 mod weld;
 
 pub use hooks::{ColliderView, PairHooks};
-pub use query::{CharacterConfig, CharacterHit, CharacterMove, WorldClosestPoints, QueryFilter, WorldRayHit, WorldCastHit};
+pub use query::{
+    CharacterConfig, CharacterHit, CharacterMove, QueryFilter, WorldCastHit, WorldClosestPoints, WorldRayHit,
+};
 pub use types::{
     ColliderDesc, Contact, Event, EventKind, Impact, MAX_COORDINATE, StepTimings, WorldConfig, WorldError,
 };
@@ -77,6 +79,26 @@ pub mod snapshot;
 /// assert_eq!((world.events()[0].a, world.events()[0].kind), (ground, EventKind::ContactEnded));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// # Results and their normals
+/// Every record names colliders by the [`ColliderId`] that [`World::insert`] returned. A field
+/// called `normal` points from A to B; one that is a surface's outward normal is called
+/// `surface_normal` (see [`query`](crate::query#results-and-their-normals) for the naming):
+///
+/// | result (field) | from | the normal points |
+/// |---|---|---|
+/// | [`collide::Manifold`](crate::collide::Manifold) (`normal`) | [`collide::contact`](crate::collide::contact), [`Contact`](crate::Contact) | from A to B (`Contact::a` to `Contact::b`) |
+/// | [`query::ClosestPoints`](crate::query::ClosestPoints) (`normal`) | [`query::distance`](crate::query::distance) | from A to B |
+/// | [`query::CastHit`](crate::query::CastHit) (`normal`) | [`query::cast_shapes`](crate::query::cast_shapes) | from A to B |
+/// | [`query::Toi`](crate::query::Toi) (`normal`) | [`query::time_of_impact`](crate::query::time_of_impact) | from A to B |
+/// | [`Impact`](crate::Impact) (`normal`) | [`World::impacts`](crate::World::impacts) | from the bullet to `other` |
+/// | [`WorldClosestPoints`](crate::WorldClosestPoints) (`normal`) | [`World::distance_to_nearest`](crate::World::distance_to_nearest) | from the probe to the collider |
+/// | [`query::RayHit`](crate::query::RayHit), [`WorldRayHit`](crate::WorldRayHit) (`surface_normal`) | ray casts | out of the surface hit, back towards the ray's origin |
+/// | [`WorldCastHit`](crate::WorldCastHit) (`surface_normal`) | [`World::cast_shape`](crate::World::cast_shape) | out of the collider hit, back towards the cast shape |
+/// | [`CharacterHit`](crate::CharacterHit) (`surface_normal`) | [`World::move_character`](crate::World::move_character) | out of the surface, towards the character |
+///
+/// Bad input is a typed error and leaves the world as it was: [`WorldError`] from the
+/// mutating calls, [`QueryError`](crate::query::QueryError) from the queries.
 pub struct World {
     config: WorldConfig,
     cols: Columns,
@@ -673,7 +695,7 @@ impl World {
     }
 
     /// Calls `f(part_a, part_b, manifold)` for every touching part pair of colliders `a` and `b`
-    /// (see [`collide::contact_parts`]), computed now from their current poses and shapes:
+    /// (see [`collide::contact_parts`](crate::collide::contact_parts)), computed now from their current poses and shapes:
     /// the world stores one merged manifold per collider pair ([`World::contacts`]), and
     /// per-part manifolds cost one narrow-phase call, so they are made on request only.
     ///

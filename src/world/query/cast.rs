@@ -34,29 +34,11 @@ pub struct WorldCastHit {
 }
 
 impl World {
-    /// Refuses a probe pose as the narrow queries do.
-    pub(super) fn check_probe_pose(pose: &Pose) -> Result<(), QueryError> {
-        if pose.is_valid() { Ok(()) } else { Err(QueryError::NonFinite) }
-    }
-
-    /// A finite, non-negative fraction or distance (`infinite_ok`: or +infinity).
-    pub(super) fn check_amount(x: f32, infinite_ok: bool) -> Result<(), QueryError> {
-        if x.is_nan() || (x.is_infinite() && !infinite_ok) {
-            Err(QueryError::NonFinite)
-        } else if x < 0.0 {
-            Err(QueryError::Negative)
-        } else {
-            Ok(())
-        }
-    }
-
-    fn check_cast(pose: &Pose, translation: Vec2, options: &CastOptions) -> Result<(), QueryError> {
-        Self::check_probe_pose(pose)?;
-        if !translation.is_finite() {
-            return Err(QueryError::NonFinite);
-        }
-        Self::check_amount(options.max_fraction, false)?;
-        Self::check_amount(options.target_distance, false)
+    fn check_cast(shape: &Shape, pose: &Pose, translation: Vec2, options: &CastOptions) -> Result<(), QueryError> {
+        query::check_probe(shape, pose)?;
+        query::check_vector(translation)?;
+        query::check_amount(options.max_fraction)?;
+        query::check_amount(options.target_distance)
     }
 
     /// The tree traversal of a shape cast: a ray from the probe's box centre along the
@@ -103,8 +85,7 @@ impl World {
     /// Ties go to the smaller id. A collider the shape already touches at the start is hit at
     /// fraction 0 with `started_in_contact`. The hit is exactly what [`query::cast_shapes`]
     /// answers for that collider: never past the true first contact, and short of it by at
-    /// most that query's tolerance. A probe
-    /// shape the world would refuse as a collider (failing [`Shape::validate`]) hits nothing.
+    /// most that query's tolerance.
     ///
     /// ```
     /// use sapwood::query::CastOptions;
@@ -125,7 +106,8 @@ impl World {
     /// # Errors
     /// [`QueryError::NonFinite`] for a NaN or infinite pose, translation, `max_fraction` or
     /// `target_distance`, or a pose whose rotation is not a unit rotation;
-    /// [`QueryError::Negative`] for a negative `max_fraction` or `target_distance`.
+    /// [`QueryError::Negative`] for a negative `max_fraction` or `target_distance`;
+    /// [`QueryError::InvalidShape`] for a shape failing [`Shape::validate`].
     pub fn cast_shape(
         &self,
         shape: &Shape,
@@ -134,11 +116,7 @@ impl World {
         options: &CastOptions,
         filter: &QueryFilter,
     ) -> Result<Option<WorldCastHit>, QueryError> {
-        Self::check_cast(pose, translation, options)?;
-        // The narrow queries assume valid shapes (see `World::query_shape`).
-        if shape.validate().is_err() {
-            return Ok(None);
-        }
+        Self::check_cast(shape, pose, translation, options)?;
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
         let mut best: Option<WorldCastHit> = None;
         let movers = self.mover_tree.read(&self.cols);
@@ -180,10 +158,7 @@ impl World {
         filter: &QueryFilter,
         out: &mut Vec<WorldCastHit>,
     ) -> Result<(), QueryError> {
-        Self::check_cast(pose, translation, options)?;
-        if shape.validate().is_err() {
-            return Ok(());
-        }
+        Self::check_cast(shape, pose, translation, options)?;
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);

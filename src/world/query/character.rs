@@ -94,7 +94,7 @@ impl CharacterConfig {
             return Err(QueryError::NonFinite);
         }
         for x in [self.skin, self.max_slope, self.snap_to_ground, self.step_height] {
-            World::check_amount(x, false)?;
+            query::check_amount(x)?;
         }
         let lengths = [self.skin, self.snap_to_ground, self.step_height];
         if (self.up.length() - 1.0).abs() > 1e-3
@@ -273,7 +273,7 @@ impl Ctx<'_> {
         if (self.centre - a).dot(front) <= 0.0 {
             return false;
         }
-        closed || !collide::overlaps(self.shape, &self.start, piece, pose)
+        closed || !collide::touching(self.shape, &self.start, piece, pose)
     }
 
     /// Calls `f(part, piece, pose)` for each convex piece of collider `slot` whose box meets
@@ -353,7 +353,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                 } else {
                     // Touching or overlapping: the manifold gives the depth and the shortest
                     // way out.
-                    let m = collide::contact(ctx.shape, &pose, piece, pp);
+                    let m = collide::manifold(ctx.shape, &pose, piece, pp);
                     match m.max_depth() {
                         Some(depth) if m.normal != Vec2::ZERO => (-depth.max(0.0), -m.normal),
                         _ => (0.0, (p - d.point_b).try_normalize().unwrap_or(ctx.up)),
@@ -468,13 +468,13 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                     && normal.dot(up) > 0.0
                     && !self.is_ledge(&c.hit);
             }
-            let mut solution = query::solve_planes(rem, &planes[..n]);
+            let mut solution = query::solve(rem, &planes[..n]);
             if steep {
                 // No climbing a steep slope by sliding: gain no more height than asked for. A
                 // soft rule: where it leaves no room (pushing out of a narrow notch needs a
                 // little height), the surfaces alone decide.
                 planes[n] = Plane { normal: -up, offset: -rem.dot(up).max(0.0) };
-                let capped = query::solve_planes(rem, &planes[..n + 1]);
+                let capped = query::solve(rem, &planes[..n + 1]);
                 if capped.feasible {
                     solution = capped;
                 }
@@ -534,7 +534,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
         ctx.world.for_each_in_aabb(&region, &ctx.config.filter, true, |slot| {
             let id = ctx.world.cols.id(slot);
             ctx.pieces(slot, &region, |part, piece, pp| {
-                let Some(h) = query::ray_cast(piece, pp, &ray, max_t) else { return };
+                let Some(h) = query::cast_ray(piece, pp, &ray, max_t).map(|(_, h)| h) else { return };
                 let nearer = best.is_none_or(|(t, _)| h.t < t);
                 if nearer && accept(id, &CharacterHit { id, part, point: h.point, surface_normal: h.surface_normal }) {
                     best = Some((h.t, h.surface_normal));
@@ -583,7 +583,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                 planes[n] = Plane { normal: c.hit.surface_normal, offset: skin - c.separation };
                 n += 1;
             }
-            let delta = query::solve_planes(Vec2::ZERO, &planes[..n]).delta;
+            let delta = query::solve(Vec2::ZERO, &planes[..n]).delta;
             if delta == Vec2::ZERO {
                 break;
             }
@@ -698,7 +698,7 @@ impl World {
         accept: impl FnMut(ColliderId, &CharacterHit) -> bool,
     ) -> Result<CharacterMove, QueryError> {
         config.validate()?;
-        Self::check_probe_pose(pose)?;
+        query::check_pose(pose)?;
         if !translation.is_finite() {
             return Err(QueryError::NonFinite);
         }

@@ -87,7 +87,8 @@ impl World {
     /// # Errors
     /// [`QueryError::NonFinite`] for a NaN or infinite pose, a pose whose rotation is not a
     /// unit rotation, or a NaN `max_distance` ([`f32::INFINITY`] is allowed: no bound);
-    /// [`QueryError::Negative`] for a negative `max_distance`.
+    /// [`QueryError::Negative`] for a negative `max_distance`; [`QueryError::InvalidShape`]
+    /// for a shape failing [`Shape::validate`].
     pub fn distance_to_nearest(
         &self,
         shape: &Shape,
@@ -95,11 +96,8 @@ impl World {
         max_distance: f32,
         filter: &QueryFilter,
     ) -> Result<Option<WorldClosestPoints>, QueryError> {
-        Self::check_probe_pose(pose)?;
-        Self::check_amount(max_distance, true)?;
-        if shape.validate().is_err() {
-            return Ok(None);
-        }
+        query::check_probe(shape, pose)?;
+        query::check_bound(max_distance)?;
         Ok(self.nearest(shape.aabb(pose), max_distance, filter, |slot| {
             let s = slot as usize;
             let d = query::distance(shape, pose, &self.cols.shape[s], &self.cols.pose[s]).ok()?;
@@ -127,10 +125,8 @@ impl World {
         max_distance: f32,
         filter: &QueryFilter,
     ) -> Result<Option<WorldClosestPoints>, QueryError> {
-        if !point.is_finite() {
-            return Err(QueryError::NonFinite);
-        }
-        Self::check_amount(max_distance, true)?;
+        query::check_vector(point)?;
+        query::check_bound(max_distance)?;
         // A point is a circle of radius 0 to GJK (a one-vertex core): exact, and the same code
         // path as a shape probe. Built directly, since the checked constructor refuses size 0.
         let probe = Shape::Circle(Circle { radius: 0.0 });

@@ -28,7 +28,7 @@ pub struct WorldRayHit {
 impl World {
     fn shape_ray_cast(&self, slot: u32, ray: &Ray, max_t: f32) -> Option<WorldRayHit> {
         let s = slot as usize;
-        query::ray_cast_part(&self.cols.shape[s], &self.cols.pose[s], ray, max_t).map(|(part, h)| WorldRayHit {
+        query::cast_ray(&self.cols.shape[s], &self.cols.pose[s], ray, max_t).map(|(part, h)| WorldRayHit {
             id: self.cols.id(slot),
             t: h.t,
             point: h.point,
@@ -38,11 +38,13 @@ impl World {
     }
 
     /// The closest collider hit by `ray` within `t <= max_t` (ties go to the smaller id).
-    #[must_use]
-    pub fn ray_cast(&self, ray: &Ray, max_t: f32, filter: &QueryFilter) -> Option<WorldRayHit> {
-        if !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() || max_t < 0.0 {
-            return None;
-        }
+    /// `dir` may have any finite length and `max_t` may be infinite.
+    ///
+    /// # Errors
+    /// [`QueryError::NonFinite`] for a NaN or infinite origin or direction or a NaN `max_t`,
+    /// [`QueryError::Negative`] for a negative `max_t`.
+    pub fn ray_cast(&self, ray: &Ray, max_t: f32, filter: &QueryFilter) -> Result<Option<WorldRayHit>, QueryError> {
+        query::check_ray(ray, max_t)?;
         let mut best: Option<WorldRayHit> = None;
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
@@ -59,14 +61,21 @@ impl World {
                 }
             }
         }
-        best
+        Ok(best)
     }
 
     /// Appends every collider hit by `ray` within `t <= max_t`, nearest first (ties by id).
-    pub fn ray_cast_all(&self, ray: &Ray, max_t: f32, filter: &QueryFilter, out: &mut Vec<WorldRayHit>) {
-        if !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() || max_t < 0.0 {
-            return;
-        }
+    ///
+    /// # Errors
+    /// As [`World::ray_cast`]; `out` is unchanged then.
+    pub fn ray_cast_all(
+        &self,
+        ray: &Ray,
+        max_t: f32,
+        filter: &QueryFilter,
+        out: &mut Vec<WorldRayHit>,
+    ) -> Result<(), QueryError> {
+        query::check_ray(ray, max_t)?;
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
@@ -80,6 +89,7 @@ impl World {
             });
         }
         out[start..].sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.id.cmp(&b.id)));
+        Ok(())
     }
 
     /// Casts `ray` through the world and hands every collider it hits within the current
@@ -126,10 +136,7 @@ impl World {
         filter: &QueryFilter,
         mut callback: impl FnMut(&WorldRayHit) -> f32,
     ) -> Result<(), QueryError> {
-        if !ray.origin.is_finite() || !ray.dir.is_finite() {
-            return Err(QueryError::NonFinite);
-        }
-        Self::check_amount(max_t, true)?;
+        query::check_ray(ray, max_t)?;
         let (mut clip, mut stopped) = (max_t, false);
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {

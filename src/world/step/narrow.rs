@@ -128,7 +128,7 @@ impl World {
         let (sa, pa, sb, pb) = (&cols.shape[a], &cols.pose[a], &cols.shape[b], &cols.pose[b]);
         if sensor {
             let mut m = Manifold::EMPTY;
-            m.count = u32::from(collide::overlaps(sa, pa, sb, pb));
+            m.count = u32::from(collide::touching(sa, pa, sb, pb));
             m
         } else {
             let m = welds.contact(cols, a, b);

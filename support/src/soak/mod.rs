@@ -22,11 +22,11 @@ pub mod counting;
 use std::collections::BTreeSet;
 use std::time::Instant;
 
+use sapwood::EventKind;
 use sapwood::{
     Aabb, ColliderDesc, ColliderId, Filter, Polygon, Pose, QueryFilter, Ray, Rot, Shape, Vec2, World, WorldError,
     collide, query,
 };
-use sapwood::EventKind;
 
 use crate::SplitMix64;
 
@@ -223,7 +223,7 @@ impl Model {
                 {
                     continue;
                 }
-                if collide::overlaps(&da.shape, &da.pose, &db.shape, &db.pose) {
+                if collide::overlaps(&da.shape, &da.pose, &db.shape, &db.pose).unwrap() {
                     out.insert((a.id, b.id));
                 }
             }
@@ -468,7 +468,7 @@ fn full_check(world: &World, model: &mut Model, r: &mut SoakReport, diverge: &mu
         let (a, b) = (c.a, c.b);
         match (model.get(a), model.get(b)) {
             (Some(ea), Some(eb)) => {
-                let m = collide::contact(&ea.desc.shape, &ea.desc.pose, &eb.desc.shape, &eb.desc.pose);
+                let m = collide::contact(&ea.desc.shape, &ea.desc.pose, &eb.desc.shape, &eb.desc.pose).unwrap();
                 if m != c.manifold {
                     diverge(r, format!("step {}: manifold of {a:?}-{b:?} differs", r.steps));
                 }
@@ -600,7 +600,7 @@ fn run_query(
         0 => {
             let lo = Vec2::new(rng.range(-2.0, extent), rng.range(-2.0, extent));
             let bx = Aabb::new(lo, lo + Vec2::new(rng.range(0.0, 5.0), rng.range(0.0, 5.0)));
-            world.query_aabb(&bx, &filter, hits);
+            world.query_aabb(&bx, &filter, hits).unwrap();
             if compare {
                 want = model
                     .entries()
@@ -611,22 +611,22 @@ fn run_query(
         }
         1 => {
             let p = Vec2::new(rng.range(0.0, extent), rng.range(0.0, extent));
-            world.query_point(p, &filter, hits);
+            world.query_point(p, &filter, hits).unwrap();
             if compare {
                 want = model
                     .entries()
-                    .filter(|e| pass(e) && query::contains_point(&e.desc.shape, &e.desc.pose, p))
+                    .filter(|e| pass(e) && query::contains_point(&e.desc.shape, &e.desc.pose, p).unwrap())
                     .map(|e| e.id)
                     .collect();
             }
         }
         2 => {
             let (shape, pose) = (random_shape(rng), random_pose(rng, extent));
-            world.query_shape(&shape, &pose, &filter, hits);
+            world.query_shape(&shape, &pose, &filter, hits).unwrap();
             if compare {
                 want = model
                     .entries()
-                    .filter(|e| pass(e) && collide::overlaps(&e.desc.shape, &e.desc.pose, &shape, &pose))
+                    .filter(|e| pass(e) && collide::overlaps(&e.desc.shape, &e.desc.pose, &shape, &pose).unwrap())
                     .map(|e| e.id)
                     .collect();
             }
@@ -636,14 +636,16 @@ fn run_query(
             let ray = Ray::new(origin, Vec2::from_angle(rng.range(0.0, std::f32::consts::TAU)));
             let max_t = rng.range(0.5, 30.0);
             ray_hits.clear();
-            world.ray_cast_all(&ray, max_t, &filter, ray_hits);
-            let closest = world.ray_cast(&ray, max_t, &filter);
+            world.ray_cast_all(&ray, max_t, &filter, ray_hits).unwrap();
+            let closest = world.ray_cast(&ray, max_t, &filter).unwrap();
             if compare {
                 r.queries_checked += 1;
                 let mut want: Vec<(f32, ColliderId)> = model
                     .entries()
                     .filter(|e| pass(e))
-                    .filter_map(|e| query::ray_cast(&e.desc.shape, &e.desc.pose, &ray, max_t).map(|h| (h.t, e.id)))
+                    .filter_map(|e| {
+                        query::ray_cast(&e.desc.shape, &e.desc.pose, &ray, max_t).unwrap().map(|h| (h.t, e.id))
+                    })
                     .collect();
                 want.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                 let got: Vec<_> = ray_hits.iter().map(|h| (h.t, h.id)).collect();

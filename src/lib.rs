@@ -51,11 +51,11 @@ pub use shape::{
     MAX_COMPOUND_PARTS, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE, MAX_TILE_MAP_CELLS, Polygon, Segment, Shape, ShapeError,
     ShapeKind, Tile, TileMap, TileMapError,
 };
-pub use storage::{ColliderId, Filter, RawColliderId};
+pub use storage::{ColliderId, Filter};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{
-    CharacterConfig, CharacterHit, CharacterMove, ColliderDesc, ColliderView, Contact, DistanceHit, Event, EventKind,
-    Impact, MAX_COORDINATE, PairHooks, QueryFilter, RayCastHit, ShapeCastHit, StepTimings, World, WorldConfig,
+    CharacterConfig, CharacterHit, CharacterMove, ColliderDesc, ColliderView, Contact, WorldClosestPoints, Event, EventKind,
+    Impact, MAX_COORDINATE, PairHooks, QueryFilter, WorldRayHit, WorldCastHit, StepTimings, World, WorldConfig,
     WorldError,
 };
 

@@ -16,7 +16,7 @@ use sapwood::ecs::{ColliderHandle, HecsSync};
 use sapwood::query::{self, CastOptions, SimplexCache, Sweep};
 use sapwood::{
     Aabb, Capsule, Chain, ChainOptions, CharacterConfig, CharacterHit, Circle, ColliderDesc, ColliderId, Cuboid,
-    Filter, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot, Segment, Shape, Tile, TileMap, Vec2, World,
+    Filter, Polygon, Pose, QueryFilter, Ray, Rot, Segment, Shape, Tile, TileMap, Vec2, World,
     WorldConfig,
 };
 
@@ -57,7 +57,7 @@ fn fixture() -> (World, Ids) {
     w.set_pose(other, Pose::from_translation(Vec2::new(-2.5, 0.9))).unwrap();
     w.remove(gone).unwrap();
     assert_eq!(w.contacts().len(), 2);
-    let forged = ColliderId::from_raw(RawColliderId { index: 1000, generation: 1 }).unwrap();
+    let forged = ColliderId::from_raw_parts(1000, 1);
     (w, Ids { a, fixed, removed, fresh, forged })
 }
 
@@ -489,7 +489,7 @@ fn build() -> Matrix {
         let id = |ids: Ids| match which {
             0 => ids.removed,
             1 => ids.forged,
-            _ => ColliderId::from_raw(RawColliderId { index: ids.a.index(), generation: 7 }).unwrap(),
+            _ => ColliderId::from_raw_parts(ids.a.index(), 7),
         };
         m.world("World::remove", input, "Err(StaleId)", |w, ids| r(w.remove(id(ids))));
         m.world("World::set_pose", input, "Err(StaleId)", |w, ids| r(w.set_pose(id(ids), Pose::IDENTITY)));
@@ -1090,7 +1090,7 @@ fn build() -> Matrix {
         ),
     ] {
         m.world("World::move_character", input, want, |w, ids| {
-            let sentinel = CharacterHit { id: ids.fixed, part: 7, point: Vec2::ZERO, normal: Vec2::ZERO };
+            let sentinel = CharacterHit { id: ids.fixed, part: 7, point: Vec2::ZERO, surface_normal: Vec2::ZERO };
             let mut hits = vec![sentinel];
             match w.move_character(&shape, &pose, translation, &config, &mut hits) {
                 Ok(mv) => format!(

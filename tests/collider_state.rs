@@ -175,7 +175,7 @@ fn set_bullet_sweeps_from_the_pose_it_was_set_at() {
     world.set_pose(b, at(-50.0, 0.0)).unwrap();
     step(&mut world);
     assert_eq!(world.impacts().len(), 1);
-    assert_eq!(world.impacts()[0].other.id(), Some(wall));
+    assert_eq!(world.impacts()[0].other, wall);
     world.set_bullet(b, false).unwrap();
     world.set_pose(b, at(50.0, 0.0)).unwrap();
     step(&mut world);

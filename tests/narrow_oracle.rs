@@ -886,7 +886,7 @@ fn ray_casts_and_point_queries_match_parry_and_exact() {
             if (d64(h.point) - (o + d * t_ours)).length() > tol {
                 errs.push(format!("point {:?} is not origin + t·dir", h.point));
             }
-            let n = d64(h.normal);
+            let n = d64(h.surface_normal);
             if (n.length() - 1.0).abs() > 1e-5 {
                 errs.push(format!("normal not unit: {n:?}"));
             } else if t > 0.0 {

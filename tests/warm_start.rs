@@ -48,7 +48,7 @@ fn check_carry(before: &[Contact], moved: &HashSet<u32>, after: &[Contact], tall
             tally.began += 1;
             continue;
         };
-        if !moved.contains(&c.a.index) && !moved.contains(&c.b.index) {
+        if !moved.contains(&c.a.index()) && !moved.contains(&c.b.index()) {
             assert_eq!(m, *old, "a pair of two unmoved colliders keeps its manifold and impulses");
             tally.kept += 1;
             continue;

@@ -125,7 +125,7 @@ fn steady_state_step_with_bullets_allocates_nothing() {
             .collect();
         let mut impacts = 0;
         let mut hits = Vec::with_capacity(4096);
-        let mut step = |scene: &mut periodic::Scene, t: usize, hits: &mut Vec<sapwood::ShapeCastHit>| {
+        let mut step = |scene: &mut periodic::Scene, t: usize, hits: &mut Vec<sapwood::WorldCastHit>| {
             periodic::animate(scene, t);
             let k = t % periodic::PERIOD;
             let x = 3.0 * if k < periodic::PERIOD / 2 { k } else { periodic::PERIOD - k } as f32;

@@ -258,7 +258,7 @@ fn check_step(world: &World, model: &mut Model, step: usize) {
     // Contacts: exactly the non-sensor touching pairs, each with the manifold brute force gives.
     let mut got = BTreeSet::new();
     for c in world.contacts() {
-        let (a, b) = (c.a.id().unwrap(), c.b.id().unwrap());
+        let (a, b) = (c.a, c.b);
         assert!(a.index() < b.index(), "contact ids out of order");
         let (ca, cb) = (&model.live[&a.index()], &model.live[&b.index()]);
         assert_eq!((ca.id, cb.id), (a, b), "contact names a stale id");
@@ -321,7 +321,7 @@ fn check_impacts(world: &World, model: &mut Model, step: usize) {
     model.impacts_seen += got.len();
     assert_eq!(got.len(), want.len(), "step {step}: impacts {got:?} vs brute force {want:?}");
     for (g, &(bullet, other, t)) in got.iter().zip(&want) {
-        assert_eq!(g.bullet.id(), Some(bullet), "step {step}: impact order");
+        assert_eq!(g.bullet, bullet, "step {step}: impact order");
         // Both answers stop within the query's distance tolerance of contact (`query::advance`:
         // 1e-4 of the smaller extent plus 8 ulps of the coordinates), the world's with its
         // queries clipped at the earliest hit so far: along a sweep of length `len` two such
@@ -333,9 +333,9 @@ fn check_impacts(world: &World, model: &mut Model, step: usize) {
         let tol_d = 2.0 * (1e-4 * rb.min(ro) + 8.0 * f32::EPSILON * (mag + rb + ro + len));
         let allowed = 1e-4 + tol_d / len.max(1e-6);
         assert!((g.fraction - t).abs() <= allowed, "step {step}: fraction {} vs {t} (allowed {allowed})", g.fraction);
-        if g.other.id() != Some(other) {
+        if g.other != other {
             // Another collider hit at the same time within the tolerance.
-            let c = &model.live[&g.other.index];
+            let c = &model.live[&g.other.index()];
             let sb =
                 query::Sweep { start: model.sweep_start[&bullet.index()], end: model.live[&bullet.index()].desc.pose };
             let start = if c.desc.bullet { model.sweep_start[&c.id.index()] } else { c.desc.pose };

@@ -25,7 +25,7 @@
 
 use std::time::Instant;
 
-use sapwood::{ColliderDesc, ColliderId, Contact, Pose, RawColliderId, Rot, Shape, Vec2, World};
+use sapwood::{ColliderDesc, ColliderId, Contact, Pose, Rot, Shape, Vec2, World};
 
 /// Tuning of the stepper.
 #[derive(Clone, Copy, Debug)]
@@ -252,7 +252,7 @@ struct Constraint {
     b: usize,
     /// The contact's colliders, to check that constraint `i` still is contact `i` when the
     /// impulses are stored.
-    key: (RawColliderId, RawColliderId),
+    key: (ColliderId, ColliderId),
     normal: Vec2,
     friction: f32,
     points: [Point; 2],
@@ -414,7 +414,7 @@ impl Stepper {
     fn resolve_impacts(&mut self) {
         for k in 0..self.world.impacts().len() {
             let hit = self.world.impacts()[k];
-            let (Some(bullet), Some(other)) = (hit.bullet.id(), hit.other.id()) else { continue };
+            let (bullet, other) = (hit.bullet, hit.other);
             let a = self.body_of[bullet.index() as usize] as usize;
             let o = self.body_of[other.index() as usize] as usize;
             let body = &mut self.bodies[a];
@@ -459,8 +459,8 @@ impl Stepper {
         self.constraints.clear();
         let contacts: &[Contact] = self.world.contacts();
         for contact in contacts {
-            let a = self.body_of[contact.a.index as usize] as usize;
-            let b = self.body_of[contact.b.index as usize] as usize;
+            let a = self.body_of[contact.a.index() as usize] as usize;
+            let b = self.body_of[contact.b.index() as usize] as usize;
             let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
             let m = &contact.manifold;
             let n = m.normal;

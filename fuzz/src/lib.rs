@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use sapwood::{
     Aabb, BroadPhaseKind, Capsule, ChainOptions, CharacterConfig, Circle, ColliderDesc, ColliderId, Cuboid, EventKind,
-    Filter, MAX_COORDINATE, MAX_SHAPE_SIZE, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot, Segment, Shape, Vec2,
+    Filter, MAX_COORDINATE, MAX_SHAPE_SIZE, Polygon, Pose, QueryFilter, Ray, Rot, Segment, Shape, Vec2,
     World, WorldConfig, WorldError, collide, query, query::CastOptions,
 };
 
@@ -285,7 +285,7 @@ impl Model {
         // another live collider.
         let mut last = None;
         for i in world.impacts() {
-            let (bullet, other) = (i.bullet.id().unwrap(), i.other.id().unwrap());
+            let (bullet, other) = (i.bullet, i.other);
             let live = |id: ColliderId| self.live.get(&id.index()).filter(|(x, _)| *x == id);
             assert!(live(bullet).is_some_and(|(_, d)| d.bullet), "an impact of a non-bullet: {i:?}");
             assert!(live(other).is_some() && other != bullet, "an impact with a dead collider: {i:?}");
@@ -296,7 +296,7 @@ impl Model {
         let now = self.touching_now();
         let mut got = BTreeSet::new();
         for c in world.contacts() {
-            let (a, b) = (c.a.id().expect("contact id"), c.b.id().expect("contact id"));
+            let (a, b) = (c.a, c.b);
             let (ia, da) = &self.live[&a.index()];
             let (ib, db) = &self.live[&b.index()];
             assert_eq!((*ia, *ib), (a, b), "contact names a stale id");
@@ -332,12 +332,12 @@ fn pick(b: &mut Bytes, model: &Model) -> ColliderId {
     let k = b.u8();
     match k % 8 {
         0 if !model.removed.is_empty() => model.removed[b.u8() as usize % model.removed.len()],
-        1 => ColliderId::from_raw(RawColliderId { index: b.u32() % 64, generation: b.u32() | 1 }).unwrap(),
+        1 => ColliderId::from_raw_parts(b.u32() % 64, b.u32() | 1),
         _ if !model.live.is_empty() => {
             let i = b.u8() as usize % model.live.len();
             model.live.values().nth(i).unwrap().0
         }
-        _ => ColliderId::from_raw(RawColliderId { index: 0, generation: 1 }).unwrap(),
+        _ => ColliderId::from_raw_parts(0, 1),
     }
 }
 
@@ -400,7 +400,7 @@ fn check_reads(world: &World, model: &Model, id: ColliderId) {
         let mut mine = Vec::new();
         world.contacts_of(id, |c| mine.push(*c)).unwrap();
         let mut all: Vec<_> =
-            world.contacts().iter().filter(|c| c.a == id.to_raw() || c.b == id.to_raw()).copied().collect();
+            world.contacts().iter().filter(|c| c.a == id || c.b == id).copied().collect();
         let key = |c: &sapwood::Contact| (c.a, c.b);
         mine.sort_by_key(key);
         all.sort_by_key(key);

@@ -47,7 +47,7 @@
 //! let crate_ = Shape::cuboid(Vec2::new(1.0, 0.5))?;
 //! let pose = Pose::from_translation(Vec2::new(5.0, 0.0));
 //! let hit = ray_cast(&crate_, &pose, &Ray::new(Vec2::ZERO, Vec2::X), 100.0).unwrap();
-//! assert_eq!((hit.t, hit.point, hit.normal), (4.0, Vec2::new(4.0, 0.0), Vec2::NEG_X));
+//! assert_eq!((hit.t, hit.point, hit.surface_normal), (4.0, Vec2::new(4.0, 0.0), Vec2::NEG_X));
 //! assert!(contains_point(&crate_, &pose, Vec2::new(6.0, 0.5))); // a corner counts
 //! # Ok::<(), sapwood::ShapeError>(())
 //! ```
@@ -66,7 +66,7 @@ mod toi;
 pub use advance::Sweep;
 pub(crate) use cast::segment_vertex_normal;
 pub use cast::{CastHit, CastOptions, cast_shapes};
-pub use distance::{DistanceOutput, distance, distance_cached};
+pub use distance::{ClosestPoints, distance, distance_cached};
 pub use gjk::SimplexCache;
 pub use planes::{Plane, PlaneSolution, solve_planes};
 pub(crate) use point::{EdgeRegion, edge_region, max_separation, within};

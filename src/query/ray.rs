@@ -15,7 +15,7 @@ pub struct RayHit {
     pub point: Vec2,
     /// Unit outward surface normal at the hit, world space (`-dir` normalized for a ray that
     /// starts inside, see the [module docs](crate::query)).
-    pub normal: Vec2,
+    pub surface_normal: Vec2,
 }
 
 /// The first point where `ray` meets `shape` at `pose`, with `0 <= t <= max_t`, or `None`.
@@ -75,7 +75,7 @@ fn ray_cast_convex(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<
     }
     let o = pose.inv_transform_point(ray.origin);
     if contains_local(shape, o) {
-        return Some(RayHit { t: 0.0, point: ray.origin, normal: (-ray.dir).normalize_or_zero() });
+        return Some(RayHit { t: 0.0, point: ray.origin, surface_normal: (-ray.dir).normalize_or_zero() });
     }
     let d = pose.inv_transform_vector(ray.dir);
     let (t, n) = match shape {
@@ -87,7 +87,7 @@ fn ray_cast_convex(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<
         Shape::Polygon(p) => polygon_cast(p, o, d, max_t),
         Shape::Compound(_) | Shape::Chain(_) => unreachable!("split into parts by ray_cast_part"),
     }?;
-    (t <= max_t).then(|| RayHit { t, point: ray.at(t), normal: pose.transform_vector(n) })
+    (t <= max_t).then(|| RayHit { t, point: ray.at(t), surface_normal: pose.transform_vector(n) })
 }
 
 /// The closest segment of a chain that the ray hits (the lowest index on equal `t`); the
@@ -124,7 +124,7 @@ fn chain_cast(c: &Chain, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, Ray
             }
         },
     );
-    best.map(|(i, t, n)| (i, RayHit { t, point: ray.at(t), normal: pose.transform_vector(n) }))
+    best.map(|(i, t, n)| (i, RayHit { t, point: ray.at(t), surface_normal: pose.transform_vector(n) }))
 }
 
 /// Ray from `o` (outside) against the circle of radius `r` at the origin: `(t, unit normal)`.

@@ -17,12 +17,12 @@ fn circle_known_answers() {
     let s = Shape::circle(1.0).unwrap();
     let pose = Pose::from_translation(Vec2::new(3.0, 0.0));
     let h = hit(&s, &pose, (0.0, 0.0), (1.0, 0.0)).unwrap();
-    assert_eq!((h.t, h.point, h.normal), (2.0, Vec2::new(2.0, 0.0), Vec2::NEG_X));
+    assert_eq!((h.t, h.point, h.surface_normal), (2.0, Vec2::new(2.0, 0.0), Vec2::NEG_X));
     // Non-unit direction: t in units of dir.
     assert_eq!(hit(&s, &pose, (0.0, 0.0), (4.0, 0.0)).unwrap().t, 0.5);
     // Tangent ray grazes at (3, 1): counts (boundary is inside).
     let h = hit(&s, &pose, (0.0, 1.0), (1.0, 0.0)).unwrap();
-    assert_eq!((h.t, h.normal), (3.0, Vec2::Y));
+    assert_eq!((h.t, h.surface_normal), (3.0, Vec2::Y));
     assert!(hit(&s, &pose, (0.0, 1.001), (1.0, 0.0)).is_none());
     assert!(hit(&s, &pose, (0.0, 0.0), (-1.0, 0.0)).is_none());
     assert!(ray_cast(&s, &pose, &Ray::new(Vec2::ZERO, Vec2::X), 1.999).is_none());
@@ -31,11 +31,11 @@ fn circle_known_answers() {
     assert!(ray_cast(&s, &pose, &Ray::new(Vec2::ZERO, Vec2::X), f32::NAN).is_none());
     // Starting inside: t = 0, normal against the ray.
     let h = hit(&s, &pose, (3.5, 0.0), (0.0, 2.0)).unwrap();
-    assert_eq!((h.t, h.point, h.normal), (0.0, Vec2::new(3.5, 0.0), Vec2::NEG_Y));
+    assert_eq!((h.t, h.point, h.surface_normal), (0.0, Vec2::new(3.5, 0.0), Vec2::NEG_Y));
     // On the boundary, pointing out: still inside.
     assert_eq!(hit(&s, &pose, (4.0, 0.0), (1.0, 0.0)).unwrap().t, 0.0);
     // Zero direction: a point test; the normal is zero, never NaN.
-    assert_eq!(hit(&s, &pose, (3.0, 0.0), (0.0, 0.0)).unwrap().normal, Vec2::ZERO);
+    assert_eq!(hit(&s, &pose, (3.0, 0.0), (0.0, 0.0)).unwrap().surface_normal, Vec2::ZERO);
     assert!(hit(&s, &pose, (0.0, 0.0), (0.0, 0.0)).is_none());
     assert!(contains_point(&s, &pose, Vec2::new(3.0, 1.0)));
     assert!(!contains_point(&s, &pose, Vec2::new(3.0, 1.0001)));
@@ -46,18 +46,18 @@ fn capsule_known_answers() {
     let s = Shape::capsule(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), 0.5).unwrap();
     let pose = Pose::IDENTITY;
     let h = hit(&s, &pose, (0.5, 3.0), (0.0, -1.0)).unwrap();
-    assert_eq!((h.t, h.point, h.normal), (2.5, Vec2::new(0.5, 0.5), Vec2::Y));
+    assert_eq!((h.t, h.point, h.surface_normal), (2.5, Vec2::new(0.5, 0.5), Vec2::Y));
     let h = hit(&s, &pose, (-5.0, 0.0), (1.0, 0.0)).unwrap();
-    assert_eq!((h.t, h.normal), (3.5, Vec2::NEG_X));
+    assert_eq!((h.t, h.surface_normal), (3.5, Vec2::NEG_X));
     let h = hit(&s, &pose, (0.5, -3.0), (0.0, 1.0)).unwrap();
-    assert_eq!((h.t, h.normal), (2.5, Vec2::NEG_Y));
+    assert_eq!((h.t, h.surface_normal), (2.5, Vec2::NEG_Y));
     // Past the end's round cap.
     assert!(hit(&s, &pose, (1.45, 3.0), (0.0, -1.0)).unwrap().t > 2.5);
     assert!(hit(&s, &pose, (1.51, 3.0), (0.0, -1.0)).is_none());
     // Rotated a quarter turn and moved.
     let pose = Pose::new(Vec2::new(10.0, 0.0), std::f32::consts::FRAC_PI_2);
     let h = hit(&s, &pose, (0.0, 0.0), (1.0, 0.0)).unwrap();
-    assert!((h.t - 9.5).abs() < 1e-5 && (h.normal - Vec2::NEG_X).length() < 1e-6);
+    assert!((h.t - 9.5).abs() < 1e-5 && (h.surface_normal - Vec2::NEG_X).length() < 1e-6);
     assert!(contains_point(&s, &pose, Vec2::new(10.0, 1.5)));
     assert!(!contains_point(&s, &pose, Vec2::new(10.0, 1.51)));
 }
@@ -67,12 +67,12 @@ fn box_known_answers() {
     let s = Shape::cuboid(Vec2::new(1.0, 0.5)).unwrap();
     let pose = Pose::IDENTITY;
     let h = hit(&s, &pose, (-3.0, 0.25), (1.0, 0.0)).unwrap();
-    assert_eq!((h.t, h.point, h.normal), (2.0, Vec2::new(-1.0, 0.25), Vec2::NEG_X));
+    assert_eq!((h.t, h.point, h.surface_normal), (2.0, Vec2::new(-1.0, 0.25), Vec2::NEG_X));
     let h = hit(&s, &pose, (0.0, 2.0), (0.0, -1.0)).unwrap();
-    assert_eq!((h.t, h.normal), (1.5, Vec2::Y));
+    assert_eq!((h.t, h.surface_normal), (1.5, Vec2::Y));
     // Diagonal into the corner region: enters through the top face at (0.5, 0.5).
     let h = hit(&s, &pose, (2.0, 2.0), (-1.0, -1.0)).unwrap();
-    assert_eq!((h.t, h.normal), (1.5, Vec2::Y));
+    assert_eq!((h.t, h.surface_normal), (1.5, Vec2::Y));
     // Sliding along the top face: touching counts.
     assert_eq!(hit(&s, &pose, (-3.0, 0.5), (1.0, 0.0)).unwrap().t, 2.0);
     assert!(hit(&s, &pose, (-3.0, 0.5001), (1.0, 0.0)).is_none());
@@ -86,22 +86,22 @@ fn polygon_and_rounded_polygon_known_answers() {
     let pose = Pose::IDENTITY;
     // Onto the hypotenuse from (4, 3) straight down-left along -(0.6, 0.8): distance 2.4.
     let h = hit(&tri, &pose, (4.0, 3.0), (-0.6, -0.8)).unwrap();
-    assert!((h.t - 2.4).abs() < 1e-5 && (h.normal - Vec2::new(0.6, 0.8)).length() < 1e-6);
+    assert!((h.t - 2.4).abs() < 1e-5 && (h.surface_normal - Vec2::new(0.6, 0.8)).length() < 1e-6);
     let h = hit(&tri, &pose, (1.0, -2.0), (0.0, 1.0)).unwrap();
-    assert_eq!((h.t, h.normal), (2.0, Vec2::NEG_Y));
+    assert_eq!((h.t, h.surface_normal), (2.0, Vec2::NEG_Y));
     assert!(hit(&tri, &pose, (5.0, -2.0), (0.0, 1.0)).is_none());
     assert!(contains_point(&tri, &pose, Vec2::new(2.0, 1.5))); // on the hypotenuse
     assert!(!contains_point(&tri, &pose, Vec2::new(2.0, 1.51)));
 
     let rb = Shape::rounded_box(Vec2::ONE, 0.5).unwrap();
     let h = hit(&rb, &pose, (-5.0, 0.5), (1.0, 0.0)).unwrap();
-    assert_eq!((h.t, h.normal), (3.5, Vec2::NEG_X));
+    assert_eq!((h.t, h.surface_normal), (3.5, Vec2::NEG_X));
     // Through the rounded corner: a ray along the diagonal meets the arc at distance
     // sqrt(2) + 0.5 from the centre.
     let h = hit(&rb, &pose, (-4.0, -4.0), (1.0, 1.0)).unwrap();
     let expect = (4.0 * std::f32::consts::SQRT_2 - std::f32::consts::SQRT_2 - 0.5) / std::f32::consts::SQRT_2;
     assert!((h.t - expect).abs() < 1e-5, "{h:?} vs {expect}");
-    assert!((h.normal - Vec2::new(-1.0, -1.0).normalize()).length() < 1e-5);
+    assert!((h.surface_normal - Vec2::new(-1.0, -1.0).normalize()).length() < 1e-5);
     // Just outside the arc, inside the sharp corner of the pushed-out box.
     assert!(!contains_point(&rb, &pose, Vec2::new(1.4, 1.4)));
     assert!(contains_point(&rb, &pose, Vec2::new(1.3, 1.4)));
@@ -246,7 +246,7 @@ fn random_rays_and_points_match_parry() {
                     if !is_rounded {
                         assert!((h.t - t).abs() * scale < tol, "{shape:?} {pose:?} {ray:?}: {h:?} vs {t}");
                     }
-                    assert!((h.normal.length() - 1.0).abs() < 1e-5 || h.t == 0.0);
+                    assert!((h.surface_normal.length() - 1.0).abs() < 1e-5 || h.t == 0.0);
                     if h.t > 0.0 {
                         // Exactness without parry: the hit is on the surface and just before it
                         // the ray is outside. (Just past it need not be inside: a ray may clip
@@ -257,13 +257,13 @@ fn random_rays_and_points_match_parry() {
                         assert!(gap < 2e-5, "{shape:?} {pose:?} {ray:?} {h:?}: {gap} off the surface");
                         // The normal faces the incoming ray; on smooth shapes it is unique, so
                         // parry's must agree (polygon and box corners have a normal cone).
-                        assert!(h.normal.dot(dir) <= 0.0, "{h:?}");
+                        assert!(h.surface_normal.dot(dir) <= 0.0, "{h:?}");
                         // Grazing hits are skipped: there a 1e-7 shift of the pose moves the hit, and
                         // so the normal, a long way.
-                        let grazing = h.normal.dot(dir).abs() < 0.1 * scale;
+                        let grazing = h.surface_normal.dot(dir).abs() < 0.1 * scale;
                         if matches!(shape, Shape::Circle(_) | Shape::Capsule(_)) && !grazing {
                             assert!(
-                                (h.normal - nrm).length() < 1e-3,
+                                (h.surface_normal - nrm).length() < 1e-3,
                                 "{shape:?} {pose:?} {ray:?} {h:?} vs {nrm:?} {t}"
                             );
                         }

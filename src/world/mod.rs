@@ -34,7 +34,7 @@ mod validate;
 mod weld;
 
 pub use hooks::{ColliderView, PairHooks};
-pub use query::{CharacterConfig, CharacterHit, CharacterMove, DistanceHit, QueryFilter, RayCastHit, ShapeCastHit};
+pub use query::{CharacterConfig, CharacterHit, CharacterMove, WorldClosestPoints, QueryFilter, WorldRayHit, WorldCastHit};
 pub use types::{
     ColliderDesc, Contact, Event, EventKind, Impact, MAX_COORDINATE, StepTimings, WorldConfig, WorldError,
 };
@@ -301,7 +301,7 @@ impl World {
             return Err(WorldError::Full);
         }
         let first = out.len();
-        out.resize(first + descs.len(), ColliderId::new(0, std::num::NonZeroU32::MIN));
+        out.resize(first + descs.len(), ColliderId::default());
         for i in morton_order(descs) {
             out[first + i] = self.insert_checked(descs[i].clone())?;
         }
@@ -803,7 +803,7 @@ impl World {
     /// world.step();
     /// assert!(world.contacts().is_empty()); // it does not touch the wall where it is now
     /// let hit = world.impacts()[0];
-    /// assert_eq!((hit.bullet.id(), hit.other.id()), (Some(bullet), Some(wall)));
+    /// assert_eq!((hit.bullet, hit.other), (bullet, wall));
     /// assert!((hit.pose.p.x - (-0.055)).abs() < 0.01); // stopped at the wall's face
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -156,8 +156,8 @@ impl World {
         if !pair.sensor {
             self.pairs[p as usize].contact = self.contacts.len() as u32;
             self.contacts.push(Contact {
-                a: self.cols.id(pair.ids[0]).to_raw(),
-                b: self.cols.id(pair.ids[1]).to_raw(),
+                a: self.cols.id(pair.ids[0]),
+                b: self.cols.id(pair.ids[1]),
                 manifold: m,
             });
             self.contact_pair.push(p);

@@ -12,7 +12,7 @@ use crate::world::World;
 
 /// Where a cast shape first touches a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ShapeCastHit {
+pub struct WorldCastHit {
     /// The collider hit.
     pub id: ColliderId,
     /// The part hit: its index in a [`Compound`](crate::Compound) collider, 0 for a convex one.
@@ -27,7 +27,7 @@ pub struct ShapeCastHit {
     /// [`WorldConfig::weld_static_edges`](crate::WorldConfig::weld_static_edges)) a hit at a
     /// join with a neighbour has the normal the joined surface has there, as on a chain. For a cast that starts in contact,
     /// whatever the narrow query reports for overlapping shapes.
-    pub normal: Vec2,
+    pub surface_normal: Vec2,
     /// The shapes already overlap (closer than the target distance) at the start: `fraction`
     /// is 0.
     pub started_in_contact: bool,
@@ -75,18 +75,18 @@ impl World {
     }
 
     /// The exact cast against slot `slot`.
-    fn shape_cast(&self, slot: u32, probe: (&Shape, &Pose, Vec2), options: &CastOptions) -> Option<ShapeCastHit> {
+    fn shape_cast(&self, slot: u32, probe: (&Shape, &Pose, Vec2), options: &CastOptions) -> Option<WorldCastHit> {
         let (shape, pose, translation) = probe;
         let s = slot as usize;
         let hit =
             query::cast_shapes(shape, pose, translation, &self.cols.shape[s], &self.cols.pose[s], Vec2::ZERO, options)
                 .ok()??;
-        Some(ShapeCastHit {
+        Some(WorldCastHit {
             id: self.cols.id(slot),
             part: hit.part_b,
             fraction: hit.fraction,
             point: hit.point,
-            normal: if hit.started_in_contact {
+            surface_normal: if hit.started_in_contact {
                 -hit.normal
             } else {
                 self.welds.hit_normal(&self.cols, s, hit.point, -hit.normal)
@@ -118,7 +118,7 @@ impl World {
     ///     .expect("the wall is in the way");
     /// assert_eq!(hit.id, wall);
     /// assert!((hit.fraction - 0.4).abs() < 1e-3); // the ball's edge meets the wall at x = 4.5
-    /// assert!((hit.normal - Vec2::NEG_X).length() < 1e-3); // the wall's face, towards the ball
+    /// assert!((hit.surface_normal - Vec2::NEG_X).length() < 1e-3); // the wall's face, towards the ball
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
@@ -133,14 +133,14 @@ impl World {
         translation: Vec2,
         options: &CastOptions,
         filter: &QueryFilter,
-    ) -> Result<Option<ShapeCastHit>, QueryError> {
+    ) -> Result<Option<WorldCastHit>, QueryError> {
         Self::check_cast(pose, translation, options)?;
         // The narrow queries assume valid shapes (see `World::query_shape`).
         if shape.validate().is_err() {
             return Ok(None);
         }
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
-        let mut best: Option<ShapeCastHit> = None;
+        let mut best: Option<WorldCastHit> = None;
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
             // The second tree starts with the ray clipped at the first tree's best hit.
@@ -178,7 +178,7 @@ impl World {
         translation: Vec2,
         options: &CastOptions,
         filter: &QueryFilter,
-        out: &mut Vec<ShapeCastHit>,
+        out: &mut Vec<WorldCastHit>,
     ) -> Result<(), QueryError> {
         Self::check_cast(pose, translation, options)?;
         if shape.validate().is_err() {

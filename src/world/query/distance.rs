@@ -11,7 +11,7 @@ use crate::world::World;
 
 /// The nearest collider to a probe and the closest points between them.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DistanceHit {
+pub struct WorldClosestPoints {
     /// The nearest collider.
     pub id: ColliderId,
     /// Its nearest part: the index in a [`Compound`](crate::Compound) collider, 0 for a convex
@@ -37,12 +37,12 @@ impl World {
         probe_box: Aabb,
         max_distance: f32,
         filter: &QueryFilter,
-        mut exact: impl FnMut(u32) -> Option<DistanceHit>,
-    ) -> Option<DistanceHit> {
+        mut exact: impl FnMut(u32) -> Option<WorldClosestPoints>,
+    ) -> Option<WorldClosestPoints> {
         // The exact distance, computed in the shapes' frames, can come out below the boxes'
         // distance by a rounding error: grow both by their slack.
         let probe_box = probe_box.with_rounding_slack();
-        let mut best: Option<DistanceHit> = None;
+        let mut best: Option<WorldClosestPoints> = None;
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
             let bound = best.map_or(max_distance, |b| b.distance);
@@ -94,7 +94,7 @@ impl World {
         pose: &Pose,
         max_distance: f32,
         filter: &QueryFilter,
-    ) -> Result<Option<DistanceHit>, QueryError> {
+    ) -> Result<Option<WorldClosestPoints>, QueryError> {
         Self::check_probe_pose(pose)?;
         Self::check_amount(max_distance, true)?;
         if shape.validate().is_err() {
@@ -103,7 +103,7 @@ impl World {
         Ok(self.nearest(shape.aabb(pose), max_distance, filter, |slot| {
             let s = slot as usize;
             let d = query::distance(shape, pose, &self.cols.shape[s], &self.cols.pose[s]).ok()?;
-            Some(DistanceHit {
+            Some(WorldClosestPoints {
                 id: self.cols.id(slot),
                 part: d.part_b,
                 distance: d.distance,
@@ -126,7 +126,7 @@ impl World {
         point: Vec2,
         max_distance: f32,
         filter: &QueryFilter,
-    ) -> Result<Option<DistanceHit>, QueryError> {
+    ) -> Result<Option<WorldClosestPoints>, QueryError> {
         if !point.is_finite() {
             return Err(QueryError::NonFinite);
         }
@@ -138,7 +138,7 @@ impl World {
         Ok(self.nearest(Aabb::new(point, point), max_distance, filter, |slot| {
             let s = slot as usize;
             let d = query::distance(&probe, &pose, &self.cols.shape[s], &self.cols.pose[s]).ok()?;
-            Some(DistanceHit {
+            Some(WorldClosestPoints {
                 id: self.cols.id(slot),
                 part: d.part_b,
                 distance: d.distance,

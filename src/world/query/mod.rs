@@ -19,10 +19,10 @@ mod character;
 mod distance;
 mod ray;
 
-pub use cast::ShapeCastHit;
+pub use cast::WorldCastHit;
 pub use character::{CharacterConfig, CharacterHit, CharacterMove};
-pub use distance::DistanceHit;
-pub use ray::RayCastHit;
+pub use distance::WorldClosestPoints;
+pub use ray::WorldRayHit;
 
 use glam::Vec2;
 

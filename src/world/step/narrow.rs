@@ -171,7 +171,7 @@ impl World {
             .for_each(|(out, (contacts, owners))| {
                 out.ended.clear();
                 for (c, &p) in contacts.iter_mut().zip(owners) {
-                    let ids = [c.a.index, c.b.index];
+                    let ids = [c.a.index(), c.b.index()];
                     if !ids.iter().any(|&s| is_set(bits, s)) {
                         continue;
                     }

@@ -54,9 +54,9 @@ pub use shape::{
 pub use storage::{ColliderId, Filter};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{
-    CharacterConfig, CharacterHit, CharacterMove, ColliderDesc, ColliderView, Contact, WorldClosestPoints, Event, EventKind,
-    Impact, MAX_COORDINATE, PairHooks, QueryFilter, WorldRayHit, WorldCastHit, StepTimings, World, WorldConfig,
-    WorldError,
+    CharacterConfig, CharacterHit, CharacterMove, ColliderDesc, ColliderView, Contact, Event, EventKind, Impact,
+    MAX_COORDINATE, PairHooks, QueryFilter, StepTimings, World, WorldCastHit, WorldClosestPoints, WorldConfig,
+    WorldError, WorldRayHit,
 };
 
 // Not part of the API: public only so that this workspace's tests, benches and examples (and the

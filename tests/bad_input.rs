@@ -16,8 +16,7 @@ use sapwood::ecs::{ColliderHandle, HecsSync};
 use sapwood::query::{self, CastOptions, SimplexCache, Sweep};
 use sapwood::{
     Aabb, Capsule, Chain, ChainOptions, CharacterConfig, CharacterHit, Circle, ColliderDesc, ColliderId, Cuboid,
-    Filter, Polygon, Pose, QueryFilter, Ray, Rot, Segment, Shape, Tile, TileMap, Vec2, World,
-    WorldConfig,
+    Filter, Polygon, Pose, QueryFilter, Ray, Rot, Segment, Shape, Tile, TileMap, Vec2, World, WorldConfig,
 };
 
 const NAN: f32 = f32::NAN;

@@ -53,7 +53,9 @@ fn below(game: &Game, from: Vec2, depth: f32) -> Below {
 fn wall_ahead(world: &World, centre: Vec2) -> bool {
     let knee = centre + Vec2::new(0.0, 0.7 - PLAYER_HALF_HEIGHT);
     let filter = QueryFilter { mask: category::SOLID, include_sensors: false, exclude: None };
-    world.ray_cast(&Ray::new(knee, Vec2::X), PLAYER_RADIUS + 0.3, &filter).is_some_and(|hit| hit.surface_normal.y.abs() < 0.5)
+    world
+        .ray_cast(&Ray::new(knee, Vec2::X), PLAYER_RADIUS + 0.3, &filter)
+        .is_some_and(|hit| hit.surface_normal.y.abs() < 0.5)
 }
 
 /// A moving platform ahead whose top is level with `feet`.

@@ -34,7 +34,9 @@ mod validate;
 mod weld;
 
 pub use hooks::{ColliderView, PairHooks};
-pub use query::{CharacterConfig, CharacterHit, CharacterMove, WorldClosestPoints, QueryFilter, WorldRayHit, WorldCastHit};
+pub use query::{
+    CharacterConfig, CharacterHit, CharacterMove, QueryFilter, WorldCastHit, WorldClosestPoints, WorldRayHit,
+};
 pub use types::{
     ColliderDesc, Contact, Event, EventKind, Impact, MAX_COORDINATE, StepTimings, WorldConfig, WorldError,
 };

@@ -1,7 +1,7 @@
 //! Queries: boxes, points, rays (Box2D's ray-cast callback contract), self pairs by
 //! simultaneous descent, and pairs between two trees. All exact with respect to the tight boxes.
 
-use super::{DynamicTree, NULL, BoxRayHit};
+use super::{BoxRayHit, DynamicTree, NULL};
 use crate::math::{Aabb, Ray};
 use glam::Vec2;
 

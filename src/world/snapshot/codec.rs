@@ -1,6 +1,5 @@
 //! The byte level of snapshots: little-endian primitives, and the records sections are made of.
 
-
 use glam::Vec2;
 
 use super::{Result, SnapshotError, bad};

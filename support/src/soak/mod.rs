@@ -22,11 +22,11 @@ pub mod counting;
 use std::collections::BTreeSet;
 use std::time::Instant;
 
+use sapwood::EventKind;
 use sapwood::{
     Aabb, ColliderDesc, ColliderId, Filter, Polygon, Pose, QueryFilter, Ray, Rot, Shape, Vec2, World, WorldError,
     collide, query,
 };
-use sapwood::EventKind;
 
 use crate::SplitMix64;
 

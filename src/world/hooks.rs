@@ -174,6 +174,7 @@ impl World {
                 self.mark_moved(s);
             }
         }
+        self.validate_if_enabled("set_pair_hooks");
     }
 
     /// The pair hooks, if set.
@@ -191,6 +192,7 @@ impl World {
     pub fn refilter(&mut self, id: ColliderId) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
         self.refilter_collider(s);
+        self.validate_if_enabled("refilter");
         Ok(())
     }
 

@@ -263,7 +263,7 @@ impl World {
     /// for bad input, [`WorldError::Full`] when no slot is left.
     pub fn insert(&mut self, desc: ColliderDesc) -> Result<ColliderId, WorldError> {
         Self::check_desc(&desc)?;
-        self.insert_checked(desc)
+        self.insert_checked(desc).inspect(|_| self.validate_if_enabled("insert"))
     }
 
     /// `insert` of a description that passed `check_desc`.
@@ -331,6 +331,7 @@ impl World {
         for i in morton_order(descs) {
             out[first + i] = self.insert_checked(descs[i].clone())?;
         }
+        self.validate_if_enabled("insert_batch");
         Ok(())
     }
 
@@ -361,6 +362,7 @@ impl World {
         }
         self.cols.release(slot);
         self.released.push(slot);
+        self.validate_if_enabled("remove");
         Ok(())
     }
 
@@ -376,6 +378,7 @@ impl World {
         self.weld_touch(s);
         self.cols.pose[s] = pose;
         self.mark_moved(s);
+        self.validate_if_enabled("set_pose");
         Ok(())
     }
 
@@ -396,6 +399,7 @@ impl World {
             self.cols.sweep_start[s] = pose;
         }
         self.mark_moved(s);
+        self.validate_if_enabled("teleport");
         Ok(())
     }
 
@@ -412,6 +416,7 @@ impl World {
         self.welds.release(s);
         self.cols.shape[s] = shape;
         self.refilter_collider(s);
+        self.validate_if_enabled("set_shape");
         Ok(())
     }
 
@@ -423,6 +428,7 @@ impl World {
     pub fn set_user_data(&mut self, id: ColliderId, user_data: u64) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
         self.cols.user_data[s] = user_data;
+        self.validate_if_enabled("set_user_data");
         Ok(())
     }
 
@@ -440,6 +446,7 @@ impl World {
             self.cols.filter[s] = filter;
             self.refresh_pairs(s);
         }
+        self.validate_if_enabled("set_filter");
         Ok(())
     }
 
@@ -501,6 +508,7 @@ impl World {
             self.cols.bullet_count -= 1;
             self.cols.sweep_start[s] = Pose::IDENTITY;
         }
+        self.validate_if_enabled("set_bullet");
         Ok(())
     }
 
@@ -533,6 +541,7 @@ impl World {
         } else {
             self.cols.flags[s] &= !bit;
         }
+        self.validate_if_enabled("set_contact_events or set_sensor_events");
         Ok(())
     }
 
@@ -549,6 +558,7 @@ impl World {
         self.cols.flags[s] ^= bit;
         self.weld_touch(s);
         self.refresh_pairs(s);
+        self.validate_if_enabled("set_sensor, set_static or set_enabled");
         Ok(())
     }
 
@@ -746,6 +756,7 @@ impl World {
                 p.tangent_impulse = tangent;
             }
         }
+        self.validate_if_enabled("store_impulses");
     }
 
     /// Calls `f` with every contact of one collider (as of the last step).

@@ -95,6 +95,7 @@ impl World {
                 self.mover_tree.change(ColliderSlot::from_index(s));
             }
         }
+        self.validate_if_enabled("shift_origin");
         Ok(())
     }
 

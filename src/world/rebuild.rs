@@ -96,6 +96,7 @@ impl World {
         // In pair order: the step sorts events anyway, but a snapshot of the copy stores this
         // list as it is.
         w.pending_events[start..].sort_unstable();
+        w.validate_if_enabled("rebuilt_with");
         Ok(w)
     }
 }

@@ -1,4 +1,5 @@
-//! `World::validate`: the world's pair bookkeeping checked against a recomputation, for tests.
+//! `World::validate`: the world's pair bookkeeping checked against a recomputation, for tests;
+//! with the `validate` feature, the world runs it itself after every step and mutation.
 
 use super::World;
 use super::pairs::{PairIndex, slots_of};
@@ -21,7 +22,9 @@ impl World {
     /// - Every static's welded edges are what a recomputation from the statics gives (when no
     ///   static changed since the last step), and the weld records add up.
     ///
-    /// O(n log n + pairs). Holds between calls of the public API, steps included.
+    /// O(n log n + pairs). Holds between calls of the public API, steps included. Built with the
+    /// `validate` cargo feature, the world checks it itself at the end of every step and of
+    /// every call that changes it, and panics with the message of the first broken invariant.
     ///
     /// # Errors
     /// A description of the first broken invariant.
@@ -107,6 +110,20 @@ impl World {
         self.tree.validate().map_err(|e| format!("static tree: {e}"))
     }
 
+    /// With the `validate` feature (Box2D's `B2_VALIDATE`), runs [`World::validate`] and panics
+    /// with its message when it fails; without it, nothing (compiled out). Called at the end of
+    /// every step and of every public call that changes the world (inserts, removals, setters,
+    /// hooks, origin shifts, stored impulses, restores), so that a test run with the feature
+    /// stops at the first call that breaks an invariant; `after` names that call.
+    #[inline]
+    pub(super) fn validate_if_enabled(&self, after: &str) {
+        #[cfg(feature = "validate")]
+        if let Err(e) = self.validate() {
+            panic!("World::validate failed after {after}: {e}");
+        }
+        let _ = after;
+    }
+
     /// The bullet count matches the flags, and only bullets have a sweep start.
     fn validate_bullets(&self) -> Result<(), String> {
         let cols = &self.cols;
@@ -167,5 +184,33 @@ impl World {
             .map(|s| (cols.fat[s as usize], s))
             .collect();
         sweep_pairs(&mut boxes, |a, b| Self::may_pair(cols, &self.config, ColliderSlot::new(a), ColliderSlot::new(b)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+
+    use glam::Vec2;
+
+    use crate::math::Pose;
+    use crate::shape::Shape;
+    use crate::world::{ColliderDesc, PairIndex, World};
+
+    #[test]
+    fn the_validate_feature_decides_whether_a_broken_world_panics() {
+        let mut w = World::new();
+        for x in [0.0, 0.9] {
+            w.insert(ColliderDesc::new(Shape::circle(0.5).unwrap(), Pose::from_translation(Vec2::new(x, 0.0))))
+                .unwrap();
+        }
+        w.step();
+        assert_eq!(w.contacts().len(), 1);
+        w.validate_if_enabled("a sound world");
+        // A live pair entry on the free list: the next pair made would overwrite it.
+        w.free_pairs.push(PairIndex::new(0));
+        assert!(w.validate().is_err());
+        let panicked = catch_unwind(AssertUnwindSafe(|| w.validate_if_enabled("the test's corruption"))).is_err();
+        assert_eq!(panicked, cfg!(feature = "validate"));
     }
 }

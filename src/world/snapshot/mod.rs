@@ -294,6 +294,7 @@ impl World {
         }
         world.rebuild_structures(&keys)?;
         world.reweld_all();
+        world.validate_if_enabled("from_bytes");
         Ok(world)
     }
 }

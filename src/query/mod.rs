@@ -4,6 +4,7 @@
 //! |---|---|---|
 //! | where does a ray enter a shape? | [`ray_cast`], [`ray_cast_part`] | closed form per kind, in the shape's frame |
 //! | is a point inside? | [`contains_point`], [`containing_part`] | closed form per kind |
+//! | where is the nearest surface point, inside or out? | [`project_point`] | closed form per kind |
 //! | how far apart, and where? | [`distance`], [`distance_cached`] | GJK on the cores plus the radii; closed forms for circles and boxes |
 //! | where do two translating shapes first meet? | [`cast_shapes`] | conservative advancement (Newton's method on the convex distance); closed form for two circles |
 //! | when do two translating, turning shapes first meet? | [`time_of_impact`] | conservative advancement with a rotation bound |
@@ -58,6 +59,7 @@ mod distance;
 mod gjk;
 mod planes;
 mod point;
+mod project;
 mod ray;
 #[cfg(test)]
 mod tests;
@@ -71,6 +73,7 @@ pub use gjk::SimplexCache;
 pub use planes::{Plane, PlaneSolution, solve_planes};
 pub(crate) use point::{EdgeRegion, edge_region, max_separation, within};
 pub use point::{containing_part, contains_point};
+pub use project::{PointProjection, project_point};
 pub use ray::{RayHit, ray_cast, ray_cast_part};
 pub use toi::{Toi, ToiState, time_of_impact};
 

@@ -34,7 +34,10 @@ mod validate;
 mod weld;
 
 pub use hooks::{ColliderView, PairHooks};
-pub use query::{CharacterConfig, CharacterHit, CharacterMove, DistanceHit, QueryFilter, RayCastHit, ShapeCastHit};
+pub use query::{
+    CharacterConfig, CharacterHit, CharacterMove, DistanceHit, QueryFilter, RayCastHit, ShapeCastHit,
+    WorldPointProjection,
+};
 pub use types::{
     ColliderDesc, Contact, Event, EventKind, Impact, MAX_COORDINATE, StepTimings, WorldConfig, WorldError,
 };

@@ -17,11 +17,13 @@
 mod cast;
 mod character;
 mod distance;
+mod project;
 mod ray;
 
 pub use cast::ShapeCastHit;
 pub use character::{CharacterConfig, CharacterHit, CharacterMove};
 pub use distance::DistanceHit;
+pub use project::WorldPointProjection;
 pub use ray::RayCastHit;
 
 use glam::Vec2;

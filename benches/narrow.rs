@@ -106,7 +106,9 @@ fn narrow(c: &mut Criterion) {
             let name = format!("{ka:?}-{kb:?}").to_lowercase();
             let mut g = c.benchmark_group(format!("narrow/{name}"));
             g.bench_function("sapwood", |bn| {
-                bn.iter_custom(|iters| per_pair(iters, &pairs, |p| collide::contact(&p.a, &p.pa, &p.b, &p.pb).count))
+                bn.iter_custom(|iters| {
+                    per_pair(iters, &pairs, |p| collide::contact(&p.a, &p.pa, &p.b, &p.pb).unwrap().count)
+                })
             });
             g.bench_function("parry_manifold", |bn| {
                 bn.iter_custom(|iters| {
@@ -172,7 +174,8 @@ fn compound(c: &mut Criterion) {
                     let mut acc = 0u32;
                     for _ in 0..iters {
                         for (s, p) in probes.iter().skip(parity).step_by(2) {
-                            acc = acc.wrapping_add(collide::contact(&a, &Pose::IDENTITY, black_box(s), p).count);
+                            acc =
+                                acc.wrapping_add(collide::contact(&a, &Pose::IDENTITY, black_box(s), p).unwrap().count);
                         }
                     }
                     black_box(acc);
@@ -232,7 +235,9 @@ fn chain(c: &mut Criterion) {
         let parry_cast = pq::ShapeCastOptions::with_max_time_of_impact(1.0);
         let mut g = c.benchmark_group(format!("narrow_chain/{n}_segments"));
         g.bench_function("sapwood", |bn| {
-            bn.iter_custom(|iters| per_item(iters, &probes, |(s, p)| collide::contact(&floor, &id, s, p).count as f32))
+            bn.iter_custom(|iters| {
+                per_item(iters, &probes, |(s, p)| collide::contact(&floor, &id, s, p).unwrap().count as f32)
+            })
         });
         g.bench_function("parry_contact", |bn| {
             bn.iter_custom(|iters| {

@@ -54,7 +54,7 @@ fn main() {
             let (a, b) = (shape(&mut rng, ka), shape(&mut rng, kb));
             let pa = Pose::new(Vec2::new(rng.range(-5.0, 5.0), rng.range(-5.0, 5.0)), rng.range(-3.2, 3.2));
             let (angle, u) = (rng.range(-3.2, 3.2), dir(&mut rng));
-            let hit = |t: f32| collide::overlaps(&a, &pa, &b, &Pose::new(pa.p + u * t, angle));
+            let hit = |t: f32| collide::overlaps(&a, &pa, &b, &Pose::new(pa.p + u * t, angle)).unwrap();
             let (mut lo, mut hi) = (0.0f32, 40.0f32);
             for _ in 0..40 {
                 let mid = 0.5 * (lo + hi);
@@ -68,7 +68,7 @@ fn main() {
     let mut touching = 0usize;
     for _ in 0..reps {
         for (a, pa, b, pb) in &pairs {
-            touching += usize::from(collide::contact(a, pa, b, pb).count > 0);
+            touching += usize::from(collide::contact(a, pa, b, pb).unwrap().count > 0);
         }
     }
     let per_pair = start.elapsed().as_secs_f64() * 1e9 / (reps * pairs.len()) as f64;

@@ -185,7 +185,7 @@ fn kind_name(s: &Shape) -> &'static str {
 /// that much error already; 6e-5 at 256k, where the square is 724 wide).
 fn explain(scene: &Scene, rap: &RapierSide, (a, b): (u32, u32), in_sapwood: bool) -> bool {
     let (ca, cb) = (scene.get(a).expect("live"), scene.get(b).expect("live"));
-    let m = collide::contact(&ca.shape, &ca.pose, &cb.shape, &cb.pose);
+    let m = collide::contact(&ca.shape, &ca.pose, &cb.shape, &cb.pose).unwrap();
     let sap_depth = m.points().iter().map(|p| p.depth).reduce(f32::max);
     let rap_dist = rap.pair_distance(a, b);
     let (ra, rb) = (rap.collider(a), rap.collider(b));
@@ -336,9 +336,9 @@ fn describe_pair(n: usize, (a, b, k): (u32, u32, usize), seed: u64) {
         "n={n}, after {k} steps:\n  {a}: {:?} at {:?} (angle {})\n  {b}: {:?} at {:?} (angle {})",
         ca.shape, ca.pose, ca.angle, cb.shape, cb.pose, cb.angle
     );
-    println!("  sapwood contact: {:?}", collide::contact(&ca.shape, &ca.pose, &cb.shape, &cb.pose));
-    println!("  sapwood contact, swapped: {:?}", collide::contact(&cb.shape, &cb.pose, &ca.shape, &ca.pose));
-    println!("  sapwood overlaps: {}", collide::overlaps(&ca.shape, &ca.pose, &cb.shape, &cb.pose));
+    println!("  sapwood contact: {:?}", collide::contact(&ca.shape, &ca.pose, &cb.shape, &cb.pose).unwrap());
+    println!("  sapwood contact, swapped: {:?}", collide::contact(&cb.shape, &cb.pose, &ca.shape, &ca.pose).unwrap());
+    println!("  sapwood overlaps: {}", collide::overlaps(&ca.shape, &ca.pose, &cb.shape, &cb.pose).unwrap());
     let (ra, rb) = (peers::rapier_collider(ca).build(), peers::rapier_collider(cb).build());
     println!(
         "  parry contact (prediction 0): {:?}",

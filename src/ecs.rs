@@ -273,10 +273,7 @@ impl HecsSync {
     /// The world's contacts as `(entity a, entity b, manifold)`, in [`World::contacts`] order,
     /// normal from `a` to `b`. Contacts with a collider the sync does not know are skipped.
     pub fn contacts<'a>(&'a self, world: &'a World) -> impl Iterator<Item = (Entity, Entity, &'a Manifold)> + 'a {
-        world.contacts().iter().filter_map(move |c| {
-            let (a, b) = (c.a.id()?, c.b.id()?);
-            Some((self.entity(a)?, self.entity(b)?, &c.manifold))
-        })
+        world.contacts().iter().filter_map(move |c| Some((self.entity(c.a)?, self.entity(c.b)?, &c.manifold)))
     }
 
     /// The world's events as `(entity a, entity b, kind)`, in [`World::events`] order. Events
@@ -288,10 +285,7 @@ impl HecsSync {
     /// The world's impacts as `(bullet entity, entity hit, impact)`, in [`World::impacts`]
     /// order. Impacts with a collider the sync does not know are skipped.
     pub fn impacts<'a>(&'a self, world: &'a World) -> impl Iterator<Item = (Entity, Entity, &'a Impact)> + 'a {
-        world.impacts().iter().filter_map(move |i| {
-            let (bullet, other) = (i.bullet.id()?, i.other.id()?);
-            Some((self.entity(bullet)?, self.entity(other)?, i))
-        })
+        world.impacts().iter().filter_map(move |i| Some((self.entity(i.bullet)?, self.entity(i.other)?, i)))
     }
 
     /// Changes an entity's [`ColliderOptions`] with `edit`, in the component (added when

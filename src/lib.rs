@@ -9,11 +9,11 @@
 //!
 //! let ball = Shape::circle(0.5)?;
 //! let crate_ = Shape::cuboid(Vec2::new(1.0, 0.5))?;
-//! let m = collide::contact(&ball, &Pose::from_translation(Vec2::new(0.0, 0.9)), &crate_, &Pose::IDENTITY);
+//! let m = collide::contact(&ball, &Pose::from_translation(Vec2::new(0.0, 0.9)), &crate_, &Pose::IDENTITY)?;
 //! assert_eq!(m.count, 1);
 //! assert!((m.normal - Vec2::NEG_Y).length() < 1e-6); // from the ball down into the crate
 //! assert!((m.points[0].depth - 0.1).abs() < 1e-5);
-//! # Ok::<(), sapwood::ShapeError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -52,12 +52,12 @@ pub use shape::{
     MAX_COMPOUND_PARTS, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE, MAX_TILE_MAP_CELLS, MassProperties, Polygon, Segment,
     Shape, ShapeError, ShapeKind, Tile, TileMap, TileMapError,
 };
-pub use storage::{ColliderId, Filter, RawColliderId};
+pub use storage::{ColliderId, Filter};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{
-    CharacterConfig, CharacterHit, CharacterMove, ColliderDesc, ColliderView, Contact, DistanceHit, Event, EventKind,
-    Impact, MAX_COORDINATE, PairHooks, QueryFilter, RayCastHit, ShapeCastHit, StepTimings, World, WorldConfig,
-    WorldError, WorldPointProjection,
+    CharacterConfig, CharacterHit, CharacterMove, ColliderDesc, ColliderView, Contact, Event, EventKind, Impact,
+    MAX_COORDINATE, PairHooks, QueryFilter, StepTimings, World, WorldCastHit, WorldClosestPoints, WorldConfig,
+    WorldError, WorldPointProjection, WorldRayHit,
 };
 
 // Not part of the API: public only so that this workspace's tests, benches and examples (and the

@@ -9,74 +9,50 @@
 //!  free list:  1 -> (end)                      dead slots, reused LIFO under a new generation
 //! ```
 
-use std::num::NonZeroU32;
-
 use bytemuck::{Pod, Zeroable};
 
 use crate::math::{Aabb, Pose};
 use crate::shape::Shape;
 
-/// A handle to a collider: a slot index and a non-zero generation, 8 bytes, and
-/// `Option<ColliderId>` is 8 bytes too. A handle to a removed collider is *stale*: every call
-/// taking it returns [`WorldError::StaleId`](crate::WorldError::StaleId), even after its slot is
-/// reused, because the slot then carries a new generation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ColliderId {
-    index: u32,
-    generation: NonZeroU32,
-}
-
-/// The plain-data form of a [`ColliderId`] for export (contacts, events, snapshots).
-/// `generation == 0` never names a collider.
+/// A handle to a collider: a slot index and a generation, 8 bytes of plain data. Every record
+/// the world hands out (contacts, impacts, events, hits) names colliders by the `ColliderId`
+/// that [`World::insert`](crate::World::insert) returned, so `contact.a == ball` is the test.
+///
+/// A handle to a removed collider is *stale*: every call taking it returns
+/// [`WorldError::StaleId`](crate::WorldError::StaleId), even after its slot is reused, because
+/// the slot then carries a new generation. The world never issues generation 0, so
+/// [`ColliderId::default`] (all zero bits) names no collider.
+///
+/// `Pod`, so records holding ids export without a copy (`bytemuck::cast_slice`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Pod, Zeroable)]
-pub struct RawColliderId {
-    /// Slot index.
-    pub index: u32,
-    /// Generation, non-zero for a real id.
-    pub generation: u32,
+pub struct ColliderId {
+    index: u32,
+    generation: u32,
 }
 
 impl ColliderId {
-    pub(crate) fn new(index: u32, generation: NonZeroU32) -> Self {
+    /// The id with this slot index and generation. For ids saved by your own code (see
+    /// [`ColliderId::index`], [`ColliderId::generation`]); a world answers
+    /// [`WorldError::StaleId`](crate::WorldError::StaleId) to any id it did not issue.
+    #[inline]
+    #[must_use]
+    pub const fn from_raw_parts(index: u32, generation: u32) -> Self {
         Self { index, generation }
     }
 
     /// The slot index. Dense: usable to index your own side arrays.
     #[inline]
     #[must_use]
-    pub fn index(self) -> u32 {
+    pub const fn index(self) -> u32 {
         self.index
     }
 
-    /// The generation of the slot this id was issued for.
+    /// The generation of the slot this id was issued for (never 0 for an issued id).
     #[inline]
     #[must_use]
-    pub fn generation(self) -> u32 {
-        self.generation.get()
-    }
-
-    /// The plain-data form.
-    #[inline]
-    #[must_use]
-    pub fn to_raw(self) -> RawColliderId {
-        RawColliderId { index: self.index, generation: self.generation.get() }
-    }
-
-    /// Back from the plain-data form; `None` for a zero generation.
-    #[inline]
-    #[must_use]
-    pub fn from_raw(raw: RawColliderId) -> Option<ColliderId> {
-        NonZeroU32::new(raw.generation).map(|g| ColliderId { index: raw.index, generation: g })
-    }
-}
-
-impl RawColliderId {
-    /// The typed id, `None` for a zero generation.
-    #[inline]
-    #[must_use]
-    pub fn id(self) -> Option<ColliderId> {
-        ColliderId::from_raw(self)
+    pub const fn generation(self) -> u32 {
+        self.generation
     }
 }
 
@@ -155,7 +131,7 @@ macro_rules! slot_columns {
     ($then:ident) => {
         $then! {
             stored {
-                /// Bumped on every release, never 0 (the niche of `ColliderId`).
+                /// Bumped on every release, never 0 (an id of generation 0 names no collider).
                 generation: u32 = 1 => Generation,
                 alive: bool = true,
                 flags: u16 = 0,
@@ -216,7 +192,7 @@ impl Columns {
     #[inline]
     pub fn slot(&self, id: ColliderId) -> Option<usize> {
         let i = id.index as usize;
-        (i < self.generation.len() && self.alive[i] && self.generation[i] == id.generation.get()).then_some(i)
+        (i < self.generation.len() && self.alive[i] && self.generation[i] == id.generation).then_some(i)
     }
 
     /// Whether slot `s` holds a live collider that is in the broad-phase structures. A collider
@@ -230,7 +206,7 @@ impl Columns {
     #[inline]
     pub fn id(&self, slot: u32) -> ColliderId {
         let g = self.generation[slot as usize];
-        ColliderId::new(slot, NonZeroU32::new(g).unwrap_or(NonZeroU32::MIN))
+        ColliderId::from_raw_parts(slot, g)
     }
 
     /// Takes a slot (a free one first) and returns its index; every column gets a default entry
@@ -254,7 +230,7 @@ impl Columns {
         let s = slot as usize;
         self.alive[s] = false;
         self.bullet_count -= u32::from(self.flags[s] & flags::BULLET != 0);
-        // Skip 0 on wrap-around so that a generation is never zero (the niche of ColliderId).
+        // Skip 0 on wrap-around so that a generation is never zero (zeroed ids name no collider).
         self.generation[s] = self.generation[s].checked_add(1).unwrap_or(1);
         self.flags[s] = 0;
         // A compound's parts are shared data: let them go now rather than when the slot is
@@ -271,12 +247,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn option_id_is_as_small_as_the_id() {
+    fn an_id_is_eight_bytes_of_plain_data() {
         assert_eq!(std::mem::size_of::<ColliderId>(), 8);
-        assert_eq!(std::mem::size_of::<Option<ColliderId>>(), 8);
-        assert_eq!(ColliderId::from_raw(RawColliderId { index: 3, generation: 0 }), None);
-        let id = ColliderId::from_raw(RawColliderId { index: 3, generation: 7 }).unwrap();
-        assert_eq!(id.to_raw(), RawColliderId { index: 3, generation: 7 });
+        let id = ColliderId::from_raw_parts(3, 7);
+        assert_eq!((id.index(), id.generation()), (3, 7));
+        assert_eq!(bytemuck::cast::<ColliderId, [u32; 2]>(id), [3, 7]);
     }
 
     #[test]

@@ -11,7 +11,7 @@ fn contact_set(world: &World) -> Vec<(u32, u32, u32, u32, u32)> {
     let mut v: Vec<_> = world
         .contacts()
         .iter()
-        .map(|c: &Contact| (c.a.index, c.a.generation, c.b.index, c.b.generation, c.manifold.count))
+        .map(|c: &Contact| (c.a.index(), c.a.generation(), c.b.index(), c.b.generation(), c.manifold.count))
         .collect();
     v.sort_unstable();
     v

@@ -12,12 +12,12 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use sapwood::broad::BroadPhaseKind;
+use sapwood::collide;
 use sapwood::ecs::{ColliderHandle, HecsSync};
 use sapwood::query::{self, CastOptions, SimplexCache, Sweep};
 use sapwood::{
     Aabb, Capsule, Chain, ChainOptions, CharacterConfig, CharacterHit, Circle, ColliderDesc, ColliderId, Cuboid,
-    Filter, Polygon, Pose, QueryFilter, RawColliderId, Ray, Rot, Segment, Shape, Tile, TileMap, Vec2, World,
-    WorldConfig,
+    Filter, Polygon, Pose, QueryFilter, Ray, Rot, Segment, Shape, Tile, TileMap, Vec2, World, WorldConfig,
 };
 
 const NAN: f32 = f32::NAN;
@@ -57,7 +57,7 @@ fn fixture() -> (World, Ids) {
     w.set_pose(other, Pose::from_translation(Vec2::new(-2.5, 0.9))).unwrap();
     w.remove(gone).unwrap();
     assert_eq!(w.contacts().len(), 2);
-    let forged = ColliderId::from_raw(RawColliderId { index: 1000, generation: 1 }).unwrap();
+    let forged = ColliderId::from_raw_parts(1000, 1);
     (w, Ids { a, fixed, removed, fresh, forged })
 }
 
@@ -245,7 +245,7 @@ fn build() -> Matrix {
         ("-inf", -INF, "Err(NonFinite)"),
         ("0", 0.0, "Err(NonPositiveSize)"),
         ("-1", -1.0, "Err(NonPositiveSize)"),
-        ("1e30", 1e30, "Ok, validate: Err(TooLarge)"),
+        ("1e30", 1e30, "Err(TooLarge)"),
     ] {
         m.pure("Shape::circle(r)", input, want, || v(Shape::circle(x)));
         m.pure("Shape::cuboid(h)", input, want, || v(Shape::cuboid(Vec2::new(1.0, x))));
@@ -258,9 +258,13 @@ fn build() -> Matrix {
     m.pure("Shape::capsule(a, b, r)", "-inf end", "Err(NonFinite)", || {
         v(Shape::capsule(Vec2::ZERO, Vec2::new(-INF, 0.0), 1.0))
     });
-    m.pure("Shape::capsule(a, b, r)", "1e30 end", "Ok, validate: Err(TooLarge)", || {
+    m.pure("Shape::capsule(a, b, r)", "1e30 end", "Err(TooLarge)", || {
         v(Shape::capsule(Vec2::ZERO, Vec2::splat(1e30), 1.0))
     });
+    m.pure("Shape::capsule(a, b, r)", "ends at ±1e20", "Err(TooLarge)", || {
+        v(Shape::capsule(Vec2::new(-1e20, 0.0), Vec2::new(1e20, 0.0), 1.0))
+    });
+    m.pure("Shape::cuboid(h)", "half-extent 2e6", "Err(TooLarge)", || v(Shape::cuboid(Vec2::new(2e6, 1.0))));
     for (input, a, b, radius, want) in [
         ("a == b", Vec2::X, Vec2::X, 0.0, "Err(TooFewPoints)"),
         ("NaN end", Vec2::NAN, Vec2::X, 0.0, "Err(NonFinite)"),
@@ -345,12 +349,7 @@ fn build() -> Matrix {
         ),
         ("1e30 coordinates", vec![Vec2::ZERO, Vec2::new(1e30, 0.0), Vec2::new(0.0, 1e30)], 0.0, "Err(Collinear)"),
         ("1e15 coordinates", vec![Vec2::ZERO, Vec2::new(1e15, 0.0), Vec2::new(0.0, 1e15)], 0.0, "Err(TooLarge)"),
-        (
-            "1e8 coordinates",
-            vec![Vec2::ZERO, Vec2::new(1e8, 0.0), Vec2::new(0.0, 1e8)],
-            0.0,
-            "Ok, validate: Err(TooLarge)",
-        ),
+        ("1e8 coordinates", vec![Vec2::ZERO, Vec2::new(1e8, 0.0), Vec2::new(0.0, 1e8)], 0.0, "Err(TooLarge)"),
     ];
     for (input, pts, radius, want) in poly_cases {
         m.pure("Shape::polygon / Polygon::hull", input, want, || {
@@ -511,7 +510,7 @@ fn build() -> Matrix {
         let id = |ids: Ids| match which {
             0 => ids.removed,
             1 => ids.forged,
-            _ => ColliderId::from_raw(RawColliderId { index: ids.a.index(), generation: 7 }).unwrap(),
+            _ => ColliderId::from_raw_parts(ids.a.index(), 7),
         };
         m.world("World::remove", input, "Err(StaleId)", |w, ids| r(w.remove(id(ids))));
         m.world("World::set_pose", input, "Err(StaleId)", |w, ids| r(w.set_pose(id(ids), Pose::IDENTITY)));
@@ -630,7 +629,8 @@ fn build() -> Matrix {
                 Vec2::new(0.0, 0.9),
                 &QueryFilter { include_sensors: true, mask: u32::MAX, exclude: None },
                 &mut out,
-            );
+            )
+            .unwrap();
             hits(&out)
         },
     );
@@ -650,8 +650,12 @@ fn build() -> Matrix {
 
     // ---- Queries ---------------------------------------------------------------------------
     let f = QueryFilter::default();
+    let q = |x: Result<String, query::QueryError>| match x {
+        Ok(s) => s,
+        Err(e) => format!("Err({e:?})"),
+    };
     for (input, bx, want) in [
-        ("NaN box", Aabb::new(Vec2::NAN, Vec2::ONE), "0 hits"),
+        ("NaN box", Aabb::new(Vec2::NAN, Vec2::ONE), "Err(NonFinite)"),
         ("inverted box", Aabb::new(Vec2::splat(5.0), Vec2::splat(-5.0)), "0 hits"),
         ("empty box (Aabb::EMPTY)", Aabb::EMPTY, "0 hits"),
         ("infinite box (everything)", Aabb::new(Vec2::splat(-INF), Vec2::splat(INF)), "4 hits"),
@@ -659,65 +663,136 @@ fn build() -> Matrix {
     ] {
         m.world("World::query_aabb", input, want, |w, _| {
             let mut out = vec![];
-            w.query_aabb(&bx, &f, &mut out);
-            hits(&out)
+            q(w.query_aabb(&bx, &f, &mut out).map(|()| hits(&out)))
         });
     }
-    for (input, p) in [("NaN point", Vec2::NAN), ("+inf point", Vec2::new(INF, 0.0)), ("1e30 point", Vec2::splat(1e30))]
-    {
-        m.world("World::query_point", input, "0 hits", |w, _| {
+    for (input, p, want) in [
+        ("NaN point", Vec2::NAN, "Err(NonFinite)"),
+        ("+inf point", Vec2::new(INF, 0.0), "Err(NonFinite)"),
+        ("1e30 point", Vec2::splat(1e30), "0 hits"),
+    ] {
+        m.world("World::query_point", input, want, |w, _| {
             let mut out = vec![];
-            w.query_point(p, &f, &mut out);
-            hits(&out)
+            q(w.query_point(p, &f, &mut out).map(|()| hits(&out)))
+        });
+        m.world("World::query_point_parts", input, want, |w, _| {
+            let mut out = vec![];
+            q(w.query_point_parts(p, &f, &mut out).map(|()| format!("{} hits", out.len())))
         });
     }
-    for (input, shape, pose) in [
-        ("NaN circle probe", Shape::Circle(Circle { radius: NAN }), Pose::IDENTITY),
-        ("zero-size cuboid probe", Shape::Cuboid(Cuboid { half_extents: Vec2::ZERO }), Pose::IDENTITY),
-        ("bow-tie probe", bow_tie(), Pose::IDENTITY),
-        ("probe at NaN pose", circle(), at(NAN, 0.0)),
-        ("probe at +inf pose", circle(), at(INF, 0.0)),
-        ("probe with non-unit rotation", circle(), Pose { p: Vec2::ZERO, q: Rot { c: 3.0, s: 0.0 } }),
+    for (input, shape, pose, want) in [
+        ("NaN circle probe", Shape::Circle(Circle { radius: NAN }), Pose::IDENTITY, "Err(InvalidShape)"),
+        (
+            "zero-size cuboid probe",
+            Shape::Cuboid(Cuboid { half_extents: Vec2::ZERO }),
+            Pose::IDENTITY,
+            "Err(InvalidShape)",
+        ),
+        ("bow-tie probe", bow_tie(), Pose::IDENTITY, "Err(InvalidShape)"),
+        ("probe at NaN pose", circle(), at(NAN, 0.0), "Err(NonFinite)"),
+        ("probe at +inf pose", circle(), at(INF, 0.0), "Err(NonFinite)"),
+        ("probe with non-unit rotation", circle(), Pose { p: Vec2::ZERO, q: Rot { c: 3.0, s: 0.0 } }, "Err(NonFinite)"),
         (
             "box probe scaled ×3 by a (3, 0) rotation",
             Shape::cuboid(Vec2::splat(0.5)).unwrap(),
             Pose { p: Vec2::new(0.0, 2.0), q: Rot { c: 3.0, s: 0.0 } },
+            "Err(NonFinite)",
         ),
     ] {
-        m.world("World::query_shape", input, "0 hits", |w, _| {
+        m.world("World::query_shape", input, want, |w, _| {
             let mut out = vec![];
-            w.query_shape(&shape, &pose, &f, &mut out);
-            hits(&out)
+            q(w.query_shape(&shape, &pose, &f, &mut out).map(|()| hits(&out)))
+        });
+        m.world("World::query_shape_parts", input, want, |w, _| {
+            let mut out = vec![];
+            q(w.query_shape_parts(&shape, &pose, &f, &mut out).map(|()| format!("{} hits", out.len())))
         });
     }
     let ok_ray = Ray::new(Vec2::new(-20.0, 0.9), Vec2::X);
+    let bad = "Err(NonFinite) / Err(NonFinite)";
     for (input, ray, max_t, want) in [
-        ("NaN origin", Ray::new(Vec2::new(NAN, 0.0), Vec2::X), 100.0, "None / 0 hits"),
-        ("+inf origin", Ray::new(Vec2::new(INF, 0.0), Vec2::X), 100.0, "None / 0 hits"),
-        ("NaN dir", Ray::new(Vec2::ZERO, Vec2::NAN), 100.0, "None / 0 hits"),
-        ("-inf dir", Ray::new(Vec2::ZERO, Vec2::new(-INF, 0.0)), 100.0, "None / 0 hits"),
+        ("NaN origin", Ray::new(Vec2::new(NAN, 0.0), Vec2::X), 100.0, bad),
+        ("+inf origin", Ray::new(Vec2::new(INF, 0.0), Vec2::X), 100.0, bad),
+        ("NaN dir", Ray::new(Vec2::ZERO, Vec2::NAN), 100.0, bad),
+        ("-inf dir", Ray::new(Vec2::ZERO, Vec2::new(-INF, 0.0)), 100.0, bad),
         ("zero dir, origin outside", Ray::new(Vec2::new(-20.0, 0.9), Vec2::ZERO), 100.0, "None / 0 hits"),
-        ("NaN max_t", ok_ray, NAN, "None / 0 hits"),
-        ("max_t -1", ok_ray, -1.0, "None / 0 hits"),
+        ("NaN max_t", ok_ray, NAN, bad),
+        ("max_t -1", ok_ray, -1.0, "Err(Negative) / Err(Negative)"),
         ("max_t 0, origin outside", ok_ray, 0.0, "None / 0 hits"),
         ("max_t +inf (allowed)", ok_ray, INF, "Some / 3 hits"),
+        ("dir of length 1e20", Ray::new(Vec2::new(-20.0, 0.9), Vec2::X * 1e20), 1.0, "Some / 3 hits"),
+        ("dir of length 1e-30", Ray::new(Vec2::new(-20.0, 0.9), Vec2::X * 1e-30), 1e32, "Some / 3 hits"),
         ("1e30 origin", Ray::new(Vec2::splat(1e30), Vec2::NEG_ONE), 100.0, "None / 0 hits"),
     ] {
         m.world("World::ray_cast / ray_cast_all", input, want, |w, _| {
-            let one = w.ray_cast(&ray, max_t, &f);
+            let one = q(w.ray_cast(&ray, max_t, &f).map(|h| if h.is_some() { "Some" } else { "None" }.to_string()));
             let mut all = vec![];
-            w.ray_cast_all(&ray, max_t, &f, &mut all);
-            format!("{} / {} hits", if one.is_some() { "Some" } else { "None" }, all.len())
+            let all = q(w.ray_cast_all(&ray, max_t, &f, &mut all).map(|()| format!("{} hits", all.len())));
+            format!("{one} / {all}")
         });
     }
 
-    // ---- Shape queries (no world): distance, cast, time of impact ---------------------------
+    // ---- Shape queries (no world): contact, overlap, points, rays, planes, distance, casts --
     let ball = circle();
     let far = at(5.0, 0.0);
-    let q = |x: Result<String, query::QueryError>| match x {
-        Ok(s) => s,
-        Err(e) => format!("Err({e:?})"),
-    };
+    let near = at(0.0, 0.9);
+    for (input, pa, want) in [
+        ("A at NaN position", at(NAN, 0.0), "Err(NonFinite)"),
+        ("A at +inf position", at(INF, 0.0), "Err(NonFinite)"),
+        ("A with non-unit rotation", Pose { p: Vec2::ZERO, q: Rot { c: 3.0, s: 0.0 } }, "Err(NonFinite)"),
+        ("touching (valid)", Pose::IDENTITY, "Ok(1 point / true / 1 part pair)"),
+    ] {
+        m.pure("collide::contact / overlaps / contact_parts", input, want, || {
+            let m = collide::contact(&ball, &pa, &ball, &near);
+            let o = collide::overlaps(&ball, &pa, &ball, &near);
+            let mut n = 0;
+            let p = collide::contact_parts(&ball, &pa, &ball, &near, |_, _, _| n += 1);
+            q(m.and_then(|m| {
+                p?;
+                Ok(format!("Ok({} point / {} / {n} part pair)", m.count, o?))
+            }))
+        });
+    }
+    for (input, point, want) in [
+        ("NaN point", Vec2::NAN, "Err(NonFinite)"),
+        ("-inf point", Vec2::new(-INF, 0.0), "Err(NonFinite)"),
+        ("centre (valid)", Vec2::ZERO, "Ok(true, Some(0))"),
+    ] {
+        m.pure("query::contains_point / containing_part", input, want, || {
+            let inside = query::contains_point(&ball, &Pose::IDENTITY, point);
+            let part = query::containing_part(&ball, &Pose::IDENTITY, point);
+            q(inside.and_then(|i| Ok(format!("Ok({i}, {:?})", part?))))
+        });
+    }
+    let unit = Ray::new(Vec2::new(-5.0, 0.0), Vec2::X);
+    for (input, ray, max_t, want) in [
+        ("NaN origin", Ray::new(Vec2::NAN, Vec2::X), 10.0, "Err(NonFinite)"),
+        ("+inf dir", Ray::new(Vec2::ZERO, Vec2::new(INF, 0.0)), 10.0, "Err(NonFinite)"),
+        ("NaN max_t", unit, NAN, "Err(NonFinite)"),
+        ("max_t -1", unit, -1.0, "Err(Negative)"),
+        ("dir of length 1e20", Ray::new(Vec2::new(-5.0, 0.0), Vec2::X * 1e20), 1.0, "Ok(hit at x = -0.5000)"),
+        ("dir of length 1e-30", Ray::new(Vec2::new(-5.0, 0.0), Vec2::X * 1e-30), INF, "Ok(hit at x = -0.5000)"),
+        ("zero dir, origin outside", Ray::new(Vec2::new(-5.0, 0.0), Vec2::ZERO), 10.0, "Ok(miss)"),
+    ] {
+        m.pure("query::ray_cast / ray_cast_part", input, want, || {
+            let one = query::ray_cast(&ball, &Pose::IDENTITY, &ray, max_t);
+            let part = query::ray_cast_part(&ball, &Pose::IDENTITY, &ray, max_t);
+            assert_eq!(one.map(|h| h.map(|h| h.point)), part.map(|h| h.map(|(_, h)| h.point)));
+            q(one.map(|h| h.map_or("Ok(miss)".into(), |h| format!("Ok(hit at x = {:.4})", h.point.x))))
+        });
+    }
+    let floor = query::Plane { normal: Vec2::Y, offset: 0.0 };
+    for (input, target, plane, want) in [
+        ("NaN target", Vec2::NAN, floor, "Err(NonFinite)"),
+        ("NaN normal", Vec2::X, query::Plane { normal: Vec2::NAN, offset: 0.0 }, "Err(NonFinite)"),
+        ("+inf offset", Vec2::X, query::Plane { normal: Vec2::Y, offset: INF }, "Err(NonFinite)"),
+        ("normal of length 2", Vec2::X, query::Plane { normal: Vec2::Y * 2.0, offset: 0.0 }, "Err(OutOfRange)"),
+        ("into the floor (valid)", Vec2::new(1.0, -1.0), floor, "Ok((1.0, 0.0))"),
+    ] {
+        m.pure("query::solve_planes", input, want, || {
+            q(query::solve_planes(target, &[plane]).map(|s| format!("Ok(({:?}, {:?}))", s.delta.x, s.delta.y)))
+        });
+    }
     for (input, pa, pb) in [
         ("A at NaN position", at(NAN, 0.0), far),
         ("B at +inf position", Pose::IDENTITY, at(INF, 0.0)),
@@ -890,9 +965,16 @@ fn build() -> Matrix {
             at(-20.0, 0.9),
             Vec2::new(40.0, 0.0),
             ok_cast,
-            "None / 0 hits",
+            "Err(InvalidShape) / Err(InvalidShape)",
         ),
-        ("bow-tie probe", bow_tie(), at(-20.0, 0.9), Vec2::new(40.0, 0.0), ok_cast, "None / 0 hits"),
+        (
+            "bow-tie probe",
+            bow_tie(),
+            at(-20.0, 0.9),
+            Vec2::new(40.0, 0.0),
+            ok_cast,
+            "Err(InvalidShape) / Err(InvalidShape)",
+        ),
         ("NaN translation", circle(), at(-20.0, 0.9), Vec2::new(NAN, 0.0), ok_cast, "Err(NonFinite) / Err(NonFinite)"),
         ("+inf translation", circle(), at(-20.0, 0.9), Vec2::new(INF, 0.0), ok_cast, "Err(NonFinite) / Err(NonFinite)"),
         (
@@ -939,8 +1021,14 @@ fn build() -> Matrix {
     });
     for (input, shape, pose, max_distance, want) in [
         ("NaN probe pose", circle(), at(NAN, 0.0), 1.0, "Err(NonFinite)"),
-        ("bow-tie probe", bow_tie(), at(0.0, 1.0), 1.0, "Ok(None)"),
-        ("zero-size cuboid probe", Shape::Cuboid(Cuboid { half_extents: Vec2::ZERO }), at(0.0, 1.0), 1.0, "Ok(None)"),
+        ("bow-tie probe", bow_tie(), at(0.0, 1.0), 1.0, "Err(InvalidShape)"),
+        (
+            "zero-size cuboid probe",
+            Shape::Cuboid(Cuboid { half_extents: Vec2::ZERO }),
+            at(0.0, 1.0),
+            1.0,
+            "Err(InvalidShape)",
+        ),
         ("NaN max_distance", circle(), at(0.0, 5.0), NAN, "Err(NonFinite)"),
         ("max_distance -1", circle(), at(0.0, 5.0), -1.0, "Err(Negative)"),
         ("max_distance 0, clear of everything", circle(), at(0.0, 5.0), 0.0, "Ok(None)"),
@@ -1138,7 +1226,7 @@ fn build() -> Matrix {
         ),
     ] {
         m.world("World::move_character", input, want, |w, ids| {
-            let sentinel = CharacterHit { id: ids.fixed, part: 7, point: Vec2::ZERO, normal: Vec2::ZERO };
+            let sentinel = CharacterHit { id: ids.fixed, part: 7, point: Vec2::ZERO, surface_normal: Vec2::ZERO };
             let mut hits = vec![sentinel];
             match w.move_character(&shape, &pose, translation, &config, &mut hits) {
                 Ok(mv) => format!(

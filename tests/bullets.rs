@@ -38,11 +38,11 @@ fn fire(marked: bool) -> (Vec<Vec<Impact>>, Vec<bool>, ColliderId) {
         world.step();
         world.validate().unwrap();
         for hit in world.impacts() {
-            impacts[hit.bullet.index as usize - 1].push(*hit);
+            impacts[hit.bullet.index() as usize - 1].push(*hit);
         }
         for c in world.contacts() {
-            assert_eq!(c.a.id(), Some(wall), "bullets never touch each other");
-            touched[c.b.index as usize - 1] = true;
+            assert_eq!(c.a, wall, "bullets never touch each other");
+            touched[c.b.index() as usize - 1] = true;
         }
     }
     (impacts, touched, wall)
@@ -56,7 +56,7 @@ fn marked_bullets_hit_a_thin_wall_unmarked_ones_tunnel() {
         let x0 = rng.range(-250.0, -150.0);
         assert_eq!(hits.len(), 1, "bullet {i}: one impact as it crosses the wall, got {hits:?}");
         let h = hits[0];
-        assert_eq!(h.other.id(), Some(wall));
+        assert_eq!(h.other, wall);
         // Where the ball's edge meets the wall's face, within the query's tolerance.
         let face = -WALL_HALF - RADIUS;
         assert!((h.pose.p.x - face).abs() < 0.01, "bullet {i}: stopped at x = {}", h.pose.p.x);
@@ -162,7 +162,7 @@ fn a_spinning_bar_hits_what_its_end_boxes_miss() {
     world.validate().unwrap();
     assert!(world.contacts().is_empty(), "the bar ends clear of the post");
     let hit = world.impacts().first().expect("the bar sweeps through the post");
-    assert_eq!((hit.bullet.id(), hit.other.id()), (Some(bar), Some(post)));
+    assert_eq!((hit.bullet, hit.other), (bar, post));
     // Upright (angle pi/2, fraction 0.52) less the post's half-width seen from 1.5 away.
     assert!(hit.fraction > 0.4 && hit.fraction < 0.53, "{hit:?}");
 }
@@ -184,7 +184,7 @@ fn bullets_meet_head_on_and_resting_contacts_are_left_to_the_contacts() {
     world.set_pose(a, Pose::from_translation(Vec2::new(10.0, 0.0))).unwrap();
     world.set_pose(b, Pose::from_translation(Vec2::new(-10.0, 0.0))).unwrap();
     world.step();
-    let got: Vec<_> = world.impacts().iter().map(|h| (h.bullet.id().unwrap(), h.other.id().unwrap())).collect();
+    let got: Vec<_> = world.impacts().iter().map(|h| (h.bullet, h.other)).collect();
     assert_eq!(got, [(a, b), (b, a)], "each bullet's earliest impact is the other, not the floor it rests on");
     for h in world.impacts() {
         assert!((h.fraction - 0.475).abs() < 1e-3, "{h:?}");

@@ -74,18 +74,19 @@ fn sliding_across_a_chain_floor_never_meets_a_seam_normal() {
             collide::contact_parts(&shape, pose, &floor, &Pose::IDENTITY, |_, _, m| {
                 chain_seen += 1;
                 chain_bad += usize::from(off_normal(m) > tol);
-            });
+            })
+            .unwrap();
             // Only the tiles under the shape can touch it.
             let lo = (pose.p.x - 2.0).floor().max(0.0) as usize;
             for (tile_shape, tile_pose) in &boxes[lo..(lo + 5).min(1000)] {
-                let m = collide::contact(&shape, pose, tile_shape, tile_pose);
+                let m = collide::contact(&shape, pose, tile_shape, tile_pose).unwrap();
                 if m.count > 0 {
                     box_seen += 1;
                     box_bad += usize::from(off_normal(&m) > tol);
                 }
             }
             for (tile_shape, tile_pose) in &segments[lo..(lo + 5).min(1000)] {
-                let m = collide::contact(&shape, pose, tile_shape, tile_pose);
+                let m = collide::contact(&shape, pose, tile_shape, tile_pose).unwrap();
                 if m.count > 0 {
                     seg_seen += 1;
                     seg_bad += usize::from(off_normal(&m) > tol);
@@ -152,8 +153,8 @@ fn closed_chain_around_a_box_answers_like_the_box() {
             continue;
         }
         let pose = Pose::new(p, rng.range(-3.2, 3.2));
-        let want = collide::contact(&probe, &pose, &solid, &solid_pose);
-        let got = collide::contact(&probe, &pose, &chain, &Pose::IDENTITY);
+        let want = collide::contact(&probe, &pose, &solid, &solid_pose).unwrap();
+        let got = collide::contact(&probe, &pose, &chain, &Pose::IDENTITY).unwrap();
         cases += 1;
         // A one-sided face ignores a probe whose centre is behind it. Where the box's push goes
         // through such a face (a thin probe straddling the face's line, centre a hair behind
@@ -187,7 +188,8 @@ fn closed_chain_around_a_box_answers_like_the_box() {
                 if got.normal.angle_to(want.normal).abs() > 1e-3 && a > 1e-5 {
                     ambiguous += 1;
                     let pushed = Pose { p: pose.p - got.normal * b, q: pose.q };
-                    let left = collide::contact(&probe, &pushed, &solid, &solid_pose).max_depth().unwrap_or(0.0);
+                    let left =
+                        collide::contact(&probe, &pushed, &solid, &solid_pose).unwrap().max_depth().unwrap_or(0.0);
                     assert!(
                         left <= 1e-4,
                         "normal {:?} vs the box's {:?} leaves {left} of overlap: {probe:?} at {pose:?}\n {got:?}",
@@ -228,7 +230,8 @@ fn concave_corners_give_face_normals_only() {
                 let n = -m.normal;
                 let face = n.angle_to(Vec2::Y).abs().min(n.angle_to(Vec2::NEG_X).abs());
                 assert!(face <= 1e-3, "normal {n:?} at a concave corner: {probe:?} at {pose:?}\n {m:?}");
-            });
+            })
+            .unwrap();
         }
         assert!(seen > 5000, "{seen}");
     }
@@ -261,7 +264,8 @@ fn convex_corners_push_out_of_the_solid() {
                     n.x * out.x >= -1e-3 || n.y * out.y >= -1e-3,
                     "normal {n:?} into the solid at corner {corner:?}: {probe:?} at {pose:?}\n {m:?}"
                 );
-            });
+            })
+            .unwrap();
         }
         assert!(seen > 5000, "{seen}");
     }
@@ -291,7 +295,8 @@ fn one_sided_chains_never_push_from_behind() {
             // The push is towards the front.
             assert!((-m.normal).dot(Vec2::new(e.y, -e.x)) > 0.0, "push into the back: {m:?}");
             front += 1;
-        });
+        })
+        .unwrap();
         // Two-sided: the same probe is pushed away from the line whichever side it is on.
         collide::contact_parts(&probe, &pose, &two, &Pose::IDENTITY, |_, seg, _| {
             let s = chain.segment(seg as usize).unwrap();
@@ -299,8 +304,9 @@ fn one_sided_chains_never_push_from_behind() {
             if Vec2::new(e.y, -e.x).dot(centre - s.a) < 0.0 {
                 two_sided_behind += 1;
             }
-        });
-        behind += usize::from(!collide::overlaps(&probe, &pose, &one, &Pose::IDENTITY));
+        })
+        .unwrap();
+        behind += usize::from(!collide::overlaps(&probe, &pose, &one, &Pose::IDENTITY).unwrap());
     }
     println!(
         "one-sided: {front} front manifolds; two-sided: {two_sided_behind} from behind; {behind} probes untouched"
@@ -323,8 +329,8 @@ fn a_one_segment_chain_is_a_segment() {
         let near = a.lerp(b, rng.range(-0.3, 1.3)) + Vec2::from_angle(rng.range(0.0, 6.3)) * rng.range(0.0, 0.5);
         let pose = Pose::new(near, rng.range(-3.2, 3.2));
         let (want, got) = (
-            collide::contact(&probe, &pose, &seg, &Pose::IDENTITY),
-            collide::contact(&probe, &pose, &chain, &Pose::IDENTITY),
+            collide::contact(&probe, &pose, &seg, &Pose::IDENTITY).unwrap(),
+            collide::contact(&probe, &pose, &chain, &Pose::IDENTITY).unwrap(),
         );
         if want.max_depth().is_some_and(|d| d > 0.05) || want.count == 0 && got.count == 0 {
             continue;
@@ -343,7 +349,7 @@ fn a_one_segment_chain_is_a_segment() {
             // The same normal, or another push of nearly the same depth that frees the probe.
             if !same_normal {
                 let pushed = Pose { p: pose.p - got.normal * dg, q: pose.q };
-                let left = collide::contact(&probe, &pushed, &seg, &Pose::IDENTITY).max_depth().unwrap_or(0.0);
+                let left = collide::contact(&probe, &pushed, &seg, &Pose::IDENTITY).unwrap().max_depth().unwrap_or(0.0);
                 assert!(
                     left <= 1e-4,
                     "normal leaves {left}: {probe:?} at {pose:?} on {a:?}-{b:?}\n {want:?}\n {got:?}"

@@ -39,7 +39,7 @@ fn a_circle_meets_a_nearly_flat_convex_join() {
             let floor = roof(turn_deg.to_radians(), one_sided);
             for d in [1e-4f32, 1e-3, 0.01, 0.05, 0.1] {
                 let pose = Pose::from_translation(Vec2::new(0.0, 0.5 - d));
-                let m = collide::contact(&ball, &pose, &floor, &Pose::IDENTITY);
+                let m = collide::contact(&ball, &pose, &floor, &Pose::IDENTITY).unwrap();
                 assert!(m.count > 0, "turn {turn_deg}°, one-sided {one_sided}, sunk {d}: no contact");
                 assert!(m.normal.angle_to(Vec2::NEG_Y).abs() <= 0.5 * turn_deg.to_radians() + 1e-5, "{m:?}");
                 assert!((m.max_depth().unwrap() - d).abs() < 1e-4, "turn {turn_deg}°, sunk {d}: {m:?}");
@@ -58,8 +58,8 @@ fn wavy_floor(one_sided: bool) -> Shape {
 fn a_wide_box_on_a_two_sided_curve_is_pushed_out_of_it() {
     let plank = Shape::cuboid(Vec2::new(3.0, 0.4)).unwrap();
     let pose = Pose::new(Vec2::new(5.5, 0.59), 0.05);
-    let one = collide::contact(&plank, &pose, &wavy_floor(true), &Pose::IDENTITY);
-    let two = collide::contact(&plank, &pose, &wavy_floor(false), &Pose::IDENTITY);
+    let one = collide::contact(&plank, &pose, &wavy_floor(true), &Pose::IDENTITY).unwrap();
+    let two = collide::contact(&plank, &pose, &wavy_floor(false), &Pose::IDENTITY).unwrap();
     assert!(one.count > 0 && two.count > 0, "{one:?} {two:?}");
     for m in [one, two] {
         assert!(m.normal.y < -0.99, "the floor pushes the plank up: {m:?}");
@@ -68,7 +68,8 @@ fn a_wide_box_on_a_two_sided_curve_is_pushed_out_of_it() {
     // Every segment pushes it up, not only the deepest.
     collide::contact_parts(&plank, &pose, &wavy_floor(false), &Pose::IDENTITY, |_, j, m| {
         assert!(m.normal.y < 0.0, "segment {j} pushes the plank down: {m:?}");
-    });
+    })
+    .unwrap();
 }
 
 #[test]
@@ -183,7 +184,7 @@ impl Terrain {
                 "{}: {name} at {pose:?}: segment {j} normal {n:?} is {off} rad outside its cone on the {side:?} ({m:?})",
                 self.name
             );
-        });
+        }).unwrap();
         seen
     }
 
@@ -401,7 +402,7 @@ fn shapes_sliding_over_a_finely_sampled_curve_never_lose_it() {
                 let x = -5.0 + k as f32 * 0.005;
                 let Some(pose) = terrain.rest(shape, x, 0.0, 1e-3 * size(shape), Side::Front) else { continue };
                 n += 1;
-                let m = collide::contact(shape, &pose, &terrain.shape, &Pose::IDENTITY);
+                let m = collide::contact(shape, &pose, &terrain.shape, &Pose::IDENTITY).unwrap();
                 misses += usize::from(m.count == 0);
             }
             assert!(n > 1500);

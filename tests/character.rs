@@ -339,7 +339,7 @@ fn predicate_makes_a_one_way_box() {
         let plank_pose = Pose::from_translation(Vec2::new(0.0, 2.5));
         let platform = c.world.insert(ColliderDesc::new(plank.clone(), plank_pose).fixed()).unwrap();
         c.world.step();
-        let oneway = |id: ColliderId, hit: &sapwood::CharacterHit| id != platform || hit.normal.y > 0.7;
+        let oneway = |id: ColliderId, hit: &sapwood::CharacterHit| id != platform || hit.surface_normal.y > 0.7;
         let mut pose = standing(&shape, 0.0);
         let mut hits = Vec::new();
         let mut last = None;

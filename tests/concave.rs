@@ -226,7 +226,8 @@ fn check_decomposition(pts: &[Vec2], rng: &mut F64Rng, stats: &mut DecompStats) 
         assert_eq!(usize::from(inside), count, "point {p:?} in {count} parts, polygon inside {inside}: {pts:?}");
         // The public point query agrees.
         assert_eq!(
-            query::contains_point(&Shape::Compound(c.clone()), &Pose::IDENTITY, Vec2::new(p.x as f32, p.y as f32)),
+            query::contains_point(&Shape::Compound(c.clone()), &Pose::IDENTITY, Vec2::new(p.x as f32, p.y as f32))
+                .unwrap(),
             inside
         );
         stats.points += 1;
@@ -556,10 +557,10 @@ fn compound_overlap_matches_parry_and_exact_oracle() {
         cases += 1;
         let size = (sa.bounding_radius().max(sb.bounding_radius())) as f64;
         let exact = exact_distance(&sa, &pa, &sb, &pb);
-        let mine = collide::overlaps(&sa, &pa, &sb, &pb);
-        let mine_ba = collide::overlaps(&sb, &pb, &sa, &pa);
+        let mine = collide::overlaps(&sa, &pa, &sb, &pb).unwrap();
+        let mine_ba = collide::overlaps(&sb, &pb, &sa, &pa).unwrap();
         assert_eq!(mine, mine_ba, "overlaps not symmetric");
-        let m = collide::contact(&sa, &pa, &sb, &pb);
+        let m = collide::contact(&sa, &pa, &sb, &pb).unwrap();
         assert_eq!(m.is_touching(), mine, "contact and overlaps disagree: {sa:?} {pa:?} {sb:?} {pb:?}");
         if exact.abs() <= 1e-5 * size {
             band += 1;
@@ -600,13 +601,13 @@ fn compound_contact_is_the_deepest_part_pair_and_symmetric() {
     let mut multi = 0;
     for _ in 0..5000 {
         let (sa, pa, sb, pb) = random_pair(&mut rng);
-        let m = collide::contact(&sa, &pa, &sb, &pb);
+        let m = collide::contact(&sa, &pa, &sb, &pb).unwrap();
         // Brute force over every part pair, no culling.
         let mut deepest = f32::NEG_INFINITY;
         let mut touching_pairs = 0;
         for (la, a) in &parts_of(&sa) {
             for (lb, b) in &parts_of(&sb) {
-                let pm = collide::contact(a, &pa.mul(la), b, &pb.mul(lb));
+                let pm = collide::contact(a, &pa.mul(la), b, &pb.mul(lb)).unwrap();
                 if pm.is_touching() {
                     touching_pairs += 1;
                     deepest = deepest.max(depth_of(&pm));
@@ -626,15 +627,16 @@ fn compound_contact_is_the_deepest_part_pair_and_symmetric() {
                 assert_eq!((p.id >> 25, (p.id & 0xffff) >> 9), (i, j), "ids carry the parts");
             }
             reported.push((i, j, *pm));
-        });
+        })
+        .unwrap();
         assert_eq!(reported.len(), touching_pairs);
         assert!(reported.iter().any(|r| r.2 == m));
         multi += usize::from(touching_pairs > 1);
         // Swapping flips the merged manifold bit for bit, and contact_parts too.
-        let n = collide::contact(&sb, &pb, &sa, &pa);
+        let n = collide::contact(&sb, &pb, &sa, &pa).unwrap();
         assert_eq!(n, m.flipped(), "swap symmetry");
         let mut swapped = Vec::new();
-        collide::contact_parts(&sb, &pb, &sa, &pa, |j, i, pm| swapped.push((i, j, pm.flipped())));
+        collide::contact_parts(&sb, &pb, &sa, &pa, |j, i, pm| swapped.push((i, j, pm.flipped()))).unwrap();
         swapped.sort_by_key(|r| (r.0, r.1));
         reported.sort_by_key(|r| (r.0, r.1));
         assert_eq!(swapped, reported);
@@ -661,24 +663,27 @@ fn compound_queries_match_their_parts() {
         let brute = parts
             .iter()
             .enumerate()
-            .filter_map(|(i, (lp, p))| query::ray_cast(p, &pose.mul(lp), &ray, 10.0).map(|h| (h.t, i as u32, h)))
+            .filter_map(|(i, (lp, p))| {
+                query::ray_cast(p, &pose.mul(lp), &ray, 10.0).unwrap().map(|h| (h.t, i as u32, h))
+            })
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mine = query::ray_cast_part(&s, &pose, &ray, 10.0);
+        let mine = query::ray_cast_part(&s, &pose, &ray, 10.0).unwrap();
         assert_eq!(mine, brute.map(|(_, i, h)| (i, h)));
-        assert_eq!(query::ray_cast(&s, &pose, &ray, 10.0), mine.map(|x| x.1));
+        assert_eq!(query::ray_cast(&s, &pose, &ray, 10.0).unwrap(), mine.map(|x| x.1));
         hits += usize::from(mine.is_some());
         let p = o * 0.5;
-        let first = parts.iter().position(|(lp, q)| query::contains_point(q, &pose.mul(lp), p)).map(|i| i as u32);
-        let got = query::containing_part(&s, &pose, p);
+        let first =
+            parts.iter().position(|(lp, q)| query::contains_point(q, &pose.mul(lp), p).unwrap()).map(|i| i as u32);
+        let got = query::containing_part(&s, &pose, p).unwrap();
         // The point is moved into the part frame in two steps here and one there: skip points
         // within rounding of a part boundary.
         let wobble = (0..8).any(|k| {
             let q = p + 1e-4 * Vec2::from_angle(k as f32 * 0.785);
-            query::containing_part(&s, &pose, q).is_some() != got.is_some()
+            query::containing_part(&s, &pose, q).unwrap().is_some() != got.is_some()
         });
         if !wobble {
             assert_eq!(got, first);
-            assert_eq!(query::contains_point(&s, &pose, p), first.is_some());
+            assert_eq!(query::contains_point(&s, &pose, p).unwrap(), first.is_some());
             inside += usize::from(got.is_some());
         }
     }

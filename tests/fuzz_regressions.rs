@@ -16,11 +16,10 @@ fn fuzz_rounded_box_with_huge_extent_had_infinite_centroid() {
     assert_eq!(r, Err(ShapeError::TooLarge));
     let hull = Polygon::hull(&[Vec2::new(-1e15, -1e15), Vec2::new(1e15, -1e15), Vec2::new(0.0, 1e15)], 0.0);
     assert_eq!(hull, Err(ShapeError::TooLarge));
-    // Up to the size limit and a bit beyond, the centroid is finite and the shape accepted.
+    // Up to the size limit the shape is accepted; beyond it the constructor refuses it.
     let big = Polygon::rounded_box(Vec2::splat(1e6), 0.0).unwrap();
     assert_eq!(Shape::Polygon(big).validate(), Ok(()));
-    let bigger = Polygon::rounded_box(Vec2::splat(1e12), 0.0).unwrap();
-    assert_eq!(Shape::Polygon(bigger).validate(), Err(ShapeError::TooLarge));
+    assert_eq!(Polygon::rounded_box(Vec2::splat(1e12), 0.0), Err(ShapeError::TooLarge));
 }
 
 /// `polygon` target, crash-582f78ea: `Polygon::hull` accepted four points 1.65e6 apart whose
@@ -59,22 +58,22 @@ fn fuzz_ray_on_a_far_circles_rim_missed_its_box() {
     let id = world.insert(ColliderDesc::new(circle.clone(), pose).fixed()).unwrap();
     world.step();
     let ray = Ray::new(Vec2::new(-1.219_777_8e-12, 2.75), Vec2::new(-0.0625, -4.0));
-    let want = query::ray_cast(&circle, &pose, &ray, 0.0).map(|h| h.t);
+    let want = query::ray_cast(&circle, &pose, &ray, 0.0).unwrap().map(|h| h.t);
     assert_eq!(want, Some(0.0), "the reference cast this guards");
     let mut all = Vec::new();
-    world.ray_cast_all(&ray, 0.0, &QueryFilter::default(), &mut all);
+    world.ray_cast_all(&ray, 0.0, &QueryFilter::default(), &mut all).unwrap();
     assert_eq!(all.iter().map(|h| (h.id, h.t)).collect::<Vec<_>>(), [(id, 0.0)]);
-    assert_eq!(world.ray_cast(&ray, 0.0, &QueryFilter::default()).map(|h| (h.id, h.t)), Some((id, 0.0)));
+    assert_eq!(world.ray_cast(&ray, 0.0, &QueryFilter::default()).unwrap().map(|h| (h.id, h.t)), Some((id, 0.0)));
     // The point and shape queries had the same blind spot.
-    assert!(query::contains_point(&circle, &pose, ray.origin));
+    assert!(query::contains_point(&circle, &pose, ray.origin).unwrap());
     let mut ids = Vec::new();
-    world.query_point(ray.origin, &QueryFilter::default(), &mut ids);
+    world.query_point(ray.origin, &QueryFilter::default(), &mut ids).unwrap();
     assert_eq!(ids, [id]);
     let probe = Shape::circle(1e-13).unwrap();
     let at = Pose::from_translation(ray.origin - Vec2::new(1e-13, 0.0));
-    let overlap = sapwood::collide::overlaps(&circle, &pose, &probe, &at);
+    let overlap = sapwood::collide::overlaps(&circle, &pose, &probe, &at).unwrap();
     ids.clear();
-    world.query_shape(&probe, &at, &QueryFilter::default(), &mut ids);
+    world.query_shape(&probe, &at, &QueryFilter::default(), &mut ids).unwrap();
     assert_eq!(ids.len(), usize::from(overlap), "query_shape agrees with collide::overlaps");
 }
 
@@ -144,24 +143,25 @@ fn fuzz_query_exclude_with_stale_id_hid_the_slots_new_collider() {
     assert_eq!(new.index(), old.index(), "the slot is reused");
     let filter = QueryFilter { exclude: Some(old), ..QueryFilter::default() };
     let mut out = Vec::new();
-    world.query_aabb(&Aabb::new(Vec2::ZERO, Vec2::ZERO), &filter, &mut out);
+    world.query_aabb(&Aabb::new(Vec2::ZERO, Vec2::ZERO), &filter, &mut out).unwrap();
     assert_eq!(out, vec![new]);
     out.clear();
-    world.query_point(Vec2::ZERO, &filter, &mut out);
+    world.query_point(Vec2::ZERO, &filter, &mut out).unwrap();
     assert_eq!(out, vec![new]);
     let ray = Ray::new(Vec2::new(-5.0, 0.0), Vec2::X);
-    assert_eq!(world.ray_cast(&ray, 10.0, &filter).map(|h| h.id), Some(new));
+    assert_eq!(world.ray_cast(&ray, 10.0, &filter).unwrap().map(|h| h.id), Some(new));
     // Excluding the live id itself still works.
     let filter = QueryFilter { exclude: Some(new), ..QueryFilter::default() };
-    assert_eq!(world.ray_cast(&ray, 10.0, &filter), None);
+    assert_eq!(world.ray_cast(&ray, 10.0, &filter).unwrap(), None);
 }
 
 /// Found by the bad-input matrix (tests/bad_input.rs): `World::query_shape` fed the kernels
 /// probes the world refuses as colliders and reported what came out: a zero-size box reported
 /// the ball it sits in, a self-intersecting polygon and a probe with a non-unit "rotation" got
-/// answers the kernels never promised. Such probes now find nothing, as a NaN ray does.
+/// answers the kernels never promised. Such probes are now refused with a typed error.
 #[test]
 fn bad_input_query_shape_trusted_invalid_probes() {
+    use sapwood::query::QueryError;
     use sapwood::{Cuboid, QueryFilter, Rot};
     let mut world = World::new();
     let ball =
@@ -170,14 +170,16 @@ fn bad_input_query_shape_trusted_invalid_probes() {
     let probe = Shape::cuboid(Vec2::splat(0.5)).unwrap();
     let mut out = Vec::new();
     let scaled = Pose { p: Vec2::new(0.0, 2.0), q: Rot { c: 3.0, s: 0.0 } };
-    world.query_shape(&probe, &scaled, &QueryFilter::default(), &mut out);
-    assert!(out.is_empty(), "non-unit rotation scaled the probe: {out:?}");
+    let refused = world.query_shape(&probe, &scaled, &QueryFilter::default(), &mut out);
+    assert_eq!(refused, Err(QueryError::NonFinite), "non-unit rotation scaled the probe: {out:?}");
     // The same probe with a unit rotation, moved to really reach the ball, is found.
-    world.query_shape(&probe, &Pose::from_translation(Vec2::new(0.0, 1.5)), &QueryFilter::default(), &mut out);
+    world.query_shape(&probe, &Pose::from_translation(Vec2::new(0.0, 1.5)), &QueryFilter::default(), &mut out).unwrap();
     assert_eq!(out, vec![ball.unwrap()]);
     out.clear();
     let zero = Shape::Cuboid(Cuboid { half_extents: Vec2::ZERO });
-    world.query_shape(&zero, &Pose::from_translation(Vec2::new(0.0, 0.9)), &QueryFilter::default(), &mut out);
+    let refused =
+        world.query_shape(&zero, &Pose::from_translation(Vec2::new(0.0, 0.9)), &QueryFilter::default(), &mut out);
+    assert_eq!(refused, Err(QueryError::InvalidShape));
     assert!(out.is_empty());
 }
 

@@ -73,7 +73,7 @@ fn far_world(config: WorldConfig, descs: &[ColliderDesc], at: Vec2) -> (World, V
 
 /// Contacts by the user data of their colliders.
 fn contacts_by_user(world: &World) -> BTreeMap<(u64, u64), sapwood::Contact> {
-    let user = |raw: sapwood::RawColliderId| world.user_data(raw.id().unwrap()).unwrap();
+    let user = |id: sapwood::ColliderId| world.user_data(id).unwrap();
     world.contacts().iter().map(|c| ((user(c.a), user(c.b)), *c)).collect()
 }
 

@@ -407,6 +407,6 @@ fn the_phantom_sweep_hits_a_wall_in_its_way() {
     world.set_pose(id, end).unwrap();
     world.step();
     let hit = world.impacts().first().expect("the bullet hits the wall");
-    assert_eq!(hit.other.id(), Some(wall_id));
+    assert_eq!(hit.other, wall_id);
     assert!(hit.fraction as f64 <= first + 1e-6 && hit.fraction as f64 > first - 0.01, "{hit:?} vs {first}");
 }

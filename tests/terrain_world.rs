@@ -91,7 +91,7 @@ fn check_contacts(scene: &Scene, step: usize) -> usize {
     let world = &scene.world;
     let mut got = BTreeMap::new();
     for c in world.contacts() {
-        got.insert((c.a.id().unwrap(), c.b.id().unwrap()), c.manifold);
+        got.insert((c.a, c.b), c.manifold);
     }
     let ids: Vec<ColliderId> = scene.shapes.keys().copied().collect();
     let mut want = BTreeMap::new();
@@ -102,7 +102,7 @@ fn check_contacts(scene: &Scene, step: usize) -> usize {
                 continue;
             }
             let (pa, pb) = (world.pose(a).unwrap(), world.pose(b).unwrap());
-            let m = collide::contact(sa, &pa, sb, &pb);
+            let m = collide::contact(sa, &pa, sb, &pb).unwrap();
             if m.count > 0 {
                 want.insert((a, b), m);
             }
@@ -118,7 +118,7 @@ fn check_contacts(scene: &Scene, step: usize) -> usize {
 fn contact_hash(world: &World) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for c in world.contacts() {
-        (c.a.id(), c.b.id()).hash(&mut h);
+        (c.a, c.b).hash(&mut h);
         bytemuck::bytes_of(&c.manifold).hash(&mut h);
     }
     for e in world.events() {
@@ -191,12 +191,15 @@ fn terrain_steady_state_step_allocates_nothing() {
             scene.animate(t);
             scene.world.step();
             hits.clear();
-            scene.world.ray_cast_all(
-                &Ray::new(Vec2::new(0.5, 7.5), Vec2::new(1.0, -0.1)),
-                60.0,
-                &QueryFilter::default(),
-                &mut hits,
-            );
+            scene
+                .world
+                .ray_cast_all(
+                    &Ray::new(Vec2::new(0.5, 7.5), Vec2::new(1.0, -0.1)),
+                    60.0,
+                    &QueryFilter::default(),
+                    &mut hits,
+                )
+                .unwrap();
         }
         alloc_count::take();
         alloc_count::set_counting(true);
@@ -204,12 +207,15 @@ fn terrain_steady_state_step_allocates_nothing() {
             scene.animate(t);
             scene.world.step();
             hits.clear();
-            scene.world.ray_cast_all(
-                &Ray::new(Vec2::new(0.5, 7.5), Vec2::new(1.0, -0.1)),
-                60.0,
-                &QueryFilter::default(),
-                &mut hits,
-            );
+            scene
+                .world
+                .ray_cast_all(
+                    &Ray::new(Vec2::new(0.5, 7.5), Vec2::new(1.0, -0.1)),
+                    60.0,
+                    &QueryFilter::default(),
+                    &mut hits,
+                )
+                .unwrap();
         }
         alloc_count::set_counting(false);
         assert_eq!(alloc_count::allocations(), 0, "allocations in a steady-state terrain period");
@@ -228,16 +234,16 @@ fn queries_name_chain_segments() {
     let world = &scene.world;
     let filter = QueryFilter::default();
     // Straight down onto the floor's top at x = 3.5 (the floor row's top is y = 1).
-    let hit = world.ray_cast(&Ray::new(Vec2::new(3.5, 1.9), Vec2::NEG_Y), 5.0, &filter).unwrap();
+    let hit = world.ray_cast(&Ray::new(Vec2::new(3.5, 1.9), Vec2::NEG_Y), 5.0, &filter).unwrap().unwrap();
     let Shape::Chain(chain) = &scene.shapes[&hit.id].0 else { panic!("the floor is a chain") };
     let seg = chain.segment(hit.part as usize).unwrap();
-    assert!((hit.point - Vec2::new(3.5, 1.0)).length() < 1e-5 && hit.normal == Vec2::Y);
+    assert!((hit.point - Vec2::new(3.5, 1.0)).length() < 1e-5 && hit.surface_normal == Vec2::Y);
     assert_eq!((seg.a.y, seg.b.y), (1.0, 1.0));
     assert!(seg.a.x.min(seg.b.x) <= 3.5 && seg.a.x.max(seg.b.x) >= 3.5);
     // A vertex of the outline lies on two segments.
     let v = chain.segment(hit.part as usize).unwrap().b;
     let mut parts = Vec::new();
-    world.query_point_parts(v, &filter, &mut parts);
+    world.query_point_parts(v, &filter, &mut parts).unwrap();
     let on_chain: Vec<u32> = parts.iter().filter(|p| p.0 == hit.id).map(|p| p.1).collect();
     assert_eq!(on_chain.len(), 2, "{parts:?}");
     assert!(on_chain.contains(&hit.part));

@@ -136,7 +136,7 @@ fn slide(world: &mut World, surface: &Surface, shape: &Shape, half: f32, len: f3
         world.step();
         for c in world.contacts() {
             // From the floor to the slider.
-            let n = if c.b.id() == Some(id) { c.manifold.normal } else { -c.manifold.normal };
+            let n = if c.b == id { c.manifold.normal } else { -c.manifold.normal };
             seen += 1;
             bad += usize::from(n.angle_to(Vec2::Y).abs() > 1e-3);
         }
@@ -197,7 +197,7 @@ fn sliding_across_a_mixed_floor_never_meets_a_seam_normal() {
 fn normals_at(world: &mut World, id: ColliderId, pose: Pose) -> Vec<Vec2> {
     world.set_pose(id, pose).unwrap();
     world.step();
-    world.contacts().iter().map(|c| if c.b.id() == Some(id) { c.manifold.normal } else { -c.manifold.normal }).collect()
+    world.contacts().iter().map(|c| if c.b == id { c.manifold.normal } else { -c.manifold.normal }).collect()
 }
 
 #[test]
@@ -282,14 +282,14 @@ fn casts_and_the_mover_cross_welded_tiles_as_a_chain() {
                 let hit = w.cast_shape(&shape.0, &drop, Vec2::new(0.0, -2.0), &CastOptions::default(), &f).unwrap();
                 let hit = hit.expect("the floor is below");
                 casts += 1;
-                bad_casts += usize::from(hit.normal.angle_to(Vec2::Y).abs() > 1e-3);
+                bad_casts += usize::from(hit.surface_normal.angle_to(Vec2::Y).abs() > 1e-3);
                 // Slid along it a hair low: every tile ahead is met at its corner.
                 let low = Pose::from_translation(Vec2::new(x, shape.1 - 1e-3));
                 let mut all = Vec::new();
                 w.cast_shape_all(&shape.0, &low, Vec2::new(3.0, 0.0), &CastOptions::default(), &f, &mut all).unwrap();
                 for h in all.iter().filter(|h| !h.started_in_contact) {
                     casts += 1;
-                    bad_casts += usize::from(h.normal.angle_to(Vec2::Y).abs() > 1e-3);
+                    bad_casts += usize::from(h.surface_normal.angle_to(Vec2::Y).abs() > 1e-3);
                 }
             }
         }
@@ -321,7 +321,7 @@ fn casts_and_the_mover_cross_welded_tiles_as_a_chain() {
                 .move_character(&runner, &Pose::from_translation(p), Vec2::new(0.25, -0.01), &config, &mut hits)
                 .unwrap();
             walls += usize::from(m.hit_wall);
-            bad_hits += hits.iter().filter(|h| h.normal.angle_to(Vec2::Y).abs() > 1e-3).count();
+            bad_hits += hits.iter().filter(|h| h.surface_normal.angle_to(Vec2::Y).abs() > 1e-3).count();
             p = m.pose.p;
         }
         println!(

@@ -61,9 +61,11 @@ fn steady_state_step_allocates_nothing_switching(config: sapwood::WorldConfig, h
             // Queries flush the movers' query tree: steady state must not allocate there either.
             let filter = sapwood::QueryFilter::default();
             hits.clear();
-            world.query_aabb(&sapwood::Aabb::new(sapwood::Vec2::ZERO, sapwood::Vec2::splat(30.0)), &filter, hits);
+            world
+                .query_aabb(&sapwood::Aabb::new(sapwood::Vec2::ZERO, sapwood::Vec2::splat(30.0)), &filter, hits)
+                .unwrap();
             let ray = sapwood::Ray::new(sapwood::Vec2::ZERO, sapwood::Vec2::new(1.0, 0.7).normalize());
-            world.ray_cast(&ray, 100.0, &filter).is_some()
+            world.ray_cast(&ray, 100.0, &filter).unwrap().is_some()
         };
         // The scene repeats every period, but the fat boxes (stretched along each collider's
         // motion, each renewed with a share of its reach drawn from its slot and box) need not:
@@ -122,7 +124,7 @@ fn steady_state_step_with_bullets_allocates_nothing() {
             .collect();
         let mut impacts = 0;
         let mut hits = Vec::with_capacity(4096);
-        let mut step = |scene: &mut periodic::Scene, t: usize, hits: &mut Vec<sapwood::ShapeCastHit>| {
+        let mut step = |scene: &mut periodic::Scene, t: usize, hits: &mut Vec<sapwood::WorldCastHit>| {
             periodic::animate(scene, t);
             let k = t % periodic::PERIOD;
             let x = 3.0 * if k < periodic::PERIOD / 2 { k } else { periodic::PERIOD - k } as f32;

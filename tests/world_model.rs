@@ -98,7 +98,7 @@ fn parts_of(shape: &Shape) -> Vec<(Pose, Shape)> {
 fn touching_parts(shape: &Shape, pose: &Pose, probe: &Shape, probe_pose: &Pose) -> Vec<u32> {
     if let Shape::Chain(_) = shape {
         let mut out = Vec::new();
-        collide::contact_parts(shape, pose, probe, probe_pose, |i, _, _| out.push(i));
+        collide::contact_parts(shape, pose, probe, probe_pose, |i, _, _| out.push(i)).unwrap();
         out.sort_unstable();
         out.dedup();
         return out;
@@ -106,7 +106,7 @@ fn touching_parts(shape: &Shape, pose: &Pose, probe: &Shape, probe_pose: &Pose) 
     parts_of(shape)
         .into_iter()
         .enumerate()
-        .filter(|(_, (lp, part))| collide::overlaps(part, &pose.mul(lp), probe, probe_pose))
+        .filter(|(_, (lp, part))| collide::overlaps(part, &pose.mul(lp), probe, probe_pose).unwrap())
         .map(|(i, _)| i as u32)
         .collect()
 }
@@ -175,7 +175,7 @@ impl Model {
                 if !self.may_pair(&a.desc, &b.desc) {
                     continue;
                 }
-                if collide::overlaps(&a.desc.shape, &a.desc.pose, &b.desc.shape, &b.desc.pose) {
+                if collide::overlaps(&a.desc.shape, &a.desc.pose, &b.desc.shape, &b.desc.pose).unwrap() {
                     out.insert((a.id, b.id), a.desc.sensor || b.desc.sensor);
                 }
             }
@@ -258,11 +258,11 @@ fn check_step(world: &World, model: &mut Model, step: usize) {
     // Contacts: exactly the non-sensor touching pairs, each with the manifold brute force gives.
     let mut got = BTreeSet::new();
     for c in world.contacts() {
-        let (a, b) = (c.a.id().unwrap(), c.b.id().unwrap());
+        let (a, b) = (c.a, c.b);
         assert!(a.index() < b.index(), "contact ids out of order");
         let (ca, cb) = (&model.live[&a.index()], &model.live[&b.index()]);
         assert_eq!((ca.id, cb.id), (a, b), "contact names a stale id");
-        let m = collide::contact(&ca.desc.shape, &ca.desc.pose, &cb.desc.shape, &cb.desc.pose);
+        let m = collide::contact(&ca.desc.shape, &ca.desc.pose, &cb.desc.shape, &cb.desc.pose).unwrap();
         assert_eq!(c.manifold, m, "step {step}: manifold of {a:?}-{b:?} differs from a fresh computation");
         // The merged manifold is the deepest of the per-part ones, which the world reports too.
         let mut deepest = f32::NEG_INFINITY;
@@ -321,7 +321,7 @@ fn check_impacts(world: &World, model: &mut Model, step: usize) {
     model.impacts_seen += got.len();
     assert_eq!(got.len(), want.len(), "step {step}: impacts {got:?} vs brute force {want:?}");
     for (g, &(bullet, other, t)) in got.iter().zip(&want) {
-        assert_eq!(g.bullet.id(), Some(bullet), "step {step}: impact order");
+        assert_eq!(g.bullet, bullet, "step {step}: impact order");
         // Both answers stop within the query's distance tolerance of contact (`query::advance`:
         // 1e-4 of the smaller extent plus 8 ulps of the coordinates), the world's with its
         // queries clipped at the earliest hit so far: along a sweep of length `len` two such
@@ -333,9 +333,9 @@ fn check_impacts(world: &World, model: &mut Model, step: usize) {
         let tol_d = 2.0 * (1e-4 * rb.min(ro) + 8.0 * f32::EPSILON * (mag + rb + ro + len));
         let allowed = 1e-4 + tol_d / len.max(1e-6);
         assert!((g.fraction - t).abs() <= allowed, "step {step}: fraction {} vs {t} (allowed {allowed})", g.fraction);
-        if g.other.id() != Some(other) {
+        if g.other != other {
             // Another collider hit at the same time within the tolerance.
-            let c = &model.live[&g.other.index];
+            let c = &model.live[&g.other.index()];
             let sb =
                 query::Sweep { start: model.sweep_start[&bullet.index()], end: model.live[&bullet.index()].desc.pose };
             let start = if c.desc.bullet { model.sweep_start[&c.id.index()] } else { c.desc.pose };
@@ -378,7 +378,7 @@ fn check_queries(world: &World, model: &Model, rng: &mut SplitMix64, extent: f32
 
         let lo = Vec2::new(rng.range(-2.0, extent), rng.range(-2.0, extent));
         let bx = Aabb::new(lo, lo + Vec2::new(rng.range(0.0, 6.0), rng.range(0.0, 6.0)));
-        world.query_aabb(&bx, &filter, &mut got);
+        world.query_aabb(&bx, &filter, &mut got).unwrap();
         let want: Vec<_> = model
             .live
             .values()
@@ -389,16 +389,16 @@ fn check_queries(world: &World, model: &Model, rng: &mut SplitMix64, extent: f32
 
         got.clear();
         let p = Vec2::new(rng.range(0.0, extent), rng.range(0.0, extent));
-        world.query_point(p, &filter, &mut got);
+        world.query_point(p, &filter, &mut got).unwrap();
         let want: Vec<_> = model
             .live
             .values()
-            .filter(|c| pass(c) && query::contains_point(&c.desc.shape, &c.desc.pose, p))
+            .filter(|c| pass(c) && query::contains_point(&c.desc.shape, &c.desc.pose, p).unwrap())
             .map(|c| c.id)
             .collect();
         assert_eq!(got, want, "query_point {p:?}");
         let mut got_parts = Vec::new();
-        world.query_point_parts(p, &filter, &mut got_parts);
+        world.query_point_parts(p, &filter, &mut got_parts).unwrap();
         let want_parts: Vec<(ColliderId, u32)> = model
             .live
             .values()
@@ -407,7 +407,7 @@ fn check_queries(world: &World, model: &Model, rng: &mut SplitMix64, extent: f32
                 parts_of(&c.desc.shape)
                     .into_iter()
                     .enumerate()
-                    .filter(|(_, (lp, part))| query::contains_point(part, &c.desc.pose.mul(lp), p))
+                    .filter(|(_, (lp, part))| query::contains_point(part, &c.desc.pose.mul(lp), p).unwrap())
                     .map(|(i, _)| (c.id, i as u32))
             })
             .collect();
@@ -416,16 +416,16 @@ fn check_queries(world: &World, model: &Model, rng: &mut SplitMix64, extent: f32
         got.clear();
         let probe = random_shape(rng);
         let probe_pose = random_pose(rng, extent);
-        world.query_shape(&probe, &probe_pose, &filter, &mut got);
+        world.query_shape(&probe, &probe_pose, &filter, &mut got).unwrap();
         let want: Vec<_> = model
             .live
             .values()
-            .filter(|c| pass(c) && collide::overlaps(&c.desc.shape, &c.desc.pose, &probe, &probe_pose))
+            .filter(|c| pass(c) && collide::overlaps(&c.desc.shape, &c.desc.pose, &probe, &probe_pose).unwrap())
             .map(|c| c.id)
             .collect();
         assert_eq!(got, want, "query_shape");
         let mut got_parts = Vec::new();
-        world.query_shape_parts(&probe, &probe_pose, &filter, &mut got_parts);
+        world.query_shape_parts(&probe, &probe_pose, &filter, &mut got_parts).unwrap();
         let want_parts: Vec<(ColliderId, u32)> = model
             .live
             .values()
@@ -449,14 +449,16 @@ fn check_queries(world: &World, model: &Model, rng: &mut SplitMix64, extent: f32
             .values()
             .filter(|c| pass(c))
             .filter_map(|c| {
-                query::ray_cast_part(&c.desc.shape, &c.desc.pose, &ray, max_t).map(|(part, h)| (h.t, c.id, part))
+                query::ray_cast_part(&c.desc.shape, &c.desc.pose, &ray, max_t)
+                    .unwrap()
+                    .map(|(part, h)| (h.t, c.id, part))
             })
             .collect();
         want.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut all = Vec::new();
-        world.ray_cast_all(&ray, max_t, &filter, &mut all);
+        world.ray_cast_all(&ray, max_t, &filter, &mut all).unwrap();
         assert_eq!(all.iter().map(|h| (h.t, h.id, h.part)).collect::<Vec<_>>(), want, "ray_cast_all");
-        let closest = world.ray_cast(&ray, max_t, &filter).map(|h| (h.t, h.id, h.part));
+        let closest = world.ray_cast(&ray, max_t, &filter).unwrap().map(|h| (h.t, h.id, h.part));
         assert_eq!(closest, want.first().copied(), "ray_cast");
 
         // Shape casts and nearest distances, against the exact pair queries over every collider

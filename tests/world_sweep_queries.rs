@@ -232,7 +232,7 @@ fn ray_cast_callback_follows_the_box2d_contract() {
             );
             let max_t = rng.range(1.0, 50.0);
             let mut all = Vec::new();
-            scene.world.ray_cast_all(&ray, max_t, &filter, &mut all);
+            scene.world.ray_cast_all(&ray, max_t, &filter, &mut all).unwrap();
             // Continue unclipped: every hit once, as ray_cast_all reports them.
             let mut seen = Vec::new();
             scene
@@ -308,16 +308,16 @@ fn bad_probes_are_refused_and_change_nothing() {
     );
     let skewed = Pose { p: Vec2::ZERO, q: sapwood::Rot { c: 2.0, s: 0.0 } };
     assert_eq!(cast(&ball, skewed, Vec2::X, ok), Err(QueryError::NonFinite));
-    // A probe the world would refuse as a collider finds nothing, as `query_shape`'s does.
+    // A probe the world would refuse as a collider is refused, as by `query_shape`.
     let bad_shape = Shape::Circle(sapwood::Circle { radius: -1.0 });
     let near = Pose::from_translation(w.pose(scene.live[0].0).unwrap().p);
-    assert_eq!(w.cast_shape(&bad_shape, &near, Vec2::X, &ok, &f), Ok(None));
+    assert_eq!(w.cast_shape(&bad_shape, &near, Vec2::X, &ok, &f), Err(QueryError::InvalidShape));
     let mut out = vec![];
     assert_eq!(w.cast_shape_all(&ball, &Pose::IDENTITY, nan, &ok, &f, &mut out), Err(QueryError::NonFinite));
     assert!(out.is_empty());
     assert_eq!(w.distance_to_nearest(&ball, &Pose::IDENTITY, f32::NAN, &f), Err(QueryError::NonFinite));
     assert_eq!(w.distance_to_nearest(&ball, &Pose::IDENTITY, -1.0, &f), Err(QueryError::Negative));
-    assert_eq!(w.distance_to_nearest(&bad_shape, &near, 1.0, &f), Ok(None));
+    assert_eq!(w.distance_to_nearest(&bad_shape, &near, 1.0, &f), Err(QueryError::InvalidShape));
     assert_eq!(w.distance_to_nearest_point(nan, 1.0, &f), Err(QueryError::NonFinite));
     let mut called = false;
     let ray = Ray::new(Vec2::ZERO, Vec2::X);

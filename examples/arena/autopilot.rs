@@ -24,7 +24,7 @@ pub fn steer(world: &World, player: Vec2, time: f32, ids: &mut Vec<ColliderId>) 
     // ...away from enemies, more strongly the closer they are...
     let enemies = QueryFilter { mask: category::ENEMY, include_sensors: false, exclude: None };
     ids.clear();
-    world.query_aabb(&Aabb::from_center_half_extents(player, Vec2::splat(SIGHT)), &enemies, ids);
+    world.query_aabb(&Aabb::from_center_half_extents(player, Vec2::splat(SIGHT)), &enemies, ids).unwrap();
     let mut flee = Vec2::ZERO;
     for p in ids.iter().filter_map(|&id| world.pose(id).ok()) {
         let d = player - p.p;
@@ -38,10 +38,10 @@ pub fn steer(world: &World, player: Vec2, time: f32, ids: &mut Vec<ColliderId>) 
     if let Ok(probe) = Shape::circle(WALL_PROBE) {
         let pose = Pose::from_translation(player);
         ids.clear();
-        world.query_shape(&probe, &pose, &walls, ids);
+        world.query_shape(&probe, &pose, &walls, ids).unwrap();
         for &id in ids.iter() {
             let (Ok(shape), Ok(wall_pose)) = (world.shape(id), world.pose(id)) else { continue };
-            let m = collide::contact(&probe, &pose, shape, &wall_pose);
+            let m = collide::contact(&probe, &pose, shape, &wall_pose).unwrap();
             if let Some(depth) = m.max_depth() {
                 away -= m.normal * (0.5 + depth / WALL_PROBE);
             }

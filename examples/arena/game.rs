@@ -204,7 +204,7 @@ impl Game {
         let Ok(probe) = Shape::circle(SPAWN_CLEARANCE) else { return false };
         let pose = Pose::from_translation(p);
         p.abs().cmple(level::HALF - SPAWN_CLEARANCE).all()
-            && self.walls.iter().all(|(s, wp)| !collide::overlaps(&probe, &pose, s, wp))
+            && self.walls.iter().all(|(s, wp)| !collide::overlaps(&probe, &pose, s, wp).unwrap())
     }
 
     /// A respawn point on the arena's edge band.

@@ -66,7 +66,7 @@ pub fn fire(ecs: &mut hecs::World, world: &World, scratch: &mut Scratch, stats: 
             let filter = QueryFilter { mask: category::ENEMY, include_sensors: false, exclude: None };
             let bounds = Aabb::from_center_half_extents(pose.p, Vec2::splat(AIM_RANGE));
             scratch.ids.clear();
-            world.query_aabb(&bounds, &filter, &mut scratch.ids);
+            world.query_aabb(&bounds, &filter, &mut scratch.ids).unwrap();
             // Nearest by centre distance; ids come sorted, so ties go to the lower id.
             let nearest = scratch
                 .ids
@@ -167,7 +167,7 @@ pub fn separate(ecs: &mut hecs::World, world: &World, scratch: &mut Scratch) {
     let kind = |i: usize| scratch.kind_by_slot.get(i).copied().unwrap_or(0);
 
     for c in world.contacts() {
-        let (a, b) = (c.a.index as usize, c.b.index as usize);
+        let (a, b) = (c.a.index() as usize, c.b.index() as usize);
         let Some(depth) = c.manifold.max_depth() else { continue };
         let normal = c.manifold.normal;
         let (ka, kb) = (kind(a), kind(b));
@@ -282,7 +282,7 @@ pub fn player_hurt(
     let Ok(handle) = ecs.get::<&ColliderHandle>(player).map(|h| h.0) else { return };
     let mut touching = false;
     let _ = world.contacts_of(handle, |c| {
-        let other = if c.a.index == handle.index() { c.b.index } else { c.a.index };
+        let other = if c.a.index() == handle.index() { c.b.index() } else { c.a.index() };
         touching |= scratch.kind_by_slot.get(other as usize) == Some(&category::ENEMY);
     });
     let Ok((pose, health, state)) = ecs.query_one_mut::<(&Pose, &mut Health, &mut Player)>(player) else { return };

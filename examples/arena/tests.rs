@@ -23,7 +23,7 @@ fn deepest_wall_penetration(game: &Game) -> f32 {
     let mut deepest = 0.0f32;
     for (pose, shape, _) in game.ecs.query::<(&Pose, &Shape, &Enemy)>().iter() {
         for (ws, wp) in &game.walls {
-            if let Some(d) = collide::contact(shape, pose, ws, wp).max_depth() {
+            if let Some(d) = collide::contact(shape, pose, ws, wp).unwrap().max_depth() {
                 deepest = deepest.max(d);
             }
         }
@@ -37,7 +37,7 @@ fn crowd_depth(game: &Game) -> (f32, f32) {
         game.ecs.query::<(&sapwood::ecs::ColliderHandle, &Enemy)>().iter().map(|(h, _)| h.0.index()).collect();
     let (mut sum, mut max, mut n) = (0.0f32, 0.0f32, 0u32);
     for c in game.world.contacts() {
-        if enemy_slots.contains(&c.a.index) && enemy_slots.contains(&c.b.index) {
+        if enemy_slots.contains(&c.a.index()) && enemy_slots.contains(&c.b.index()) {
             let d = c.manifold.max_depth().unwrap_or(0.0);
             sum += d;
             max = max.max(d);

@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use sapwood::{ColliderDesc, ColliderId, Contact, Pose, RawColliderId, Rot, Shape, Vec2, World};
+use sapwood::{ColliderDesc, ColliderId, Contact, Pose, Rot, Shape, Vec2, World};
 
 /// Tuning of the stepper.
 #[derive(Clone, Copy, Debug)]
@@ -251,7 +251,7 @@ struct Point {
 struct Constraint {
     a: usize,
     b: usize,
-    key: (RawColliderId, RawColliderId),
+    key: (ColliderId, ColliderId),
     normal: Vec2,
     friction: f32,
     points: [Point; 2],
@@ -289,7 +289,7 @@ pub struct Stepper {
     /// Accumulated (normal, tangent) impulses of the last substep, keyed by the ordered
     /// collider pair of the contact record and the point's feature id. Written fresh every
     /// substep, so only features that still touch carry their impulse over.
-    warm: HashMap<(RawColliderId, RawColliderId, u32), (f32, f32)>,
+    warm: HashMap<(ColliderId, ColliderId, u32), (f32, f32)>,
     /// Body poses at the start of the substep, for the position solver's separation estimate.
     start: Vec<(Vec2, f32)>,
 }
@@ -421,7 +421,7 @@ impl Stepper {
     fn resolve_impacts(&mut self) {
         for k in 0..self.world.impacts().len() {
             let hit = self.world.impacts()[k];
-            let (Some(bullet), Some(other)) = (hit.bullet.id(), hit.other.id()) else { continue };
+            let (bullet, other) = (hit.bullet, hit.other);
             let a = self.body_of[bullet.index() as usize] as usize;
             let o = self.body_of[other.index() as usize] as usize;
             let body = &mut self.bodies[a];
@@ -451,8 +451,8 @@ impl Stepper {
         self.constraints.clear();
         let contacts: &[Contact] = self.world.contacts();
         for contact in contacts {
-            let a = self.body_of[contact.a.index as usize] as usize;
-            let b = self.body_of[contact.b.index as usize] as usize;
+            let a = self.body_of[contact.a.index() as usize] as usize;
+            let b = self.body_of[contact.b.index() as usize] as usize;
             let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
             let m = &contact.manifold;
             let n = m.normal;

@@ -67,9 +67,9 @@ fn run_scene(settings: Settings, settle_s: f32, stand_s: f32, build: impl FnOnce
 fn check_contacts(stepper: &Stepper) {
     let (mut vertical, mut one_point) = (0, 0);
     for c in stepper.world.contacts() {
-        assert!(c.a.index < c.b.index, "{c:?}");
-        let body = |raw: sapwood::RawColliderId| {
-            stepper.bodies.iter().find(|b| b.collider.to_raw() == raw).expect("every collider is a body")
+        assert!(c.a.index() < c.b.index(), "{c:?}");
+        let body = |id: sapwood::ColliderId| {
+            stepper.bodies.iter().find(|b| b.collider == id).expect("every collider is a body")
         };
         let (a, b) = (body(c.a), body(c.b));
         let m = &c.manifold;

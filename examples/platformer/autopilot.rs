@@ -36,7 +36,7 @@ enum Below {
 
 fn below(game: &Game, from: Vec2, depth: f32) -> Below {
     let filter = QueryFilter { mask: category::SOLID | category::HAZARD, include_sensors: true, exclude: None };
-    let Some(hit) = game.world.ray_cast(&Ray::new(from, Vec2::NEG_Y), depth, &filter) else {
+    let Some(hit) = game.world.ray_cast(&Ray::new(from, Vec2::NEG_Y), depth, &filter).unwrap() else {
         return Below::Nothing;
     };
     let Some(e) = entity_of(&game.world, hit.id) else { return Below::Terrain };
@@ -53,7 +53,10 @@ fn below(game: &Game, from: Vec2, depth: f32) -> Below {
 fn wall_ahead(world: &World, centre: Vec2) -> bool {
     let knee = centre + Vec2::new(0.0, 0.7 - PLAYER_HALF_HEIGHT);
     let filter = QueryFilter { mask: category::SOLID, include_sensors: false, exclude: None };
-    world.ray_cast(&Ray::new(knee, Vec2::X), PLAYER_RADIUS + 0.3, &filter).is_some_and(|hit| hit.normal.y.abs() < 0.5)
+    world
+        .ray_cast(&Ray::new(knee, Vec2::X), PLAYER_RADIUS + 0.3, &filter)
+        .unwrap()
+        .is_some_and(|hit| hit.surface_normal.y.abs() < 0.5)
 }
 
 /// A moving platform ahead whose top is level with `feet`.
@@ -61,7 +64,7 @@ fn platform_coming(world: &World, feet: Vec2, ids: &mut Vec<ColliderId>) -> bool
     let filter = QueryFilter { mask: category::PLATFORM, include_sensors: false, exclude: None };
     let area = Aabb::from_points(feet + Vec2::new(0.0, -0.3), feet + Vec2::new(WAIT_RANGE, 0.3));
     ids.clear();
-    world.query_aabb(&area, &filter, ids);
+    world.query_aabb(&area, &filter, ids).unwrap();
     ids.iter().any(|&id| world.aabb(id).is_ok_and(|b| (b.max.y - feet.y).abs() < 0.2 && b.max.x > feet.x))
 }
 

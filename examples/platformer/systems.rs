@@ -74,7 +74,7 @@ pub fn move_player(
     }
     state.velocity = v;
     let ground = moved.ground.filter(|_| state.grounded);
-    state.ground_normal = ground.map_or(Vec2::ZERO, |g| g.normal);
+    state.ground_normal = ground.map_or(Vec2::ZERO, |g| g.surface_normal);
     state.ground = ground.and_then(|g| entity_of(world, g.id));
     state.riding = state.ground.filter(|&e| ecs.get::<&MovingPlatform>(e).is_ok());
 

@@ -34,7 +34,7 @@ pub use sap::IncrementalSap;
 pub use sort_sweep::SortSweep;
 pub use spatial_hash::SpatialHash;
 pub(crate) use tree::Grow;
-pub use tree::{DynamicTree, RayHit, TreeStats};
+pub use tree::{BoxRayHit, DynamicTree, TreeStats};
 
 use crate::math::Aabb;
 

@@ -522,8 +522,8 @@ mod tests {
         for k in 0..50 {
             let pa = Pose::new(Vec2::new(0.1 * k as f32, 1.0), 0.05 * k as f32);
             let pb = Pose::new(Vec2::new(1.0, 1.2 + 0.02 * k as f32), -0.1 * k as f32);
-            let m = contact(&a, &pa, &b, &pb);
-            let n = contact(&b, &pb, &a, &pa);
+            let m = contact(&a, &pa, &b, &pb).unwrap();
+            let n = contact(&b, &pb, &a, &pa).unwrap();
             assert_eq!(m.count, n.count);
             assert_eq!(m.normal, -n.normal);
             for (p, q) in m.points().iter().zip(n.points()) {
@@ -549,7 +549,7 @@ mod tests {
         let b = Shape::Capsule(cap((0.37360227, 0.7824384), (-1.032549, -0.8929155), 0.6821));
         let pa = Pose { p: Vec2::new(3.4510698, -2.7154827), q: crate::math::Rot { c: -0.9997079, s: 0.024169864 } };
         let pb = Pose { p: Vec2::new(3.5375142, -2.748464), q: crate::math::Rot { c: -0.57711524, s: 0.8166627 } };
-        let m = contact(&a, &pa, &b, &pb);
+        let m = contact(&a, &pa, &b, &pb).unwrap();
         assert_eq!(m.count, 2);
         let dist = |s: &Shape, pose: &Pose, p: Vec2| match s {
             Shape::Capsule(c) => {

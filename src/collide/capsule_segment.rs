@@ -29,7 +29,7 @@ mod tests {
     fn capsule_lying_on_a_segment_gives_two_points() {
         let line = Shape::segment(Vec2::new(-2.0, 0.0), Vec2::new(2.0, 0.0)).unwrap();
         let pill = Shape::capsule(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), 0.25).unwrap();
-        let m = contact(&line, &Pose::IDENTITY, &pill, &Pose::from_translation(Vec2::new(0.0, 0.2)));
+        let m = contact(&line, &Pose::IDENTITY, &pill, &Pose::from_translation(Vec2::new(0.0, 0.2))).unwrap();
         assert_eq!((m.count, m.normal), (2, Vec2::Y));
         for p in m.points() {
             assert!((p.depth - 0.05).abs() < 1e-6 && (p.point.x.abs() - 1.0).abs() < 1e-6);

@@ -165,8 +165,8 @@ mod tests {
         let ball = Shape::Circle(BALL);
         let cap = Shape::Capsule(CAP);
         let (pa, pb) = (Pose::new(Vec2::new(3.0, -1.0), 0.3), Pose::new(Vec2::new(3.2, -0.1), 2.0));
-        let m = contact(&ball, &pa, &cap, &pb);
-        let n = contact(&cap, &pb, &ball, &pa);
+        let m = contact(&ball, &pa, &cap, &pb).unwrap();
+        let n = contact(&cap, &pb, &ball, &pa).unwrap();
         assert_eq!(m.count, 1);
         assert_eq!(m.normal, -n.normal);
         assert_eq!(m.points[0].point, n.points[0].point);

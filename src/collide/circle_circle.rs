@@ -107,8 +107,8 @@ mod tests {
     fn symmetric_through_contact() {
         let (a, b) = (Shape::circle(1.0).unwrap(), Shape::circle(0.75).unwrap());
         let (pa, pb) = (Pose::new(Vec2::new(1.0, 2.0), 0.4), Pose::new(Vec2::new(2.2, 2.9), -1.0));
-        let m = contact(&a, &pa, &b, &pb);
-        let n = contact(&b, &pb, &a, &pa);
+        let m = contact(&a, &pa, &b, &pb).unwrap();
+        let n = contact(&b, &pb, &a, &pa).unwrap();
         assert_eq!(m.count, 1);
         assert_eq!(m.normal, -n.normal);
         assert_eq!(m.points[0].point, n.points[0].point);

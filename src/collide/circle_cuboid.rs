@@ -169,9 +169,9 @@ mod tests {
         let pa = Pose::new(Vec2::new(1.0, 1.0), 0.2);
         for (x, y) in [(2.5, 1.2), (1.0, 1.5), (0.3, 0.2), (-1.5, 1.9), (3.0, 3.0)] {
             let pb = Pose::new(Vec2::new(x, y), 0.9);
-            let m = contact(&ball, &pa, &bx, &pb);
-            let p = contact(&ball, &pa, &poly, &pb);
-            let n = contact(&bx, &pb, &ball, &pa);
+            let m = contact(&ball, &pa, &bx, &pb).unwrap();
+            let p = contact(&ball, &pa, &poly, &pb).unwrap();
+            let n = contact(&bx, &pb, &ball, &pa).unwrap();
             assert_eq!(m.count, p.count);
             assert_eq!(m.count, n.count);
             if m.count > 0 {

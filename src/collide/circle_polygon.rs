@@ -201,8 +201,8 @@ mod tests {
         for k in 0..40 {
             let a = k as f32 * 0.37;
             let pa = Pose::new(pb.p + Vec2::new(1.0, 0.6) + 1.6 * Vec2::from_angle(a), a);
-            let m = contact(&ball, &pa, &poly, &pb);
-            let n = contact(&poly, &pb, &ball, &pa);
+            let m = contact(&ball, &pa, &poly, &pb).unwrap();
+            let n = contact(&poly, &pb, &ball, &pa).unwrap();
             assert_eq!(m.count, n.count);
             if m.count > 0 {
                 assert_eq!(m.normal, -n.normal);

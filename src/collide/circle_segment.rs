@@ -29,15 +29,15 @@ mod tests {
     fn circle_resting_on_a_bare_segment() {
         let line = Shape::segment(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0)).unwrap();
         let ball = Shape::circle(0.5).unwrap();
-        let m = contact(&line, &Pose::IDENTITY, &ball, &Pose::from_translation(Vec2::new(0.3, 0.4)));
+        let m = contact(&line, &Pose::IDENTITY, &ball, &Pose::from_translation(Vec2::new(0.3, 0.4))).unwrap();
         assert_eq!((m.count, m.normal), (1, Vec2::Y));
         assert!((m.points[0].depth - 0.1).abs() < 1e-6);
         // From below, the normal flips: a bare segment is two-sided.
-        let m = contact(&line, &Pose::IDENTITY, &ball, &Pose::from_translation(Vec2::new(0.3, -0.4)));
+        let m = contact(&line, &Pose::IDENTITY, &ball, &Pose::from_translation(Vec2::new(0.3, -0.4))).unwrap();
         assert_eq!(m.normal, Vec2::NEG_Y);
         // Touching exactly counts; beyond the end cap it does not.
-        assert!(overlaps(&line, &Pose::IDENTITY, &ball, &Pose::from_translation(Vec2::new(1.5, 0.0))));
-        assert!(!overlaps(&line, &Pose::IDENTITY, &ball, &Pose::from_translation(Vec2::new(1.51, 0.0))));
+        assert!(overlaps(&line, &Pose::IDENTITY, &ball, &Pose::from_translation(Vec2::new(1.5, 0.0))).unwrap());
+        assert!(!overlaps(&line, &Pose::IDENTITY, &ball, &Pose::from_translation(Vec2::new(1.51, 0.0))).unwrap());
     }
 
     #[test]

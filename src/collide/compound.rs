@@ -10,7 +10,7 @@
 //! most [`MAX_COMPOUND_PARTS`] parts a box test costs four compares, and the kernels the cull
 //! saves cost a hundred times more.
 
-use super::{Manifold, contact, overlaps};
+use super::{Manifold, touching};
 use crate::math::{Aabb, Pose};
 use crate::shape::{MAX_COMPOUND_PARTS, PART_SHIFT, Shape};
 
@@ -87,7 +87,7 @@ fn tag_parts(m: &mut Manifold, i: u32, j: u32) {
 /// Calls `f` with every touching part pair's manifold (world space, part-tagged feature ids).
 pub(super) fn for_each_contact(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, mut f: impl FnMut(u32, u32, &Manifold)) {
     for_each_candidate(sa, pa, sb, pb, |i, a, wa, j, b, wb| {
-        let mut m = contact(a, wa, b, wb);
+        let mut m = super::manifold(a, wa, b, wb);
         if m.count > 0 {
             tag_parts(&mut m, i, j);
             f(i, j, &m);
@@ -115,7 +115,7 @@ pub(super) fn manifold(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold
 pub(super) fn overlap(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> bool {
     let mut hit = false;
     for_each_candidate(sa, pa, sb, pb, |_, a, wa, _, b, wb| {
-        hit = overlaps(a, wa, b, wb);
+        hit = touching(a, wa, b, wb);
         !hit
     });
     hit

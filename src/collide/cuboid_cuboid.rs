@@ -190,7 +190,7 @@ mod tests {
             for base in [0.0, 2e-4, -2e-4] {
                 for tilt in [-1e-3, -1e-4, -1e-6, 0.0, 1e-6, 1e-4, 1e-3] {
                     let (pa, pb) = (Pose::new(Vec2::ZERO, base), Pose::new(Vec2::new(0.0, 0.997), tilt));
-                    let m = contact(sa, &pa, sb, &pb);
+                    let m = contact(sa, &pa, sb, &pb).unwrap();
                     assert_eq!(m.count, 2, "{base} {tilt}");
                     for p in m.points() {
                         let x = pa.inv_transform_point(p.point).x;
@@ -289,8 +289,8 @@ mod tests {
         // Through the public API both argument orders agree.
         let (a, b) = (Shape::cuboid(Vec2::ONE).unwrap(), Shape::cuboid(Vec2::new(0.5, 2.0)).unwrap());
         let (pa, pb) = (Pose::new(Vec2::ZERO, 0.3), Pose::new(Vec2::new(1.2, 0.4), 0.3));
-        assert!(overlaps(&a, &pa, &b, &pb));
-        assert_eq!(contact(&a, &pa, &b, &pb), contact(&b, &pb, &a, &pa).flipped());
+        assert!(overlaps(&a, &pa, &b, &pb).unwrap());
+        assert_eq!(contact(&a, &pa, &b, &pb).unwrap(), contact(&b, &pb, &a, &pa).unwrap().flipped());
     }
 
     /// Regression (oracle, narrow_oracle cuboid_cuboid): two boxes at an exact 90° relative
@@ -302,7 +302,7 @@ mod tests {
         let b = Shape::cuboid(Vec2::new(0.35023358, 0.24406107)).unwrap();
         let pa = Pose { p: Vec2::new(2.1634564, -3.271998), q: Rot { c: 0.0, s: -1.0 } };
         let pb = Pose { p: Vec2::new(2.1634564, -2.8153772), q: Rot { c: -1.0, s: 0.0 } };
-        let m = contact(&a, &pa, &b, &pb);
+        let m = contact(&a, &pa, &b, &pb).unwrap();
         assert_eq!(m.count, 2);
         // A's top face in world space spans x in [p.x - 0.215, p.x + 0.215].
         for p in m.points() {

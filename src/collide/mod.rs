@@ -75,6 +75,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec2;
 
 use crate::math::Pose;
+use crate::query::{QueryError, check_pose};
 use crate::shape::{Shape, ShapeKind};
 
 /// Marks an edge in a feature number (vertex `i` is plain `i`).
@@ -279,14 +280,25 @@ fn shape_key(s: &Shape) -> [u32; 4] {
 /// use sapwood::{collide, Pose, Shape, Vec2};
 /// let a = Shape::circle(1.0)?;
 /// let b = Shape::cuboid(Vec2::new(1.0, 1.0))?;
-/// let m = collide::contact(&a, &Pose::IDENTITY, &b, &Pose::from_translation(Vec2::new(1.5, 0.0)));
+/// let m = collide::contact(&a, &Pose::IDENTITY, &b, &Pose::from_translation(Vec2::new(1.5, 0.0)))?;
 /// assert_eq!(m.count, 1);
 /// assert!((m.normal - Vec2::X).length() < 1e-6);
 /// assert!((m.points[0].depth - 0.5).abs() < 1e-6);
-/// # Ok::<(), sapwood::ShapeError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[must_use]
-pub fn contact(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
+///
+/// # Errors
+/// [`QueryError::NonFinite`] for a pose with a NaN or infinite component or a non-unit
+/// rotation. Shapes are not checked again: every constructor validates, and a shape assembled
+/// from its public fields is the caller's promise ([`Shape::validate`] checks it).
+pub fn contact(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Result<Manifold, QueryError> {
+    check_pose(pa)?;
+    check_pose(pb)?;
+    Ok(manifold(sa, pa, sb, pb))
+}
+
+/// [`contact`] on checked poses.
+pub(crate) fn manifold(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
     if swap_order(sa, pa, sb, pb) {
         return contact_ordered(sb, pb, sa, pa).flipped();
     }
@@ -308,8 +320,17 @@ fn contact_ordered(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
 
 /// Whether `sa` at `pa` and `sb` at `pb` touch or overlap. Agrees with
 /// `contact(..).is_touching()` but is cheaper where a kernel has an early-out test.
-#[must_use]
-pub fn overlaps(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> bool {
+///
+/// # Errors
+/// As [`contact`].
+pub fn overlaps(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Result<bool, QueryError> {
+    check_pose(pa)?;
+    check_pose(pb)?;
+    Ok(touching(sa, pa, sb, pb))
+}
+
+/// [`overlaps`] on checked poses.
+pub(crate) fn touching(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> bool {
     let (sa, pa, sb, pb) = if swap_order(sa, pa, sb, pb) { (sb, pb, sa, pa) } else { (sa, pa, sb, pb) };
     if let Shape::Chain(c) = sb {
         return chain::overlap(sa, pa, c, pb);
@@ -361,13 +382,30 @@ fn for_each_part_contact(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, mut f: im
 ///     assert_eq!(part_b, 0);
 ///     assert!((m.max_depth().unwrap() - 0.05).abs() < 1e-5);
 ///     touching += 1;
-/// });
+/// })?;
 /// assert_eq!(touching, 2); // one manifold per arm
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn contact_parts(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, mut f: impl FnMut(u32, u32, &Manifold)) {
+///
+/// # Errors
+/// As [`contact`]; `f` is not called then.
+pub fn contact_parts(
+    sa: &Shape,
+    pa: &Pose,
+    sb: &Shape,
+    pb: &Pose,
+    f: impl FnMut(u32, u32, &Manifold),
+) -> Result<(), QueryError> {
+    check_pose(pa)?;
+    check_pose(pb)?;
+    part_manifolds(sa, pa, sb, pb, f);
+    Ok(())
+}
+
+/// [`contact_parts`] on checked poses.
+pub(crate) fn part_manifolds(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, mut f: impl FnMut(u32, u32, &Manifold)) {
     if !has_parts(sa) && !has_parts(sb) {
-        let m = contact(sa, pa, sb, pb);
+        let m = manifold(sa, pa, sb, pb);
         if m.count > 0 {
             f(0, 0, &m);
         }

@@ -349,7 +349,7 @@ mod tests {
     #[test]
     fn boxes_overlap_on_axis_of_least_overlap_with_two_points() {
         let (a, b) = (square(1.0, 0.0), square(1.0, 0.0));
-        let m = contact(&a, &Pose::IDENTITY, &b, &at(1.5, 0.5));
+        let m = contact(&a, &Pose::IDENTITY, &b, &at(1.5, 0.5)).unwrap();
         assert_eq!(m.count, 2);
         assert_eq!(m.normal, Vec2::X);
         let mut ys = [m.points[0].point.y, m.points[1].point.y];
@@ -365,15 +365,15 @@ mod tests {
         // A's vertex 2 is (A's vertex 2, B's vertex 3).
         let ids: Vec<u32> = m.points().iter().map(|p| p.id).collect();
         assert!(ids.contains(&feature_id(1, 0)) && ids.contains(&feature_id(2, 3)), "{ids:x?}");
-        assert!(overlaps(&a, &Pose::IDENTITY, &b, &at(1.5, 0.5)));
+        assert!(overlaps(&a, &Pose::IDENTITY, &b, &at(1.5, 0.5)).unwrap());
     }
 
     #[test]
     fn separated_boxes_have_no_contact() {
         let (a, b) = (square(1.0, 0.0), square(1.0, 0.0));
         for p in [at(2.5, 0.0), at(0.0, -2.001), at(2.01, 2.01)] {
-            assert_eq!(contact(&a, &Pose::IDENTITY, &b, &p).count, 0);
-            assert!(!overlaps(&a, &Pose::IDENTITY, &b, &p));
+            assert_eq!(contact(&a, &Pose::IDENTITY, &b, &p).unwrap().count, 0);
+            assert!(!overlaps(&a, &Pose::IDENTITY, &b, &p).unwrap());
         }
     }
 
@@ -381,31 +381,31 @@ mod tests {
     fn exactly_touching_is_a_contact_of_depth_zero() {
         let (a, b) = (square(1.0, 0.0), square(0.5, 0.0));
         // Face against face.
-        let m = contact(&a, &Pose::IDENTITY, &b, &at(1.5, 0.25));
+        let m = contact(&a, &Pose::IDENTITY, &b, &at(1.5, 0.25)).unwrap();
         assert_eq!(m.count, 2);
         assert_eq!(m.normal, Vec2::X);
         assert!(m.points().iter().all(|p| p.depth == 0.0 && p.point.x == 1.0));
         // Corner on corner.
-        let m = contact(&a, &Pose::IDENTITY, &b, &at(1.5, 1.5));
+        let m = contact(&a, &Pose::IDENTITY, &b, &at(1.5, 1.5)).unwrap();
         assert!(m.count > 0 && m.max_depth() == Some(0.0));
-        assert!(overlaps(&a, &Pose::IDENTITY, &b, &at(1.5, 1.5)));
+        assert!(overlaps(&a, &Pose::IDENTITY, &b, &at(1.5, 1.5)).unwrap());
         // Rounded: cores 1.5 apart, radii 0.5 + 1.0.
         let (ra, rb) = (square(1.0, 0.5), square(0.5, 1.0));
-        let m = contact(&ra, &Pose::IDENTITY, &rb, &at(3.0, 0.0));
+        let m = contact(&ra, &Pose::IDENTITY, &rb, &at(3.0, 0.0)).unwrap();
         assert_eq!(m.count, 2);
         assert!(m.points().iter().all(|p| p.depth == 0.0 && p.point.x == 1.5));
-        assert!(!overlaps(&ra, &Pose::IDENTITY, &rb, &at(3.0 + 1e-6, 0.0)));
+        assert!(!overlaps(&ra, &Pose::IDENTITY, &rb, &at(3.0 + 1e-6, 0.0)).unwrap());
     }
 
     #[test]
     fn deep_containment_uses_the_shortest_way_out() {
         let (a, b) = (square(5.0, 0.0), square(0.5, 0.0));
-        let m = contact(&a, &Pose::IDENTITY, &b, &at(3.5, 1.0));
+        let m = contact(&a, &Pose::IDENTITY, &b, &at(3.5, 1.0)).unwrap();
         assert_eq!(m.count, 2);
         assert_eq!(m.normal, Vec2::X);
         assert!(m.points().iter().all(|p| p.depth == 2.0));
         // Concentric: any face works, the depth is the sum of half-widths.
-        let m = contact(&a, &Pose::IDENTITY, &b, &Pose::IDENTITY);
+        let m = contact(&a, &Pose::IDENTITY, &b, &Pose::IDENTITY).unwrap();
         assert_eq!(m.max_depth(), Some(5.5));
     }
 
@@ -413,7 +413,7 @@ mod tests {
     fn rotated_corner_into_face_gives_one_point() {
         let (a, b) = (square(1.0, 0.0), square(1.0, 0.0));
         let pb = Pose::new(Vec2::new(1.0 + std::f32::consts::SQRT_2 - 0.2, 0.0), std::f32::consts::FRAC_PI_4);
-        let m = contact(&a, &Pose::IDENTITY, &b, &pb);
+        let m = contact(&a, &Pose::IDENTITY, &b, &pb).unwrap();
         assert_eq!(m.count, 1);
         assert!(close(m.normal, Vec2::X));
         assert!((m.points[0].depth - 0.2).abs() < 1e-5);
@@ -423,7 +423,7 @@ mod tests {
     #[test]
     fn rounded_faces_apart_but_within_radii() {
         let (a, b) = (square(1.0, 0.25), square(1.0, 0.25));
-        let m = contact(&a, &Pose::IDENTITY, &b, &at(2.4, 0.0));
+        let m = contact(&a, &Pose::IDENTITY, &b, &at(2.4, 0.0)).unwrap();
         assert_eq!(m.count, 2);
         assert_eq!(m.normal, Vec2::X);
         for p in m.points() {
@@ -431,14 +431,14 @@ mod tests {
             assert!((p.point.x - 1.2).abs() < 1e-6);
         }
         // Cores overlapping: core penetration plus both radii.
-        let m = contact(&a, &Pose::IDENTITY, &b, &at(1.8, 0.0));
+        let m = contact(&a, &Pose::IDENTITY, &b, &at(1.8, 0.0)).unwrap();
         assert!((m.max_depth().unwrap() - 0.7).abs() < 1e-6);
     }
 
     #[test]
     fn rounded_corners_meet_vertex_to_vertex() {
         let (a, b) = (square(1.0, 0.25), square(1.0, 0.25));
-        let m = contact(&a, &Pose::IDENTITY, &b, &at(2.3, 2.3));
+        let m = contact(&a, &Pose::IDENTITY, &b, &at(2.3, 2.3)).unwrap();
         assert_eq!(m.count, 1);
         assert!(close(m.normal, Vec2::ONE.normalize()));
         let gap = 0.3 * std::f32::consts::SQRT_2;
@@ -446,15 +446,15 @@ mod tests {
         assert!(close(m.points[0].point, Vec2::splat(1.15)));
         assert_eq!(m.points[0].id, feature_id(2, 0));
         // SAT alone would call this touching (face gap 0.3 < 0.5); the corners are 0.42 apart.
-        assert!(!overlaps(&a, &Pose::IDENTITY, &b, &at(2.36, 2.36)));
-        assert_eq!(contact(&a, &Pose::IDENTITY, &b, &at(2.36, 2.36)).count, 0);
+        assert!(!overlaps(&a, &Pose::IDENTITY, &b, &at(2.36, 2.36)).unwrap());
+        assert_eq!(contact(&a, &Pose::IDENTITY, &b, &at(2.36, 2.36)).unwrap().count, 0);
     }
 
     #[test]
     fn ids_stay_stable_while_a_box_slides_on_a_face() {
         let (a, b) = (square(2.0, 0.0), square(0.5, 0.0));
         let ids = |x: f32| {
-            let m = contact(&a, &Pose::IDENTITY, &b, &Pose::new(Vec2::new(x, 2.45), 0.01));
+            let m = contact(&a, &Pose::IDENTITY, &b, &Pose::new(Vec2::new(x, 2.45), 0.01)).unwrap();
             let mut v: Vec<u32> = m.points().iter().map(|p| p.id).collect();
             v.sort();
             v

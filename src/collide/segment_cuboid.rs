@@ -30,11 +30,11 @@ mod tests {
     fn box_on_a_segment_and_a_segment_through_a_box() {
         let line = Shape::segment(Vec2::new(-2.0, 0.0), Vec2::new(2.0, 0.0)).unwrap();
         let crate_ = Shape::cuboid(Vec2::new(0.5, 0.5)).unwrap();
-        let m = contact(&line, &Pose::IDENTITY, &crate_, &Pose::from_translation(Vec2::new(0.25, 0.45)));
+        let m = contact(&line, &Pose::IDENTITY, &crate_, &Pose::from_translation(Vec2::new(0.25, 0.45))).unwrap();
         assert_eq!((m.count, m.normal), (2, Vec2::Y));
         assert!(m.points().iter().all(|p| (p.depth - 0.05).abs() < 1e-6));
         // Straight through, above the middle: the shortest way out lifts the bottom by 0.4.
-        let m = contact(&line, &Pose::IDENTITY, &crate_, &Pose::from_translation(Vec2::new(0.0, 0.1)));
+        let m = contact(&line, &Pose::IDENTITY, &crate_, &Pose::from_translation(Vec2::new(0.0, 0.1))).unwrap();
         assert_eq!(m.normal, Vec2::Y);
         assert!((m.max_depth().unwrap() - 0.4).abs() < 1e-6);
     }

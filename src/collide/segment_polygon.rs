@@ -30,11 +30,11 @@ mod tests {
     fn bare_segment_touching_a_rounded_triangle() {
         let tri = Shape::polygon(&[Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, 1.0)], 0.1).unwrap();
         let line = Shape::segment(Vec2::new(-2.0, -0.1), Vec2::new(2.0, -0.1)).unwrap();
-        assert!(overlaps(&line, &Pose::IDENTITY, &tri, &Pose::IDENTITY));
-        let m = contact(&line, &Pose::IDENTITY, &tri, &Pose::from_translation(Vec2::new(0.0, -0.05)));
+        assert!(overlaps(&line, &Pose::IDENTITY, &tri, &Pose::IDENTITY).unwrap());
+        let m = contact(&line, &Pose::IDENTITY, &tri, &Pose::from_translation(Vec2::new(0.0, -0.05))).unwrap();
         assert_eq!((m.count, m.normal), (2, Vec2::Y));
         assert!(m.points().iter().all(|p| (p.depth - 0.05).abs() < 1e-6));
-        assert!(!overlaps(&line, &Pose::IDENTITY, &tri, &Pose::from_translation(Vec2::new(0.0, 0.001))));
+        assert!(!overlaps(&line, &Pose::IDENTITY, &tri, &Pose::from_translation(Vec2::new(0.0, 0.001))).unwrap());
     }
 
     #[test]

@@ -31,14 +31,14 @@ mod tests {
         let h = Shape::segment(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0)).unwrap();
         let v = Shape::segment(Vec2::new(0.0, -0.2), Vec2::new(0.0, 1.0)).unwrap();
         // The vertical one pokes 0.2 below the horizontal: the push is up by 0.2.
-        let m = contact(&h, &Pose::IDENTITY, &v, &Pose::IDENTITY);
+        let m = contact(&h, &Pose::IDENTITY, &v, &Pose::IDENTITY).unwrap();
         assert_eq!((m.count, m.normal), (1, Vec2::Y));
         assert!((m.points[0].depth - 0.2).abs() < 1e-6);
         // A T-junction touches with depth 0; lifted by a hair it does not.
-        assert!(overlaps(&h, &Pose::IDENTITY, &v, &Pose::from_translation(Vec2::new(0.0, 0.2))));
-        assert!(!overlaps(&h, &Pose::IDENTITY, &v, &Pose::from_translation(Vec2::new(0.0, 0.2001))));
+        assert!(overlaps(&h, &Pose::IDENTITY, &v, &Pose::from_translation(Vec2::new(0.0, 0.2))).unwrap());
+        assert!(!overlaps(&h, &Pose::IDENTITY, &v, &Pose::from_translation(Vec2::new(0.0, 0.2001))).unwrap());
         // Parallel lines apart never touch.
-        assert!(!overlaps(&h, &Pose::IDENTITY, &h, &Pose::from_translation(Vec2::new(0.0, 1e-4))));
+        assert!(!overlaps(&h, &Pose::IDENTITY, &h, &Pose::from_translation(Vec2::new(0.0, 1e-4))).unwrap());
     }
 
     #[test]

@@ -154,12 +154,12 @@ fn to_parry(s: &Shape) -> (Box<dyn parry2d::shape::Shape>, f32) {
 /// Returns a description of the first violation, or whether parry agreed.
 pub fn check_pair(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, tol: f32) -> Result<bool, String> {
     use crate::collide::{contact, overlaps};
-    let m = contact(sa, pa, sb, pb);
+    let m = contact(sa, pa, sb, pb).unwrap();
     let ctx = || format!("\n  A={sa:?} @ {pa:?}\n  B={sb:?} @ {pb:?}\n  m={m:?}");
-    if overlaps(sa, pa, sb, pb) != (m.count > 0) {
+    if overlaps(sa, pa, sb, pb).unwrap() != (m.count > 0) {
         return Err(format!("overlaps disagrees with count{}", ctx()));
     }
-    let s = contact(sb, pb, sa, pa);
+    let s = contact(sb, pb, sa, pa).unwrap();
     if s.count != m.count || (s.normal + m.normal).length() > 1e-5 {
         return Err(format!("swap changed count or normal: {s:?}{}", ctx()));
     }
@@ -241,7 +241,7 @@ pub fn check_many_counting(
             Ok(agrees) => parry_off += !agrees as usize,
             Err(e) => panic!("{e}"),
         }
-        touching += crate::collide::overlaps(&sa, &pa, &sb, &pb) as usize;
+        touching += crate::collide::overlaps(&sa, &pa, &sb, &pb).unwrap() as usize;
     }
     (touching, parry_off)
 }

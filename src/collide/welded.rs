@@ -120,7 +120,7 @@ pub(crate) fn visit(
         let part_pose = other_pose.mul(lp);
         let xf = pose.inv_mul(&part_pose);
         let mut m = if inside(&q, xf.transform_point(centre(part))) {
-            let m = super::contact(shape, pose, part, &part_pose);
+            let m = super::manifold(shape, pose, part, &part_pose);
             if m.count == 0 {
                 continue;
             }

@@ -106,7 +106,7 @@ pub fn cast_shapes(
     // The narrow-phase kernels trust their shapes; one assembled from bytes (unspecified
     // answer, see `distance`) must not reach them.
     if normal == Vec2::ZERO && sa.validate().is_ok() && sb.validate().is_ok() {
-        normal = collide::contact(sa, pa, sb, pb).normal;
+        normal = collide::manifold(sa, pa, sb, pb).normal;
     }
     Ok(Some(CastHit {
         fraction: adv.t,

@@ -9,7 +9,7 @@ use crate::shape::{Chain, Shape};
 
 /// How far apart two shapes are, and where.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DistanceOutput {
+pub struct ClosestPoints {
     /// The distance between the surfaces; 0 when the shapes touch or overlap.
     pub distance: f32,
     /// The point of A closest to B, world space. When the shapes touch or overlap it equals
@@ -49,7 +49,7 @@ pub struct DistanceOutput {
 /// [`QueryError::NonFinite`] for a pose with a NaN or infinite component or a non-unit
 /// rotation. Shapes are taken as they are: those from the checked constructors (or passing
 /// [`Shape::validate`]) give exact answers, others an unspecified but finite-time answer.
-pub fn distance(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Result<DistanceOutput, QueryError> {
+pub fn distance(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Result<ClosestPoints, QueryError> {
     distance_cached(sa, pa, sb, pb, &mut SimplexCache::default())
 }
 
@@ -65,7 +65,7 @@ pub fn distance_cached(
     sb: &Shape,
     pb: &Pose,
     cache: &mut SimplexCache,
-) -> Result<DistanceOutput, QueryError> {
+) -> Result<ClosestPoints, QueryError> {
     check_pose(pa)?;
     check_pose(pb)?;
     if let Some(d) = closed_form(sa, pa, sb, pb) {
@@ -78,7 +78,7 @@ pub fn distance_cached(
         compound_distance(sa, sb, &xf)
     };
     let (d, part_a, part_b) = local;
-    Ok(DistanceOutput {
+    Ok(ClosestPoints {
         distance: d.distance,
         point_a: pa.transform_point(d.point_a),
         point_b: pa.transform_point(d.point_b),
@@ -90,7 +90,7 @@ pub fn distance_cached(
 
 /// Circles against circles and boxes, in world space: the pairs common enough (particles,
 /// bullets, crowds, crates) to skip the frame change and GJK.
-fn closed_form(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Option<DistanceOutput> {
+fn closed_form(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Option<ClosestPoints> {
     match (sa, sb) {
         (Shape::Circle(a), Shape::Circle(b)) => {
             Some(from_cores(pa.p, a.radius, pb.p, b.radius, (pb.p - pa.p).normalize_or_zero()))
@@ -98,7 +98,7 @@ fn closed_form(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Option<DistanceO
         (Shape::Circle(a), b @ (Shape::Cuboid(_) | Shape::Capsule(_))) => Some(circle_against(pa.p, a.radius, b, pb)),
         (a @ (Shape::Cuboid(_) | Shape::Capsule(_)), Shape::Circle(b)) => {
             let d = circle_against(pb.p, b.radius, a, pa);
-            Some(DistanceOutput { point_a: d.point_b, point_b: d.point_a, normal: -d.normal, ..d })
+            Some(ClosestPoints { point_a: d.point_b, point_b: d.point_a, normal: -d.normal, ..d })
         }
         (Shape::Cuboid(a), Shape::Cuboid(b)) => box_box(a.half_extents, pa, b.half_extents, pb),
         _ => None,
@@ -109,7 +109,7 @@ fn closed_form(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Option<DistanceO
 /// vertex of one of them, so the answer is the nearest of the eight corners to the other box
 /// (each a clamp in that box's frame). Overlapping boxes (by the separating-axis test on their
 /// four axes) and corner-to-corner answers are left to GJK.
-fn box_box(ha: Vec2, pa: &Pose, hb: Vec2, pb: &Pose) -> Option<DistanceOutput> {
+fn box_box(ha: Vec2, pa: &Pose, hb: Vec2, pb: &Pose) -> Option<ClosestPoints> {
     let xf = pa.inv_mul(pb);
     let (c, s) = (xf.q.c.abs(), xf.q.s.abs());
     let d = xf.p; // B's centre in A's frame
@@ -167,7 +167,7 @@ fn clamp_normal(v: Vec2, q: Vec2) -> Vec2 {
 
 /// A circle (A) against a box or a capsule (B): the centre's closest point on B's core, in B's
 /// frame (a clamp into the box, a projection onto the capsule's segment).
-fn circle_against(centre: Vec2, radius: f32, shape: &Shape, pose: &Pose) -> DistanceOutput {
+fn circle_against(centre: Vec2, radius: f32, shape: &Shape, pose: &Pose) -> ClosestPoints {
     let c = pose.inv_transform_point(centre);
     let (q, rb) = match shape {
         Shape::Cuboid(b) => {
@@ -187,9 +187,9 @@ fn circle_against(centre: Vec2, radius: f32, shape: &Shape, pose: &Pose) -> Dist
 
 /// The output for two cores' closest points and the unit normal between them (zero when the
 /// cores touch or overlap), grown by the radii.
-fn from_cores(core_a: Vec2, ra: f32, core_b: Vec2, rb: f32, n: Vec2) -> DistanceOutput {
+fn from_cores(core_a: Vec2, ra: f32, core_b: Vec2, rb: f32, n: Vec2) -> ClosestPoints {
     let d = with_radii(core_a, core_b, (core_b - core_a).dot(n), n, ra, rb);
-    DistanceOutput { distance: d.distance, point_a: d.point_a, point_b: d.point_b, normal: n, part_a: 0, part_b: 0 }
+    ClosestPoints { distance: d.distance, point_a: d.point_a, point_b: d.point_b, normal: n, part_a: 0, part_b: 0 }
 }
 
 /// A distance in A's frame, radii applied.

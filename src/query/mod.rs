@@ -12,21 +12,51 @@
 //!
 //! For whole worlds, [`World`](crate::World) serves the same questions from its trees.
 //!
+//! # Results and their normals
+//! A pair query's result is named for the question ([`RayHit`], [`CastHit`], [`ClosestPoints`]);
+//! the world's answer to the same question is the same name with `World` in front
+//! ([`WorldRayHit`](crate::WorldRayHit), [`WorldCastHit`](crate::WorldCastHit),
+//! [`WorldClosestPoints`](crate::WorldClosestPoints)), with the collider's `id` and `part`. Every
+//! collider is named by the [`ColliderId`](crate::ColliderId) that
+//! [`World::insert`](crate::World::insert) returned. A field called `normal` points from A to B;
+//! one that is a surface's outward normal is called `surface_normal`:
+//!
+//! | result (field) | from | the normal points |
+//! |---|---|---|
+//! | [`collide::Manifold`](crate::collide::Manifold) (`normal`) | [`collide::contact`](crate::collide::contact), [`Contact`](crate::Contact) | from A to B (`Contact::a` to `Contact::b`) |
+//! | [`query::ClosestPoints`](crate::query::ClosestPoints) (`normal`) | [`query::distance`](crate::query::distance) | from A to B |
+//! | [`query::CastHit`](crate::query::CastHit) (`normal`) | [`query::cast_shapes`](crate::query::cast_shapes) | from A to B |
+//! | [`query::Toi`](crate::query::Toi) (`normal`) | [`query::time_of_impact`](crate::query::time_of_impact) | from A to B |
+//! | [`Impact`](crate::Impact) (`normal`) | [`World::impacts`](crate::World::impacts) | from the bullet to `other` |
+//! | [`WorldClosestPoints`](crate::WorldClosestPoints) (`normal`) | [`World::distance_to_nearest`](crate::World::distance_to_nearest) | from the probe to the collider |
+//! | [`query::RayHit`](crate::query::RayHit), [`WorldRayHit`](crate::WorldRayHit) (`surface_normal`) | ray casts | out of the surface hit, back towards the ray's origin |
+//! | [`WorldCastHit`](crate::WorldCastHit) (`surface_normal`) | [`World::cast_shape`](crate::World::cast_shape) | out of the collider hit, back towards the cast shape |
+//! | [`query::PointProjection`](crate::query::PointProjection), [`WorldPointProjection`](crate::WorldPointProjection) (`surface_normal`) | [`project_point`], [`World::project_point`](crate::World::project_point) | out of the surface at the projected point (for a chain or a bare segment, towards the queried point) |
+//! | [`CharacterHit`](crate::CharacterHit) (`surface_normal`) | [`World::move_character`](crate::World::move_character) | out of the surface, towards the character |
+//!
+//! # Bad input
+//! Every query that takes numbers checks them, pair queries and world queries alike, and
+//! answers a [`QueryError`] (never a panic, never a silent empty answer): `NonFinite` for a NaN
+//! or infinite point, direction, translation, fraction or distance or a pose that is not finite
+//! with a unit rotation, `Negative` for a negative fraction or distance, `OutOfRange` beyond a
+//! documented range, `InvalidShape` for a world query's probe failing
+//! [`Shape::validate`](crate::Shape::validate). A ray's `max_t` and a search's `max_distance`
+//! may be infinite; a ray's direction may have any finite length. The pair queries do not
+//! re-validate their shapes (a chain may have a million vertices): every constructor builds
+//! only valid shapes, and one assembled from public fields is the caller's promise.
+//!
 //! # Conventions
 //! - Every shape is a convex **core** (a point, a segment or a polygon) grown by a radius (a
 //!   circle's, a capsule's, a rounded polygon's); compounds are unions of such parts, and a
 //!   query on a compound answers for its nearest or first-hit part, naming it.
-//! - Normals point **from A to B**, as in [`collide`](crate::collide).
 //! - Casts and times of impact stop a small tolerance short of contact, never past it: they
 //!   never miss a contact that happens within the sweep.
-//! - Bad input (a NaN or infinite pose, translation or fraction, a negative fraction) gets a
-//!   [`QueryError`], never a panic.
 //! - **The boundary is inside**, as everywhere in sapwood: [`contains_point`] is true for a point
 //!   exactly on the surface, and a ray starting on the surface hits at `t = 0`.
 //! - A ray starting inside a shape (or on its boundary) hits at `t = 0`, at its origin, with the
 //!   normal `-dir / |dir|`: a solid shape has no entry point, and this normal points back along
 //!   the ray like a surface the ray has just entered. A zero `dir` gives a zero normal.
-//! - `t` is in units of `dir` (see [`Ray`](crate::Ray)); hits are reported for `0 <= t <= max_t`.
+//! - `t` is in units of `dir` (see [`Ray`]); hits are reported for `0 <= t <= max_t`.
 //! - Rounded polygons are exact: the surface is the core polygon's edges pushed out by the
 //!   radius, joined by circular arcs around the vertices.
 //! - A [`Compound`](crate::Compound) is the union of its parts: a ray hits the closest part
@@ -47,10 +77,10 @@
 //!
 //! let crate_ = Shape::cuboid(Vec2::new(1.0, 0.5))?;
 //! let pose = Pose::from_translation(Vec2::new(5.0, 0.0));
-//! let hit = ray_cast(&crate_, &pose, &Ray::new(Vec2::ZERO, Vec2::X), 100.0).unwrap();
-//! assert_eq!((hit.t, hit.point, hit.normal), (4.0, Vec2::new(4.0, 0.0), Vec2::NEG_X));
-//! assert!(contains_point(&crate_, &pose, Vec2::new(6.0, 0.5))); // a corner counts
-//! # Ok::<(), sapwood::ShapeError>(())
+//! let hit = ray_cast(&crate_, &pose, &Ray::new(Vec2::ZERO, Vec2::X), 100.0)?.unwrap();
+//! assert_eq!((hit.t, hit.point, hit.surface_normal), (4.0, Vec2::new(4.0, 0.0), Vec2::NEG_X));
+//! assert!(contains_point(&crate_, &pose, Vec2::new(6.0, 0.5))?); // a corner counts
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod advance;
@@ -68,12 +98,15 @@ mod toi;
 pub use advance::Sweep;
 pub(crate) use cast::segment_vertex_normal;
 pub use cast::{CastHit, CastOptions, cast_shapes};
-pub use distance::{DistanceOutput, distance, distance_cached};
+pub use distance::{ClosestPoints, distance, distance_cached};
 pub use gjk::SimplexCache;
+pub(crate) use planes::solve;
 pub use planes::{Plane, PlaneSolution, solve_planes};
+pub(crate) use point::part_containing;
 pub(crate) use point::{EdgeRegion, edge_region, max_separation, within};
 pub use point::{containing_part, contains_point};
 pub use project::{PointProjection, project_point};
+pub(crate) use ray::cast_ray;
 pub use ray::{RayHit, ray_cast, ray_cast_part};
 pub use toi::{Toi, ToiState, time_of_impact};
 
@@ -81,7 +114,7 @@ use glam::Vec2;
 
 use std::borrow::Cow;
 
-use crate::math::{Aabb, Pose};
+use crate::math::{Aabb, Pose, Ray};
 use crate::shape::{Segment, Shape};
 use gjk::Proxy;
 
@@ -115,16 +148,21 @@ impl std::fmt::Display for QueryError {
 
 impl std::error::Error for QueryError {}
 
-fn check_pose(pose: &Pose) -> Result<(), QueryError> {
+// The checks every query applies to its input, pair queries and world queries alike: the one
+// error policy (see the module docs).
+
+/// A pose with finite components and a unit rotation.
+pub(crate) fn check_pose(pose: &Pose) -> Result<(), QueryError> {
     if pose.is_valid() { Ok(()) } else { Err(QueryError::NonFinite) }
 }
 
-fn check_vector(v: Vec2) -> Result<(), QueryError> {
+/// A finite point, direction or translation.
+pub(crate) fn check_vector(v: Vec2) -> Result<(), QueryError> {
     if v.is_finite() { Ok(()) } else { Err(QueryError::NonFinite) }
 }
 
 /// A finite, non-negative scalar (a fraction or a distance).
-fn check_amount(x: f32) -> Result<(), QueryError> {
+pub(crate) fn check_amount(x: f32) -> Result<(), QueryError> {
     if !x.is_finite() {
         Err(QueryError::NonFinite)
     } else if x < 0.0 {
@@ -132,6 +170,31 @@ fn check_amount(x: f32) -> Result<(), QueryError> {
     } else {
         Ok(())
     }
+}
+
+/// A non-negative bound that may be infinite (a ray's `max_t`, a search's `max_distance`).
+pub(crate) fn check_bound(x: f32) -> Result<(), QueryError> {
+    if x.is_nan() {
+        Err(QueryError::NonFinite)
+    } else if x < 0.0 {
+        Err(QueryError::Negative)
+    } else {
+        Ok(())
+    }
+}
+
+/// A ray with a finite origin and direction, and a bound as [`check_bound`].
+pub(crate) fn check_ray(ray: &Ray, max_t: f32) -> Result<(), QueryError> {
+    check_vector(ray.origin)?;
+    check_vector(ray.dir)?;
+    check_bound(max_t)
+}
+
+/// A probe the world would accept as a collider: a shape passing [`Shape::validate`] (a shape
+/// assembled from its public fields may not) at a valid pose.
+pub(crate) fn check_probe(shape: &Shape, pose: &Pose) -> Result<(), QueryError> {
+    check_pose(pose)?;
+    shape.validate().map_err(|_| QueryError::InvalidShape)
 }
 
 /// A shape's convex parts with their index and pose in the shape's frame: a convex shape is

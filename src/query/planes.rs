@@ -2,6 +2,8 @@
 
 use glam::Vec2;
 
+use super::{QueryError, check_vector};
+
 /// A half-plane constraint on a displacement `d`: `d · normal >= offset`. For a mover touching a
 /// surface, `normal` is the surface's unit outward normal and `offset` is how far the mover must
 /// move along it (`skin - separation`: positive to back out of a surface closer than the skin,
@@ -34,8 +36,7 @@ pub struct PlaneSolution {
 /// depends only on the planes and their order). Being exact, it does not jitter in acute
 /// corners, where the projected Gauss–Seidel iteration of Box2D's `b2SolvePlanes` converges
 /// slowly. The cost is cubic in the plane count: callers keep it to a handful (the mover caps
-/// it at 16). Non-unit or non-finite normals give an unspecified (finite or not) answer; the
-/// mover only passes unit ones.
+/// it at 16).
 ///
 /// When no point satisfies every plane, a few sweeps of projections onto each violated plane
 /// in turn give a compromise, with [`PlaneSolution::feasible`] false.
@@ -45,14 +46,33 @@ pub struct PlaneSolution {
 /// use sapwood::Vec2;
 /// // A floor (normal +y) and a wall on the right (normal -x); the mover wants to go down-right.
 /// let planes = [Plane { normal: Vec2::Y, offset: 0.0 }, Plane { normal: Vec2::NEG_X, offset: 0.0 }];
-/// let s = solve_planes(Vec2::new(1.0, -1.0), &planes);
+/// let s = solve_planes(Vec2::new(1.0, -1.0), &planes)?;
 /// assert!(s.feasible);
 /// assert_eq!(s.delta, Vec2::ZERO); // wedged into the corner
-/// let s = solve_planes(Vec2::new(-1.0, -1.0), &planes);
+/// let s = solve_planes(Vec2::new(-1.0, -1.0), &planes)?;
 /// assert_eq!(s.delta, Vec2::new(-1.0, 0.0)); // slides along the floor, away from the wall
+/// # Ok::<(), sapwood::query::QueryError>(())
 /// ```
-#[must_use]
-pub fn solve_planes(target: Vec2, planes: &[Plane]) -> PlaneSolution {
+///
+/// # Errors
+/// [`QueryError::NonFinite`] for a NaN or infinite target, normal or offset;
+/// [`QueryError::OutOfRange`] for a normal whose length is not 1 (within 1e-3).
+pub fn solve_planes(target: Vec2, planes: &[Plane]) -> Result<PlaneSolution, QueryError> {
+    check_vector(target)?;
+    for p in planes {
+        check_vector(p.normal)?;
+        if !p.offset.is_finite() {
+            return Err(QueryError::NonFinite);
+        }
+        if (p.normal.length() - 1.0).abs() > 1e-3 {
+            return Err(QueryError::OutOfRange);
+        }
+    }
+    Ok(solve(target, planes))
+}
+
+/// [`solve_planes`] on checked planes.
+pub(crate) fn solve(target: Vec2, planes: &[Plane]) -> PlaneSolution {
     // Rounding allowance of a feasibility test: the candidates are computed from the target and
     // the offsets, so their error scales with those magnitudes.
     let scale = planes.iter().fold(target.abs().max_element(), |m, p| m.max(p.offset.abs()));
@@ -133,7 +153,7 @@ mod tests {
                 })
                 .collect();
             let target = Vec2::new(rng.f() * 4.0 - 2.0, rng.f() * 4.0 - 2.0);
-            let s = solve_planes(target, &planes);
+            let s = solve_planes(target, &planes).unwrap();
             if !s.feasible {
                 continue;
             }
@@ -161,8 +181,8 @@ mod tests {
         let half = 10f32.to_radians();
         let left = Plane { normal: Vec2::new(half.cos(), half.sin()), offset: 0.0 };
         let right = Plane { normal: Vec2::new(-half.cos(), half.sin()), offset: 0.0 };
-        let a = solve_planes(Vec2::new(0.3, -2.0), &[left, right]);
-        let b = solve_planes(Vec2::new(0.3, -2.0), &[right, left]);
+        let a = solve_planes(Vec2::new(0.3, -2.0), &[left, right]).unwrap();
+        let b = solve_planes(Vec2::new(0.3, -2.0), &[right, left]).unwrap();
         assert!(a.feasible && a.delta.length() < 1e-6, "{a:?}");
         assert_eq!(a, b);
     }
@@ -170,7 +190,7 @@ mod tests {
     #[test]
     fn no_room_is_reported() {
         let planes = [Plane { normal: Vec2::X, offset: 1.0 }, Plane { normal: Vec2::NEG_X, offset: 1.0 }];
-        let s = solve_planes(Vec2::ZERO, &planes);
+        let s = solve_planes(Vec2::ZERO, &planes).unwrap();
         assert!(!s.feasible);
         assert!(s.delta.is_finite());
     }

@@ -2,13 +2,16 @@
 
 use glam::Vec2;
 
+use super::{QueryError, check_pose, check_vector};
 use crate::math::Pose;
 use crate::shape::{Capsule, Chain, Polygon, Shape};
 
 /// Whether `point` lies inside `shape` at `pose` or on its boundary.
-#[must_use]
-pub fn contains_point(shape: &Shape, pose: &Pose, point: Vec2) -> bool {
-    containing_part(shape, pose, point).is_some()
+///
+/// # Errors
+/// [`QueryError::NonFinite`] for a NaN or infinite point or an invalid pose.
+pub fn contains_point(shape: &Shape, pose: &Pose, point: Vec2) -> Result<bool, QueryError> {
+    Ok(containing_part(shape, pose, point)?.is_some())
 }
 
 /// The first part (lowest index; 0 for a convex shape) of `shape` at `pose` that contains
@@ -21,13 +24,22 @@ pub fn contains_point(shape: &Shape, pose: &Pose, point: Vec2) -> bool {
 ///     (Pose::IDENTITY, Shape::cuboid(Vec2::new(0.5, 2.0))?),
 ///     (Pose::from_translation(Vec2::new(1.5, -1.5)), Shape::cuboid(Vec2::new(1.0, 0.5))?),
 /// ])?;
-/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(2.0, -1.5)), Some(1));
-/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(0.5, -1.5)), Some(0)); // on both: the first
-/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(2.0, 1.0)), None);
-/// # Ok::<(), sapwood::ShapeError>(())
+/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(2.0, -1.5))?, Some(1));
+/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(0.5, -1.5))?, Some(0)); // on both: the first
+/// assert_eq!(containing_part(&l, &Pose::IDENTITY, Vec2::new(2.0, 1.0))?, None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[must_use]
-pub fn containing_part(shape: &Shape, pose: &Pose, point: Vec2) -> Option<u32> {
+///
+/// # Errors
+/// As [`contains_point`].
+pub fn containing_part(shape: &Shape, pose: &Pose, point: Vec2) -> Result<Option<u32>, QueryError> {
+    check_pose(pose)?;
+    check_vector(point)?;
+    Ok(part_containing(shape, pose, point))
+}
+
+/// [`containing_part`] on checked input.
+pub(crate) fn part_containing(shape: &Shape, pose: &Pose, point: Vec2) -> Option<u32> {
     let p = pose.inv_transform_point(point);
     match shape {
         Shape::Compound(c) => {

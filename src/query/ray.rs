@@ -3,6 +3,7 @@
 use glam::Vec2;
 
 use super::point::contains_local;
+use super::{QueryError, check_pose, check_ray};
 use crate::math::{Pose, Ray};
 use crate::shape::{Capsule, Chain, Polygon, Shape};
 
@@ -15,16 +16,19 @@ pub struct RayHit {
     pub point: Vec2,
     /// Unit outward surface normal at the hit, world space (`-dir` normalized for a ray that
     /// starts inside, see the [module docs](crate::query)).
-    pub normal: Vec2,
+    pub surface_normal: Vec2,
 }
 
 /// The first point where `ray` meets `shape` at `pose`, with `0 <= t <= max_t`, or `None`.
 ///
 /// A ray starting inside or on the boundary hits at `t = 0` with normal `-dir` normalized.
-/// Returns `None` for a negative or NaN `max_t`.
-#[must_use]
-pub fn ray_cast(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<RayHit> {
-    ray_cast_part(shape, pose, ray, max_t).map(|(_, h)| h)
+/// `dir` may have any finite length (1e-30 or 1e30 alike); `max_t` may be infinite.
+///
+/// # Errors
+/// [`QueryError::NonFinite`] for a NaN or infinite origin or direction, a NaN `max_t` or an
+/// invalid pose; [`QueryError::Negative`] for a negative `max_t`.
+pub fn ray_cast(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Result<Option<RayHit>, QueryError> {
+    Ok(ray_cast_part(shape, pose, ray, max_t)?.map(|(_, h)| h))
 }
 
 /// [`ray_cast`], with the index of the part hit (0 for a convex shape): the closest part, the
@@ -37,21 +41,40 @@ pub fn ray_cast(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<Ray
 ///     (Pose::from_translation(Vec2::new(-2.0, 0.0)), Shape::circle(0.5)?),
 ///     (Pose::from_translation(Vec2::new(2.0, 0.0)), Shape::circle(0.5)?),
 /// ])?;
-/// let (part, hit) = ray_cast_part(&two, &Pose::IDENTITY, &Ray::new(Vec2::new(5.0, 0.0), Vec2::NEG_X), 10.0).unwrap();
+/// let (part, hit) = ray_cast_part(&two, &Pose::IDENTITY, &Ray::new(Vec2::new(5.0, 0.0), Vec2::NEG_X), 10.0)?.unwrap();
 /// assert_eq!((part, hit.t), (1, 2.5));
-/// # Ok::<(), sapwood::ShapeError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[must_use]
-pub fn ray_cast_part(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, RayHit)> {
+///
+/// # Errors
+/// As [`ray_cast`].
+pub fn ray_cast_part(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Result<Option<(u32, RayHit)>, QueryError> {
+    check_pose(pose)?;
+    check_ray(ray, max_t)?;
+    Ok(cast_ray(shape, pose, ray, max_t))
+}
+
+/// [`ray_cast_part`] on checked input. A direction whose squared length would overflow or
+/// underflow is first scaled by a power of two (exactly), and `t` scaled back.
+pub(crate) fn cast_ray(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, RayHit)> {
+    let size = ray.dir.abs().max_element();
+    if size > 0.0 && !(2.328_306_4e-10..=4.294_967_3e9).contains(&size) {
+        // 2^exponent of `size`, built from the bits (`log2` rounds f32::MAX up to 128).
+        let exponent = ((size.to_bits() >> 23) & 0xff).max(1);
+        let scale = f32::from_bits(exponent << 23);
+        let scaled = Ray::new(ray.origin, ray.dir / scale);
+        return cast_ray_parts(shape, pose, &scaled, max_t * scale).map(|(i, h)| (i, RayHit { t: h.t / scale, ..h }));
+    }
+    cast_ray_parts(shape, pose, ray, max_t)
+}
+
+fn cast_ray_parts(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, RayHit)> {
     if let Shape::Chain(c) = shape {
         return chain_cast(c, pose, ray, max_t);
     }
     let Shape::Compound(c) = shape else {
         return ray_cast_convex(shape, pose, ray, max_t).map(|h| (0, h));
     };
-    if max_t.is_nan() || max_t < 0.0 {
-        return None;
-    }
     // Cull parts by their boxes in the compound's frame, grown a little: the local ray is
     // rounded differently from the one each part's exact cast uses.
     let local = Ray::new(pose.inv_transform_point(ray.origin), pose.inv_transform_vector(ray.dir));
@@ -70,12 +93,9 @@ pub fn ray_cast_part(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Optio
 }
 
 fn ray_cast_convex(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<RayHit> {
-    if max_t.is_nan() || max_t < 0.0 {
-        return None;
-    }
     let o = pose.inv_transform_point(ray.origin);
     if contains_local(shape, o) {
-        return Some(RayHit { t: 0.0, point: ray.origin, normal: (-ray.dir).normalize_or_zero() });
+        return Some(RayHit { t: 0.0, point: ray.origin, surface_normal: (-ray.dir).normalize_or_zero() });
     }
     let d = pose.inv_transform_vector(ray.dir);
     let (t, n) = match shape {
@@ -87,16 +107,13 @@ fn ray_cast_convex(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Option<
         Shape::Polygon(p) => polygon_cast(p, o, d, max_t),
         Shape::Compound(_) | Shape::Chain(_) => unreachable!("split into parts by ray_cast_part"),
     }?;
-    (t <= max_t).then(|| RayHit { t, point: ray.at(t), normal: pose.transform_vector(n) })
+    (t <= max_t).then(|| RayHit { t, point: ray.at(t), surface_normal: pose.transform_vector(n) })
 }
 
 /// The closest segment of a chain that the ray hits (the lowest index on equal `t`); the
 /// chain's BVH offers the segments whose boxes the ray enters before the best hit so far. A
 /// one-sided chain's segment is invisible to a ray starting behind it.
 fn chain_cast(c: &Chain, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, RayHit)> {
-    if max_t.is_nan() || max_t < 0.0 {
-        return None;
-    }
     let (o, d) = (pose.inv_transform_point(ray.origin), pose.inv_transform_vector(ray.dir));
     let bound = std::cell::Cell::new(max_t);
     let mut best: Option<(u32, f32, Vec2)> = None;
@@ -124,7 +141,7 @@ fn chain_cast(c: &Chain, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, Ray
             }
         },
     );
-    best.map(|(i, t, n)| (i, RayHit { t, point: ray.at(t), normal: pose.transform_vector(n) }))
+    best.map(|(i, t, n)| (i, RayHit { t, point: ray.at(t), surface_normal: pose.transform_vector(n) }))
 }
 
 /// Ray from `o` (outside) against the circle of radius `r` at the origin: `(t, unit normal)`.

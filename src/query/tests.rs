@@ -9,7 +9,7 @@ use parry2d::query::{PointQuery, Ray as PRay, RayCast};
 use parry2d::shape::{Ball, Capsule as PCapsule, ConvexPolygon, Cuboid as PCuboid, RoundShape};
 
 fn hit(shape: &Shape, pose: &Pose, o: (f32, f32), d: (f32, f32)) -> Option<RayHit> {
-    ray_cast(shape, pose, &Ray::new(Vec2::new(o.0, o.1), Vec2::new(d.0, d.1)), 100.0)
+    ray_cast(shape, pose, &Ray::new(Vec2::new(o.0, o.1), Vec2::new(d.0, d.1)), 100.0).unwrap()
 }
 
 #[test]
@@ -17,28 +17,35 @@ fn circle_known_answers() {
     let s = Shape::circle(1.0).unwrap();
     let pose = Pose::from_translation(Vec2::new(3.0, 0.0));
     let h = hit(&s, &pose, (0.0, 0.0), (1.0, 0.0)).unwrap();
-    assert_eq!((h.t, h.point, h.normal), (2.0, Vec2::new(2.0, 0.0), Vec2::NEG_X));
+    assert_eq!((h.t, h.point, h.surface_normal), (2.0, Vec2::new(2.0, 0.0), Vec2::NEG_X));
     // Non-unit direction: t in units of dir.
     assert_eq!(hit(&s, &pose, (0.0, 0.0), (4.0, 0.0)).unwrap().t, 0.5);
     // Tangent ray grazes at (3, 1): counts (boundary is inside).
     let h = hit(&s, &pose, (0.0, 1.0), (1.0, 0.0)).unwrap();
-    assert_eq!((h.t, h.normal), (3.0, Vec2::Y));
+    assert_eq!((h.t, h.surface_normal), (3.0, Vec2::Y));
     assert!(hit(&s, &pose, (0.0, 1.001), (1.0, 0.0)).is_none());
     assert!(hit(&s, &pose, (0.0, 0.0), (-1.0, 0.0)).is_none());
-    assert!(ray_cast(&s, &pose, &Ray::new(Vec2::ZERO, Vec2::X), 1.999).is_none());
-    assert!(ray_cast(&s, &pose, &Ray::new(Vec2::ZERO, Vec2::X), 2.0).is_some());
-    assert!(ray_cast(&s, &pose, &Ray::new(Vec2::ZERO, Vec2::X), -1.0).is_none());
-    assert!(ray_cast(&s, &pose, &Ray::new(Vec2::ZERO, Vec2::X), f32::NAN).is_none());
+    assert!(ray_cast(&s, &pose, &Ray::new(Vec2::ZERO, Vec2::X), 1.999).unwrap().is_none());
+    assert!(ray_cast(&s, &pose, &Ray::new(Vec2::ZERO, Vec2::X), 2.0).unwrap().is_some());
+    assert_eq!(ray_cast(&s, &pose, &Ray::new(Vec2::ZERO, Vec2::X), -1.0), Err(QueryError::Negative));
+    assert_eq!(ray_cast(&s, &pose, &Ray::new(Vec2::ZERO, Vec2::X), f32::NAN), Err(QueryError::NonFinite));
+    // Any finite direction length: the squared length of 1e20 or 1e-25 would overflow or
+    // underflow.
+    for scale in [1e-25, 1e-20, 1.0, 1e20, 1e30, f32::MAX] {
+        let h = ray_cast(&s, &pose, &Ray::new(Vec2::ZERO, Vec2::X * scale), f32::INFINITY).unwrap().unwrap();
+        let near = |a: Vec2, b: Vec2| (a - b).length() <= 4.0 * f32::EPSILON;
+        assert!(near(h.point, Vec2::new(2.0, 0.0)) && near(h.surface_normal, Vec2::NEG_X), "dir length {scale}: {h:?}");
+    }
     // Starting inside: t = 0, normal against the ray.
     let h = hit(&s, &pose, (3.5, 0.0), (0.0, 2.0)).unwrap();
-    assert_eq!((h.t, h.point, h.normal), (0.0, Vec2::new(3.5, 0.0), Vec2::NEG_Y));
+    assert_eq!((h.t, h.point, h.surface_normal), (0.0, Vec2::new(3.5, 0.0), Vec2::NEG_Y));
     // On the boundary, pointing out: still inside.
     assert_eq!(hit(&s, &pose, (4.0, 0.0), (1.0, 0.0)).unwrap().t, 0.0);
     // Zero direction: a point test; the normal is zero, never NaN.
-    assert_eq!(hit(&s, &pose, (3.0, 0.0), (0.0, 0.0)).unwrap().normal, Vec2::ZERO);
+    assert_eq!(hit(&s, &pose, (3.0, 0.0), (0.0, 0.0)).unwrap().surface_normal, Vec2::ZERO);
     assert!(hit(&s, &pose, (0.0, 0.0), (0.0, 0.0)).is_none());
-    assert!(contains_point(&s, &pose, Vec2::new(3.0, 1.0)));
-    assert!(!contains_point(&s, &pose, Vec2::new(3.0, 1.0001)));
+    assert!(contains_point(&s, &pose, Vec2::new(3.0, 1.0)).unwrap());
+    assert!(!contains_point(&s, &pose, Vec2::new(3.0, 1.0001)).unwrap());
 }
 
 #[test]
@@ -46,20 +53,20 @@ fn capsule_known_answers() {
     let s = Shape::capsule(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), 0.5).unwrap();
     let pose = Pose::IDENTITY;
     let h = hit(&s, &pose, (0.5, 3.0), (0.0, -1.0)).unwrap();
-    assert_eq!((h.t, h.point, h.normal), (2.5, Vec2::new(0.5, 0.5), Vec2::Y));
+    assert_eq!((h.t, h.point, h.surface_normal), (2.5, Vec2::new(0.5, 0.5), Vec2::Y));
     let h = hit(&s, &pose, (-5.0, 0.0), (1.0, 0.0)).unwrap();
-    assert_eq!((h.t, h.normal), (3.5, Vec2::NEG_X));
+    assert_eq!((h.t, h.surface_normal), (3.5, Vec2::NEG_X));
     let h = hit(&s, &pose, (0.5, -3.0), (0.0, 1.0)).unwrap();
-    assert_eq!((h.t, h.normal), (2.5, Vec2::NEG_Y));
+    assert_eq!((h.t, h.surface_normal), (2.5, Vec2::NEG_Y));
     // Past the end's round cap.
     assert!(hit(&s, &pose, (1.45, 3.0), (0.0, -1.0)).unwrap().t > 2.5);
     assert!(hit(&s, &pose, (1.51, 3.0), (0.0, -1.0)).is_none());
     // Rotated a quarter turn and moved.
     let pose = Pose::new(Vec2::new(10.0, 0.0), std::f32::consts::FRAC_PI_2);
     let h = hit(&s, &pose, (0.0, 0.0), (1.0, 0.0)).unwrap();
-    assert!((h.t - 9.5).abs() < 1e-5 && (h.normal - Vec2::NEG_X).length() < 1e-6);
-    assert!(contains_point(&s, &pose, Vec2::new(10.0, 1.5)));
-    assert!(!contains_point(&s, &pose, Vec2::new(10.0, 1.51)));
+    assert!((h.t - 9.5).abs() < 1e-5 && (h.surface_normal - Vec2::NEG_X).length() < 1e-6);
+    assert!(contains_point(&s, &pose, Vec2::new(10.0, 1.5)).unwrap());
+    assert!(!contains_point(&s, &pose, Vec2::new(10.0, 1.51)).unwrap());
 }
 
 #[test]
@@ -67,17 +74,17 @@ fn box_known_answers() {
     let s = Shape::cuboid(Vec2::new(1.0, 0.5)).unwrap();
     let pose = Pose::IDENTITY;
     let h = hit(&s, &pose, (-3.0, 0.25), (1.0, 0.0)).unwrap();
-    assert_eq!((h.t, h.point, h.normal), (2.0, Vec2::new(-1.0, 0.25), Vec2::NEG_X));
+    assert_eq!((h.t, h.point, h.surface_normal), (2.0, Vec2::new(-1.0, 0.25), Vec2::NEG_X));
     let h = hit(&s, &pose, (0.0, 2.0), (0.0, -1.0)).unwrap();
-    assert_eq!((h.t, h.normal), (1.5, Vec2::Y));
+    assert_eq!((h.t, h.surface_normal), (1.5, Vec2::Y));
     // Diagonal into the corner region: enters through the top face at (0.5, 0.5).
     let h = hit(&s, &pose, (2.0, 2.0), (-1.0, -1.0)).unwrap();
-    assert_eq!((h.t, h.normal), (1.5, Vec2::Y));
+    assert_eq!((h.t, h.surface_normal), (1.5, Vec2::Y));
     // Sliding along the top face: touching counts.
     assert_eq!(hit(&s, &pose, (-3.0, 0.5), (1.0, 0.0)).unwrap().t, 2.0);
     assert!(hit(&s, &pose, (-3.0, 0.5001), (1.0, 0.0)).is_none());
-    assert!(contains_point(&s, &pose, Vec2::new(1.0, -0.5)));
-    assert!(!contains_point(&s, &pose, Vec2::new(1.0001, 0.0)));
+    assert!(contains_point(&s, &pose, Vec2::new(1.0, -0.5)).unwrap());
+    assert!(!contains_point(&s, &pose, Vec2::new(1.0001, 0.0)).unwrap());
 }
 
 #[test]
@@ -86,26 +93,26 @@ fn polygon_and_rounded_polygon_known_answers() {
     let pose = Pose::IDENTITY;
     // Onto the hypotenuse from (4, 3) straight down-left along -(0.6, 0.8): distance 2.4.
     let h = hit(&tri, &pose, (4.0, 3.0), (-0.6, -0.8)).unwrap();
-    assert!((h.t - 2.4).abs() < 1e-5 && (h.normal - Vec2::new(0.6, 0.8)).length() < 1e-6);
+    assert!((h.t - 2.4).abs() < 1e-5 && (h.surface_normal - Vec2::new(0.6, 0.8)).length() < 1e-6);
     let h = hit(&tri, &pose, (1.0, -2.0), (0.0, 1.0)).unwrap();
-    assert_eq!((h.t, h.normal), (2.0, Vec2::NEG_Y));
+    assert_eq!((h.t, h.surface_normal), (2.0, Vec2::NEG_Y));
     assert!(hit(&tri, &pose, (5.0, -2.0), (0.0, 1.0)).is_none());
-    assert!(contains_point(&tri, &pose, Vec2::new(2.0, 1.5))); // on the hypotenuse
-    assert!(!contains_point(&tri, &pose, Vec2::new(2.0, 1.51)));
+    assert!(contains_point(&tri, &pose, Vec2::new(2.0, 1.5)).unwrap()); // on the hypotenuse
+    assert!(!contains_point(&tri, &pose, Vec2::new(2.0, 1.51)).unwrap());
 
     let rb = Shape::rounded_box(Vec2::ONE, 0.5).unwrap();
     let h = hit(&rb, &pose, (-5.0, 0.5), (1.0, 0.0)).unwrap();
-    assert_eq!((h.t, h.normal), (3.5, Vec2::NEG_X));
+    assert_eq!((h.t, h.surface_normal), (3.5, Vec2::NEG_X));
     // Through the rounded corner: a ray along the diagonal meets the arc at distance
     // sqrt(2) + 0.5 from the centre.
     let h = hit(&rb, &pose, (-4.0, -4.0), (1.0, 1.0)).unwrap();
     let expect = (4.0 * std::f32::consts::SQRT_2 - std::f32::consts::SQRT_2 - 0.5) / std::f32::consts::SQRT_2;
     assert!((h.t - expect).abs() < 1e-5, "{h:?} vs {expect}");
-    assert!((h.normal - Vec2::new(-1.0, -1.0).normalize()).length() < 1e-5);
+    assert!((h.surface_normal - Vec2::new(-1.0, -1.0).normalize()).length() < 1e-5);
     // Just outside the arc, inside the sharp corner of the pushed-out box.
-    assert!(!contains_point(&rb, &pose, Vec2::new(1.4, 1.4)));
-    assert!(contains_point(&rb, &pose, Vec2::new(1.3, 1.4)));
-    assert!(contains_point(&rb, &pose, Vec2::new(1.5, -1.0)));
+    assert!(!contains_point(&rb, &pose, Vec2::new(1.4, 1.4)).unwrap());
+    assert!(contains_point(&rb, &pose, Vec2::new(1.3, 1.4)).unwrap());
+    assert!(contains_point(&rb, &pose, Vec2::new(1.5, -1.0)).unwrap());
     assert!(hit(&rb, &pose, (1.4, 3.0), (1.0, -1.0)).is_none()); // passes the corner outside
     assert_eq!(hit(&rb, &pose, (0.0, 0.0), (1.0, 0.0)).unwrap().t, 0.0);
 }
@@ -203,7 +210,7 @@ fn random_rays_and_points_match_parry() {
             let dir = (target - o) * (0.5 + rnd());
             let max_t = if rnd() < 0.2 { rnd() } else { 10.0 };
             let ray = Ray::new(o, dir);
-            let mine = ray_cast(shape, &pose, &ray, max_t);
+            let mine = ray_cast(shape, &pose, &ray, max_t).unwrap();
             // The point test probes the ray's aim point.
             let probe = target;
             let pray = PRay::new(PVec::new(o.x, o.y), PVec::new(dir.x, dir.y));
@@ -211,10 +218,10 @@ fn random_rays_and_points_match_parry() {
             n += 1;
             // Skip points within 1e-4 of the surface, where f32 rounding of the two poses
             // may legitimately disagree.
-            let sure_in = contains_point(shape, &pose, probe);
+            let sure_in = contains_point(shape, &pose, probe).unwrap();
             let near_surface = (0..8).any(|i| {
                 let off = 1e-4 * Vec2::from_angle(i as f32 * 0.785);
-                contains_point(shape, &pose, probe + off) != sure_in
+                contains_point(shape, &pose, probe + off).unwrap() != sure_in
             });
             if !near_surface {
                 // parry's point query on rounded shapes is GJK-approximate as well (it
@@ -246,24 +253,24 @@ fn random_rays_and_points_match_parry() {
                     if !is_rounded {
                         assert!((h.t - t).abs() * scale < tol, "{shape:?} {pose:?} {ray:?}: {h:?} vs {t}");
                     }
-                    assert!((h.normal.length() - 1.0).abs() < 1e-5 || h.t == 0.0);
+                    assert!((h.surface_normal.length() - 1.0).abs() < 1e-5 || h.t == 0.0);
                     if h.t > 0.0 {
                         // Exactness without parry: the hit is on the surface and just before it
                         // the ray is outside. (Just past it need not be inside: a ray may clip
                         // a corner.)
                         let eps = 1e-4 / scale;
-                        assert!(!contains_point(shape, &pose, ray.at(h.t - eps)), "{shape:?} {ray:?} {h:?}");
+                        assert!(!contains_point(shape, &pose, ray.at(h.t - eps)).unwrap(), "{shape:?} {ray:?} {h:?}");
                         let gap = distance_to_surface(shape, pose.inv_transform_point(h.point));
                         assert!(gap < 2e-5, "{shape:?} {pose:?} {ray:?} {h:?}: {gap} off the surface");
                         // The normal faces the incoming ray; on smooth shapes it is unique, so
                         // parry's must agree (polygon and box corners have a normal cone).
-                        assert!(h.normal.dot(dir) <= 0.0, "{h:?}");
+                        assert!(h.surface_normal.dot(dir) <= 0.0, "{h:?}");
                         // Grazing hits are skipped: there a 1e-7 shift of the pose moves the hit, and
                         // so the normal, a long way.
-                        let grazing = h.normal.dot(dir).abs() < 0.1 * scale;
+                        let grazing = h.surface_normal.dot(dir).abs() < 0.1 * scale;
                         if matches!(shape, Shape::Circle(_) | Shape::Capsule(_)) && !grazing {
                             assert!(
-                                (h.normal - nrm).length() < 1e-3,
+                                (h.surface_normal - nrm).length() < 1e-3,
                                 "{shape:?} {pose:?} {ray:?} {h:?} vs {nrm:?} {t}"
                             );
                         }
@@ -276,7 +283,7 @@ fn random_rays_and_points_match_parry() {
                     let grazing = (t - max_t).abs() * dir.length() < 1e-3 || {
                         let nudge = |dy: f32| {
                             let d2 = dir + dy * dir.perp();
-                            ray_cast(shape, &pose, &Ray::new(o, d2), max_t).is_some()
+                            ray_cast(shape, &pose, &Ray::new(o, d2), max_t).unwrap().is_some()
                         };
                         nudge(1e-3) != nudge(-1e-3)
                     };
@@ -294,9 +301,9 @@ fn random_rays_and_points_match_parry() {
                             }
                             (Some(h), _) => {
                                 distance_to_surface(shape, pose.inv_transform_point(h.point)) < 2e-5
-                                    && !contains_point(shape, &pose, ray.at(h.t - 1e-4 / dir.length()))
+                                    && !contains_point(shape, &pose, ray.at(h.t - 1e-4 / dir.length())).unwrap()
                             }
-                            (None, Some((t, _))) => !contains_point(shape, &pose, ray.at(t)),
+                            (None, Some((t, _))) => !contains_point(shape, &pose, ray.at(t)).unwrap(),
                             (None, None) => true,
                         };
                     assert!(grazing || brute_ok, "{shape:?} {pose:?} {ray:?} max_t {max_t}: {mine:?} vs {theirs:?}");
@@ -323,6 +330,6 @@ fn regression_far_ray_small_arc_discriminant() {
     let s = Shape::polygon(&pts, 0.005565057).unwrap();
     let pose = Pose { p: Vec2::new(2.6648464, 2.3183832), q: crate::math::Rot { c: -0.6622372, s: 0.7492943 } };
     let ray = Ray::new(Vec2::new(4.6737876, 0.06615733), Vec2::new(-0.7778212, 0.6284856));
-    let hit = ray_cast(&s, &pose, &ray, 1000.0).unwrap();
+    let hit = ray_cast(&s, &pose, &ray, 1000.0).unwrap().unwrap();
     assert!((hit.t - 3.3239907).abs() < 2e-5, "{hit:?}");
 }

@@ -261,10 +261,10 @@ impl Shape {
     /// A circle of the given radius.
     ///
     /// # Errors
-    /// [`ShapeError::NonFinite`] or [`ShapeError::NonPositiveSize`] for a bad radius.
+    /// [`ShapeError::NonFinite`] or [`ShapeError::NonPositiveSize`] for a bad radius,
+    /// [`ShapeError::TooLarge`] beyond [`MAX_SHAPE_SIZE`].
     pub fn circle(radius: f32) -> Result<Shape, ShapeError> {
-        check_positive(radius)?;
-        Ok(Shape::Circle(Circle { radius }))
+        Shape::Circle(Circle { radius }).checked()
     }
 
     /// A capsule around the segment `a`–`b`.
@@ -272,21 +272,18 @@ impl Shape {
     /// # Errors
     /// [`ShapeError::NonFinite`] for a non-finite input, [`ShapeError::NonPositiveSize`] for a
     /// radius `<= 0`, [`ShapeError::TooFewPoints`] when `a == b` or so close that the square of
-    /// their distance underflows (use a circle).
+    /// their distance underflows (use a circle), [`ShapeError::TooLarge`] when an end's
+    /// coordinate plus the radius exceeds [`MAX_SHAPE_SIZE`].
     pub fn capsule(a: Vec2, b: Vec2, radius: f32) -> Result<Shape, ShapeError> {
-        if !a.is_finite() || !b.is_finite() {
-            return Err(ShapeError::NonFinite);
-        }
-        check_positive(radius)?;
-        check_axis(a, b)?;
-        Ok(Shape::Capsule(Capsule { a, b, radius }))
+        Shape::Capsule(Capsule { a, b, radius }).checked()
     }
 
     /// The two-sided line segment `a`–`b`.
     ///
     /// # Errors
     /// [`ShapeError::NonFinite`] for a non-finite end, [`ShapeError::TooFewPoints`] when
-    /// `a == b` or so close that the square of their distance underflows.
+    /// `a == b` or so close that the square of their distance underflows,
+    /// [`ShapeError::TooLarge`] for a coordinate beyond [`MAX_SHAPE_SIZE`].
     pub fn segment(a: Vec2, b: Vec2) -> Result<Shape, ShapeError> {
         Shape::rounded_segment(a, b, 0.0)
     }
@@ -297,20 +294,25 @@ impl Shape {
     /// # Errors
     /// [`ShapeError::NonFinite`] for a non-finite input, [`ShapeError::NegativeRadius`] for a
     /// negative radius, [`ShapeError::TooFewPoints`] when `a == b` or so close that the square
-    /// of their distance underflows.
+    /// of their distance underflows, [`ShapeError::TooLarge`] when an end's coordinate plus the
+    /// radius exceeds [`MAX_SHAPE_SIZE`].
     pub fn rounded_segment(a: Vec2, b: Vec2, radius: f32) -> Result<Shape, ShapeError> {
-        let s = Shape::Segment(Segment { a, b, radius });
-        s.validate()?;
-        Ok(s)
+        Shape::Segment(Segment { a, b, radius }).checked()
     }
 
     /// A box with the given half-extents.
     ///
     /// # Errors
-    /// [`ShapeError::NonFinite`] or [`ShapeError::NonPositiveSize`] for bad half-extents.
+    /// [`ShapeError::NonFinite`] or [`ShapeError::NonPositiveSize`] for bad half-extents,
+    /// [`ShapeError::TooLarge`] beyond [`MAX_SHAPE_SIZE`].
     pub fn cuboid(half_extents: Vec2) -> Result<Shape, ShapeError> {
-        check_half_extents(half_extents)?;
-        Ok(Shape::Cuboid(Cuboid { half_extents }))
+        Shape::Cuboid(Cuboid { half_extents }).checked()
+    }
+
+    /// The shape if it passes [`Shape::validate`]: every constructor ends here.
+    fn checked(self) -> Result<Shape, ShapeError> {
+        self.validate()?;
+        Ok(self)
     }
 
     /// The convex hull of `points` (at most 8 hull vertices), rounded by `radius` (may be 0).
@@ -409,8 +411,7 @@ impl Shape {
             Shape::Compound(c) => Shape::Compound(c.scaled(factor)?),
             Shape::Chain(c) => Shape::Chain(c.scaled(factor)?),
         };
-        s.validate()?;
-        Ok(s)
+        s.checked()
     }
 
     /// The tight bounding box under `pose`: exact for every kind.
@@ -450,8 +451,8 @@ impl Shape {
     /// [`MAX_SHAPE_SIZE`], for polygons 3–8 counter-clockwise convex vertices with unit
     /// normals, for compounds 1–[`MAX_COMPOUND_PARTS`] valid convex parts at valid poses, and for
     /// chains 2–[`MAX_CHAIN_VERTICES`] vertices (3 if closed) with no two consecutive equal.
-    /// The constructors only build valid shapes; this catches shapes assembled from public
-    /// fields or bytes.
+    /// Every constructor applies these very checks, so only shapes assembled from public
+    /// fields or bytes can fail it.
     ///
     /// # Errors
     /// The first [`ShapeError`] found.

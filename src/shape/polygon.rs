@@ -3,7 +3,7 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec2;
 
-use super::ShapeError;
+use super::{Shape, ShapeError};
 
 /// The largest vertex count of a [`Polygon`]. Every [`Shape`](super::Shape) is as large as its
 /// largest variant, so each vertex more grows every stored shape by 16 bytes (vertex and
@@ -49,11 +49,8 @@ impl Polygon {
     /// than 1e-12 (its squared length would underflow f32),
     /// [`ShapeError::Collinear`] when the points span no area,
     /// [`ShapeError::TooManyVertices`] when the hull has more than eight vertices, and
-    /// [`ShapeError::TooLarge`] when coordinates are so large (beyond about 1e13) that the
-    /// centroid overflows. Sizes up to that are accepted here and refused by [`Shape::validate`]
-    /// (hence by the world) beyond [`MAX_SHAPE_SIZE`](super::MAX_SHAPE_SIZE).
-    ///
-    /// [`Shape::validate`]: super::Shape::validate
+    /// [`ShapeError::TooLarge`] when a coordinate plus the radius exceeds
+    /// [`MAX_SHAPE_SIZE`](super::MAX_SHAPE_SIZE).
     pub fn hull(points: &[Vec2], radius: f32) -> Result<Polygon, ShapeError> {
         if !radius.is_finite() || points.iter().any(|p| !p.is_finite()) {
             return Err(ShapeError::NonFinite);
@@ -115,8 +112,8 @@ impl Polygon {
     ///
     /// # Errors
     /// [`ShapeError::NonFinite`] or [`ShapeError::NonPositiveSize`] for bad half-extents,
-    /// [`ShapeError::NegativeRadius`] for `radius < 0`, [`ShapeError::TooLarge`] when the area
-    /// overflows (half-extents beyond about 1e13).
+    /// [`ShapeError::NegativeRadius`] for `radius < 0`, [`ShapeError::TooLarge`] when a
+    /// half-extent plus the radius exceeds [`MAX_SHAPE_SIZE`](super::MAX_SHAPE_SIZE).
     pub fn rounded_box(half_extents: Vec2, radius: f32) -> Result<Polygon, ShapeError> {
         super::check_half_extents(half_extents)?;
         if !radius.is_finite() {
@@ -202,11 +199,10 @@ impl Polygon {
         if !poly.centroid.is_finite() {
             return Err(ShapeError::TooLarge);
         }
-        // The hull's turn test and the edge test below round differently far from the origin
-        // (three points 1.65e6 out, collinear to within f32 spacing, passed the one and failed
-        // the other): what a constructor builds must pass `Shape::validate`, so it runs the
-        // same test.
-        check_convex(poly.vertices(), poly.normals())?;
+        // What a constructor builds must pass `Shape::validate` (its size limit, and its
+        // convexity test: the hull's turn test rounds differently far from the origin), so it
+        // runs the very same checks.
+        Shape::Polygon(poly).validate()?;
         Ok(poly)
     }
 

@@ -35,8 +35,8 @@ mod weld;
 
 pub use hooks::{ColliderView, PairHooks};
 pub use query::{
-    CharacterConfig, CharacterHit, CharacterMove, DistanceHit, QueryFilter, RayCastHit, ShapeCastHit,
-    WorldPointProjection,
+    CharacterConfig, CharacterHit, CharacterMove, QueryFilter, WorldCastHit, WorldClosestPoints, WorldPointProjection,
+    WorldRayHit,
 };
 pub use types::{
     ColliderDesc, Contact, Event, EventKind, Impact, MAX_COORDINATE, StepTimings, WorldConfig, WorldError,
@@ -80,6 +80,27 @@ pub mod snapshot;
 /// assert_eq!((world.events()[0].a, world.events()[0].kind), (ground, EventKind::ContactEnded));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// # Results and their normals
+/// Every record names colliders by the [`ColliderId`] that [`World::insert`] returned. A field
+/// called `normal` points from A to B; one that is a surface's outward normal is called
+/// `surface_normal` (see [`query`](crate::query#results-and-their-normals) for the naming):
+///
+/// | result (field) | from | the normal points |
+/// |---|---|---|
+/// | [`collide::Manifold`](crate::collide::Manifold) (`normal`) | [`collide::contact`](crate::collide::contact), [`Contact`](crate::Contact) | from A to B (`Contact::a` to `Contact::b`) |
+/// | [`query::ClosestPoints`](crate::query::ClosestPoints) (`normal`) | [`query::distance`](crate::query::distance) | from A to B |
+/// | [`query::CastHit`](crate::query::CastHit) (`normal`) | [`query::cast_shapes`](crate::query::cast_shapes) | from A to B |
+/// | [`query::Toi`](crate::query::Toi) (`normal`) | [`query::time_of_impact`](crate::query::time_of_impact) | from A to B |
+/// | [`Impact`](crate::Impact) (`normal`) | [`World::impacts`](crate::World::impacts) | from the bullet to `other` |
+/// | [`WorldClosestPoints`](crate::WorldClosestPoints) (`normal`) | [`World::distance_to_nearest`](crate::World::distance_to_nearest) | from the probe to the collider |
+/// | [`query::RayHit`](crate::query::RayHit), [`WorldRayHit`](crate::WorldRayHit) (`surface_normal`) | ray casts | out of the surface hit, back towards the ray's origin |
+/// | [`WorldCastHit`](crate::WorldCastHit) (`surface_normal`) | [`World::cast_shape`](crate::World::cast_shape) | out of the collider hit, back towards the cast shape |
+/// | [`query::PointProjection`](crate::query::PointProjection), [`WorldPointProjection`](crate::WorldPointProjection) (`surface_normal`) | [`query::project_point`](crate::query::project_point), [`World::project_point`] | out of the surface at the projected point (for a chain or a bare segment, towards the queried point) |
+/// | [`CharacterHit`](crate::CharacterHit) (`surface_normal`) | [`World::move_character`](crate::World::move_character) | out of the surface, towards the character |
+///
+/// Bad input is a typed error and leaves the world as it was: [`WorldError`] from the
+/// mutating calls, [`QueryError`](crate::query::QueryError) from the queries.
 pub struct World {
     config: WorldConfig,
     cols: Columns,
@@ -304,7 +325,7 @@ impl World {
             return Err(WorldError::Full);
         }
         let first = out.len();
-        out.resize(first + descs.len(), ColliderId::new(0, std::num::NonZeroU32::MIN));
+        out.resize(first + descs.len(), ColliderId::default());
         for i in morton_order(descs) {
             out[first + i] = self.insert_checked(descs[i].clone())?;
         }
@@ -676,7 +697,7 @@ impl World {
     }
 
     /// Calls `f(part_a, part_b, manifold)` for every touching part pair of colliders `a` and `b`
-    /// (see [`collide::contact_parts`]), computed now from their current poses and shapes:
+    /// (see [`collide::contact_parts`](crate::collide::contact_parts)), computed now from their current poses and shapes:
     /// the world stores one merged manifold per collider pair ([`World::contacts`]), and
     /// per-part manifolds cost one narrow-phase call, so they are made on request only.
     ///
@@ -738,7 +759,7 @@ impl World {
     /// world.step();
     /// assert!(world.contacts().is_empty()); // it does not touch the wall where it is now
     /// let hit = world.impacts()[0];
-    /// assert_eq!((hit.bullet.id(), hit.other.id()), (Some(bullet), Some(wall)));
+    /// assert_eq!((hit.bullet, hit.other), (bullet, wall));
     /// assert!((hit.pose.p.x - (-0.055)).abs() < 0.01); // stopped at the wall's face
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

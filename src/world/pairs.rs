@@ -155,11 +155,7 @@ impl World {
         self.pairs[p as usize].touching = true;
         if !pair.sensor {
             self.pairs[p as usize].contact = self.contacts.len() as u32;
-            self.contacts.push(Contact {
-                a: self.cols.id(pair.ids[0]).to_raw(),
-                b: self.cols.id(pair.ids[1]).to_raw(),
-                manifold: m,
-            });
+            self.contacts.push(Contact { a: self.cols.id(pair.ids[0]), b: self.cols.id(pair.ids[1]), manifold: m });
             self.contact_pair.push(p);
         }
         self.push_event(&pair, true);

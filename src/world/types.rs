@@ -8,7 +8,7 @@ use glam::Vec2;
 
 use crate::math::Pose;
 use crate::shape::{Shape, ShapeError};
-use crate::storage::{ColliderId, Filter, RawColliderId};
+use crate::storage::{ColliderId, Filter};
 
 /// The largest coordinate magnitude a pose may have (1e7). Contacts stay accurate to the
 /// tests' tolerances within ±1e5; between 1e5 and 1e7 they are as accurate as f32 spacing
@@ -247,9 +247,9 @@ impl ColliderDesc {
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Contact {
     /// The collider with the lower slot index.
-    pub a: RawColliderId,
+    pub a: ColliderId,
     /// The other collider.
-    pub b: RawColliderId,
+    pub b: ColliderId,
     /// The manifold.
     pub manifold: Manifold,
 }
@@ -265,9 +265,9 @@ pub struct Contact {
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Impact {
     /// The bullet.
-    pub bullet: RawColliderId,
+    pub bullet: ColliderId,
     /// The collider it hit first.
-    pub other: RawColliderId,
+    pub other: ColliderId,
     /// Time of impact as a fraction of the step's sweep, in `[0, 1]` (0 for a bullet that starts
     /// the step a hair's breadth from the collider, apart but within the time-of-impact
     /// tolerance, and moves towards it).

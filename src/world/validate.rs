@@ -63,9 +63,10 @@ impl World {
             }
             if slot.contact != NONE {
                 let c = slot.contact as usize;
-                let ids_match = self.contacts.get(c).is_some_and(|k| {
-                    k.a == cols.id(a).to_raw() && k.b == cols.id(b).to_raw() && self.contact_pair[c] == p
-                });
+                let ids_match = self
+                    .contacts
+                    .get(c)
+                    .is_some_and(|k| k.a == cols.id(a) && k.b == cols.id(b) && self.contact_pair[c] == p);
                 if !ids_match {
                     return Err(format!("pair slot {p}: contact {c} belongs to another pair"));
                 }

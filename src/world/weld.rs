@@ -88,7 +88,7 @@ impl Welds {
         {
             return welded::manifold(sb, pb, w, sa, pa).flipped();
         }
-        collide::contact(sa, pa, sb, pb)
+        collide::manifold(sa, pa, sb, pb)
     }
 
     /// [`collide::contact_parts`] for slots `a` and `b`, through the welded kernel when one of
@@ -105,7 +105,7 @@ impl Welds {
         {
             return welded::visit(sb, pb, w, sa, pa, |i, m| f(i, 0, &m.flipped()));
         }
-        collide::contact_parts(sa, pa, sb, pb, f);
+        collide::part_manifolds(sa, pa, sb, pb, f);
     }
 
     /// A query's hit normal (world, out of collider `s`, at surface point `point`) as the

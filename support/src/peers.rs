@@ -141,9 +141,7 @@ impl SapwoodSide {
             .contacts()
             .iter()
             .map(|c| {
-                let (a, b) = (self.scene_of[c.a.id().expect("live").index() as usize], {
-                    self.scene_of[c.b.id().expect("live").index() as usize]
-                });
+                let (a, b) = (self.scene_of[c.a.index() as usize], { self.scene_of[c.b.index() as usize] });
                 let depth = c.manifold.points().iter().map(|p| p.depth).fold(f32::NEG_INFINITY, f32::max);
                 (a.min(b), a.max(b), depth)
             })

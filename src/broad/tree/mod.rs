@@ -104,7 +104,7 @@ pub(crate) enum InsertStrategy {
 /// A ray hit on a stored box: the id and the ray parameter of entry (`0` when the origin is
 /// inside the box).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RayHit {
+pub struct BoxRayHit {
     /// The id of the box hit.
     pub id: u32,
     /// The ray parameter of the hit, in units of the ray direction.

@@ -1,7 +1,7 @@
 //! Queries: boxes, points, rays (Box2D's ray-cast callback contract), self pairs by
 //! simultaneous descent, and pairs between two trees. All exact with respect to the tight boxes.
 
-use super::{DynamicTree, NULL, RayHit};
+use super::{BoxRayHit, DynamicTree, NULL};
 use crate::math::{Aabb, Ray};
 use glam::Vec2;
 
@@ -241,7 +241,7 @@ impl DynamicTree {
         ray: &Ray,
         max_t: f32,
         hit_fn: impl FnMut(u32, f32) -> Option<f32>,
-    ) -> Option<RayHit> {
+    ) -> Option<BoxRayHit> {
         self.ray_cast_closest_with(ray, max_t, Grow::NONE, hit_fn)
     }
 
@@ -253,15 +253,15 @@ impl DynamicTree {
         max_t: f32,
         grow: Grow,
         mut hit_fn: impl FnMut(u32, f32) -> Option<f32>,
-    ) -> Option<RayHit> {
-        let mut best: Option<RayHit> = None;
+    ) -> Option<BoxRayHit> {
+        let mut best: Option<BoxRayHit> = None;
         self.ray_traverse(ray, max_t, grow, |id, t_box, max_t| {
             if let Some(t) = hit_fn(id, t_box)
                 && t >= 0.0
                 && t <= *max_t
                 && best.is_none_or(|b| t < b.t || (t == b.t && id < b.id))
             {
-                best = Some(RayHit { id, t });
+                best = Some(BoxRayHit { id, t });
                 // Boxes entered at exactly `t` are still visited (pruning is `t_node > max_t`),
                 // so an equal hit with a smaller id is not lost.
                 *max_t = t;
@@ -273,7 +273,7 @@ impl DynamicTree {
 
     /// The closest tight box hit by the ray within `max_t` (ties to the smaller id).
     #[must_use]
-    pub fn ray_cast(&self, ray: &Ray, max_t: f32) -> Option<RayHit> {
+    pub fn ray_cast(&self, ray: &Ray, max_t: f32) -> Option<BoxRayHit> {
         self.ray_cast_closest(ray, max_t, |_, t| Some(t))
     }
 

@@ -37,13 +37,13 @@ impl Oracle {
     fn query(&self, q: &Aabb) -> Vec<u32> {
         self.items().filter(|(_, b)| b.overlaps(q)).map(|(i, _)| i).collect()
     }
-    fn ray(&self, ray: &Ray, max_t: f32) -> Option<RayHit> {
-        let mut best: Option<RayHit> = None;
+    fn ray(&self, ray: &Ray, max_t: f32) -> Option<BoxRayHit> {
+        let mut best: Option<BoxRayHit> = None;
         for (id, b) in self.items() {
             if let Some(t) = b.ray_cast(ray, max_t)
                 && best.is_none_or(|h| t < h.t)
             {
-                best = Some(RayHit { id, t });
+                best = Some(BoxRayHit { id, t });
             }
         }
         best
@@ -459,10 +459,10 @@ fn ray_cast_all_contract_stop_and_clip() {
     assert!(seen.iter().any(|&(id, _)| id == 10));
     // A shape-level hit function that rejects even ids finds the first odd box.
     let hit = t.ray_cast_closest(&ray, 1000.0, |id, tb| (id % 2 == 1).then_some(tb));
-    assert_eq!(hit, Some(RayHit { id: 1, t: 3.0 }));
+    assert_eq!(hit, Some(BoxRayHit { id: 1, t: 3.0 }));
     // Origin inside a box: t = 0.
     let hit = t.ray_cast(&Ray::new(Vec2::new(4.5, 0.0), -Vec2::X), 100.0);
-    assert_eq!(hit, Some(RayHit { id: 2, t: 0.0 }));
+    assert_eq!(hit, Some(BoxRayHit { id: 2, t: 0.0 }));
 }
 
 #[test]

@@ -12,7 +12,7 @@ use crate::world::World;
 
 /// Where a cast shape first touches a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ShapeCastHit {
+pub struct WorldCastHit {
     /// The collider hit.
     pub id: ColliderId,
     /// The part hit: its index in a [`Compound`](crate::Compound) collider, 0 for a convex one.
@@ -27,36 +27,18 @@ pub struct ShapeCastHit {
     /// [`WorldConfig::weld_static_edges`](crate::WorldConfig::weld_static_edges)) a hit at a
     /// join with a neighbour has the normal the joined surface has there, as on a chain. For a cast that starts in contact,
     /// whatever the narrow query reports for overlapping shapes.
-    pub normal: Vec2,
+    pub surface_normal: Vec2,
     /// The shapes already overlap (closer than the target distance) at the start: `fraction`
     /// is 0.
     pub started_in_contact: bool,
 }
 
 impl World {
-    /// Refuses a probe pose as the narrow queries do.
-    pub(super) fn check_probe_pose(pose: &Pose) -> Result<(), QueryError> {
-        if pose.is_valid() { Ok(()) } else { Err(QueryError::NonFinite) }
-    }
-
-    /// A finite, non-negative fraction or distance (`infinite_ok`: or +infinity).
-    pub(super) fn check_amount(x: f32, infinite_ok: bool) -> Result<(), QueryError> {
-        if x.is_nan() || (x.is_infinite() && !infinite_ok) {
-            Err(QueryError::NonFinite)
-        } else if x < 0.0 {
-            Err(QueryError::Negative)
-        } else {
-            Ok(())
-        }
-    }
-
-    fn check_cast(pose: &Pose, translation: Vec2, options: &CastOptions) -> Result<(), QueryError> {
-        Self::check_probe_pose(pose)?;
-        if !translation.is_finite() {
-            return Err(QueryError::NonFinite);
-        }
-        Self::check_amount(options.max_fraction, false)?;
-        Self::check_amount(options.target_distance, false)
+    fn check_cast(shape: &Shape, pose: &Pose, translation: Vec2, options: &CastOptions) -> Result<(), QueryError> {
+        query::check_probe(shape, pose)?;
+        query::check_vector(translation)?;
+        query::check_amount(options.max_fraction)?;
+        query::check_amount(options.target_distance)
     }
 
     /// The tree traversal of a shape cast: a ray from the probe's box centre along the
@@ -75,18 +57,18 @@ impl World {
     }
 
     /// The exact cast against slot `slot`.
-    fn shape_cast(&self, slot: u32, probe: (&Shape, &Pose, Vec2), options: &CastOptions) -> Option<ShapeCastHit> {
+    fn shape_cast(&self, slot: u32, probe: (&Shape, &Pose, Vec2), options: &CastOptions) -> Option<WorldCastHit> {
         let (shape, pose, translation) = probe;
         let s = slot as usize;
         let hit =
             query::cast_shapes(shape, pose, translation, &self.cols.shape[s], &self.cols.pose[s], Vec2::ZERO, options)
                 .ok()??;
-        Some(ShapeCastHit {
+        Some(WorldCastHit {
             id: self.cols.id(slot),
             part: hit.part_b,
             fraction: hit.fraction,
             point: hit.point,
-            normal: if hit.started_in_contact {
+            surface_normal: if hit.started_in_contact {
                 -hit.normal
             } else {
                 self.welds.hit_normal(&self.cols, s, hit.point, -hit.normal)
@@ -103,8 +85,7 @@ impl World {
     /// Ties go to the smaller id. A collider the shape already touches at the start is hit at
     /// fraction 0 with `started_in_contact`. The hit is exactly what [`query::cast_shapes`]
     /// answers for that collider: never past the true first contact, and short of it by at
-    /// most that query's tolerance. A probe
-    /// shape the world would refuse as a collider (failing [`Shape::validate`]) hits nothing.
+    /// most that query's tolerance.
     ///
     /// ```
     /// use sapwood::query::CastOptions;
@@ -118,14 +99,15 @@ impl World {
     ///     .expect("the wall is in the way");
     /// assert_eq!(hit.id, wall);
     /// assert!((hit.fraction - 0.4).abs() < 1e-3); // the ball's edge meets the wall at x = 4.5
-    /// assert!((hit.normal - Vec2::NEG_X).length() < 1e-3); // the wall's face, towards the ball
+    /// assert!((hit.surface_normal - Vec2::NEG_X).length() < 1e-3); // the wall's face, towards the ball
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// # Errors
     /// [`QueryError::NonFinite`] for a NaN or infinite pose, translation, `max_fraction` or
     /// `target_distance`, or a pose whose rotation is not a unit rotation;
-    /// [`QueryError::Negative`] for a negative `max_fraction` or `target_distance`.
+    /// [`QueryError::Negative`] for a negative `max_fraction` or `target_distance`;
+    /// [`QueryError::InvalidShape`] for a shape failing [`Shape::validate`].
     pub fn cast_shape(
         &self,
         shape: &Shape,
@@ -133,14 +115,10 @@ impl World {
         translation: Vec2,
         options: &CastOptions,
         filter: &QueryFilter,
-    ) -> Result<Option<ShapeCastHit>, QueryError> {
-        Self::check_cast(pose, translation, options)?;
-        // The narrow queries assume valid shapes (see `World::query_shape`).
-        if shape.validate().is_err() {
-            return Ok(None);
-        }
+    ) -> Result<Option<WorldCastHit>, QueryError> {
+        Self::check_cast(shape, pose, translation, options)?;
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
-        let mut best: Option<ShapeCastHit> = None;
+        let mut best: Option<WorldCastHit> = None;
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
             // The second tree starts with the ray clipped at the first tree's best hit.
@@ -178,12 +156,9 @@ impl World {
         translation: Vec2,
         options: &CastOptions,
         filter: &QueryFilter,
-        out: &mut Vec<ShapeCastHit>,
+        out: &mut Vec<WorldCastHit>,
     ) -> Result<(), QueryError> {
-        Self::check_cast(pose, translation, options)?;
-        if shape.validate().is_err() {
-            return Ok(());
-        }
+        Self::check_cast(shape, pose, translation, options)?;
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);

@@ -94,7 +94,7 @@ impl CharacterConfig {
             return Err(QueryError::NonFinite);
         }
         for x in [self.skin, self.max_slope, self.snap_to_ground, self.step_height] {
-            World::check_amount(x, false)?;
+            query::check_amount(x)?;
         }
         let lengths = [self.skin, self.snap_to_ground, self.step_height];
         if (self.up.length() - 1.0).abs() > 1e-3
@@ -118,7 +118,7 @@ pub struct CharacterHit {
     /// The point on the surface nearest the character (world space).
     pub point: Vec2,
     /// The surface's unit normal there, out of the obstacle towards the character.
-    pub normal: Vec2,
+    pub surface_normal: Vec2,
 }
 
 /// Where [`World::move_character`] left the shape.
@@ -273,7 +273,7 @@ impl Ctx<'_> {
         if (self.centre - a).dot(front) <= 0.0 {
             return false;
         }
-        closed || !collide::overlaps(self.shape, &self.start, piece, pose)
+        closed || !collide::touching(self.shape, &self.start, piece, pose)
     }
 
     /// Calls `f(part, piece, pose)` for each convex piece of collider `slot` whose box meets
@@ -353,14 +353,14 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                 } else {
                     // Touching or overlapping: the manifold gives the depth and the shortest
                     // way out.
-                    let m = collide::contact(ctx.shape, &pose, piece, pp);
+                    let m = collide::manifold(ctx.shape, &pose, piece, pp);
                     match m.max_depth() {
                         Some(depth) if m.normal != Vec2::ZERO => (-depth.max(0.0), -m.normal),
                         _ => (0.0, (p - d.point_b).try_normalize().unwrap_or(ctx.up)),
                     }
                 };
                 let normal = ctx.world.welds.hit_normal(&ctx.world.cols, slot as usize, d.point_b, normal);
-                let hit = CharacterHit { id, part, point: d.point_b, normal };
+                let hit = CharacterHit { id, part, point: d.point_b, surface_normal: normal };
                 if accept(id, &hit) {
                     record(hits, hit);
                     out.push(Contact { hit, separation });
@@ -413,7 +413,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                         h.fraction.total_cmp(&f).then(id.cmp(&b.id)).then(part.cmp(&b.part)).is_lt()
                     });
                     let normal = ctx.world.welds.hit_normal(&ctx.world.cols, slot as usize, h.point, -h.normal);
-                    let hit = CharacterHit { id, part, point: h.point, normal };
+                    let hit = CharacterHit { id, part, point: h.point, surface_normal: normal };
                     if better && accept(id, &hit) {
                         best = Some((h.fraction, hit));
                     }
@@ -459,7 +459,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
             };
             let (mut n, mut steep) = (0, false);
             for c in contacts.iter() {
-                let normal = c.hit.normal;
+                let normal = c.hit.surface_normal;
                 planes[n] = Plane { normal, offset: skin - c.separation };
                 n += 1;
                 blocked |= self.classify(normal, rem);
@@ -468,13 +468,13 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                     && normal.dot(up) > 0.0
                     && !self.is_ledge(&c.hit);
             }
-            let mut solution = query::solve_planes(rem, &planes[..n]);
+            let mut solution = query::solve(rem, &planes[..n]);
             if steep {
                 // No climbing a steep slope by sliding: gain no more height than asked for. A
                 // soft rule: where it leaves no room (pushing out of a narrow notch needs a
                 // little height), the surfaces alone decide.
                 planes[n] = Plane { normal: -up, offset: -rem.dot(up).max(0.0) };
-                let capped = query::solve_planes(rem, &planes[..n + 1]);
+                let capped = query::solve(rem, &planes[..n + 1]);
                 if capped.feasible {
                     solution = capped;
                 }
@@ -488,7 +488,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                 Some((f, hit)) => {
                     p += f * delta;
                     record(self.hits, hit);
-                    blocked |= self.classify(hit.normal, rem);
+                    blocked |= self.classify(hit.surface_normal, rem);
                 }
                 None => {
                     p += delta;
@@ -504,7 +504,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
     /// Whether a contact is ground: its normal is within `max_slope` of `up`, or it is a
     /// [ledge](Self::is_ledge).
     fn is_ground(&mut self, hit: &CharacterHit) -> bool {
-        self.ctx.walkable(hit.normal) || self.is_ledge(hit)
+        self.ctx.walkable(hit.surface_normal) || self.is_ledge(hit)
     }
 
     /// Whether a steep contact is the edge of a ledge the shape may stand on and ride up: it
@@ -518,14 +518,14 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
     /// the probe, about 76°) finds no ground.
     fn is_ledge(&mut self, hit: &CharacterHit) -> bool {
         let ctx = &self.ctx;
-        let nu = hit.normal.dot(ctx.up);
-        if ctx.walkable(hit.normal)
+        let nu = hit.surface_normal.dot(ctx.up);
+        if ctx.walkable(hit.surface_normal)
             || nu <= 0.0
             || hit.point.dot(ctx.up) - self.feet > ctx.config.step_height + ctx.skin
         {
             return false;
         }
-        let Some(inward) = (nu * ctx.up - hit.normal).try_normalize() else { return false };
+        let Some(inward) = (nu * ctx.up - hit.surface_normal).try_normalize() else { return false };
         let ray = Ray { origin: hit.point + ctx.up * (4.0 * ctx.skin) + inward * ctx.skin, dir: -ctx.up };
         let max_t = 8.0 * ctx.skin;
         let region = Aabb::from_points(ray.origin, ray.at(max_t));
@@ -534,10 +534,10 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
         ctx.world.for_each_in_aabb(&region, &ctx.config.filter, true, |slot| {
             let id = ctx.world.cols.id(slot);
             ctx.pieces(slot, &region, |part, piece, pp| {
-                let Some(h) = query::ray_cast(piece, pp, &ray, max_t) else { return };
+                let Some(h) = query::cast_ray(piece, pp, &ray, max_t).map(|(_, h)| h) else { return };
                 let nearer = best.is_none_or(|(t, _)| h.t < t);
-                if nearer && accept(id, &CharacterHit { id, part, point: h.point, normal: h.normal }) {
-                    best = Some((h.t, h.normal));
+                if nearer && accept(id, &CharacterHit { id, part, point: h.point, surface_normal: h.surface_normal }) {
+                    best = Some((h.t, h.surface_normal));
                 }
             });
         });
@@ -580,10 +580,10 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
             }
             let mut n = 0;
             for c in contacts.iter() {
-                planes[n] = Plane { normal: c.hit.normal, offset: skin - c.separation };
+                planes[n] = Plane { normal: c.hit.surface_normal, offset: skin - c.separation };
                 n += 1;
             }
-            let delta = query::solve_planes(Vec2::ZERO, &planes[..n]).delta;
+            let delta = query::solve(Vec2::ZERO, &planes[..n]).delta;
             if delta == Vec2::ZERO {
                 break;
             }
@@ -698,7 +698,7 @@ impl World {
         accept: impl FnMut(ColliderId, &CharacterHit) -> bool,
     ) -> Result<CharacterMove, QueryError> {
         config.validate()?;
-        Self::check_probe_pose(pose)?;
+        query::check_pose(pose)?;
         if !translation.is_finite() {
             return Err(QueryError::NonFinite);
         }

@@ -11,7 +11,7 @@ use crate::world::World;
 
 /// The nearest collider to a probe and the closest points between them.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DistanceHit {
+pub struct WorldClosestPoints {
     /// The nearest collider.
     pub id: ColliderId,
     /// Its nearest part: the index in a [`Compound`](crate::Compound) collider, 0 for a convex
@@ -33,7 +33,7 @@ pub(super) trait Ranked {
     fn rank(&self) -> (f32, ColliderId);
 }
 
-impl Ranked for DistanceHit {
+impl Ranked for WorldClosestPoints {
     fn rank(&self) -> (f32, ColliderId) {
         (self.distance, self.id)
     }
@@ -101,23 +101,21 @@ impl World {
     /// # Errors
     /// [`QueryError::NonFinite`] for a NaN or infinite pose, a pose whose rotation is not a
     /// unit rotation, or a NaN `max_distance` ([`f32::INFINITY`] is allowed: no bound);
-    /// [`QueryError::Negative`] for a negative `max_distance`.
+    /// [`QueryError::Negative`] for a negative `max_distance`; [`QueryError::InvalidShape`]
+    /// for a shape failing [`Shape::validate`].
     pub fn distance_to_nearest(
         &self,
         shape: &Shape,
         pose: &Pose,
         max_distance: f32,
         filter: &QueryFilter,
-    ) -> Result<Option<DistanceHit>, QueryError> {
-        Self::check_probe_pose(pose)?;
-        Self::check_amount(max_distance, true)?;
-        if shape.validate().is_err() {
-            return Ok(None);
-        }
+    ) -> Result<Option<WorldClosestPoints>, QueryError> {
+        query::check_probe(shape, pose)?;
+        query::check_bound(max_distance)?;
         Ok(self.nearest(shape.aabb(pose), max_distance, filter, |slot| {
             let s = slot as usize;
             let d = query::distance(shape, pose, &self.cols.shape[s], &self.cols.pose[s]).ok()?;
-            Some(DistanceHit {
+            Some(WorldClosestPoints {
                 id: self.cols.id(slot),
                 part: d.part_b,
                 distance: d.distance,
@@ -140,11 +138,9 @@ impl World {
         point: Vec2,
         max_distance: f32,
         filter: &QueryFilter,
-    ) -> Result<Option<DistanceHit>, QueryError> {
-        if !point.is_finite() {
-            return Err(QueryError::NonFinite);
-        }
-        Self::check_amount(max_distance, true)?;
+    ) -> Result<Option<WorldClosestPoints>, QueryError> {
+        query::check_vector(point)?;
+        query::check_bound(max_distance)?;
         // A point is a circle of radius 0 to GJK (a one-vertex core): exact, and the same code
         // path as a shape probe. Built directly, since the checked constructor refuses size 0.
         let probe = Shape::Circle(Circle { radius: 0.0 });
@@ -152,7 +148,7 @@ impl World {
         Ok(self.nearest(Aabb::new(point, point), max_distance, filter, |slot| {
             let s = slot as usize;
             let d = query::distance(&probe, &pose, &self.cols.shape[s], &self.cols.pose[s]).ok()?;
-            Some(DistanceHit {
+            Some(WorldClosestPoints {
                 id: self.cols.id(slot),
                 part: d.part_b,
                 distance: d.distance,

@@ -20,11 +20,11 @@ mod distance;
 mod project;
 mod ray;
 
-pub use cast::ShapeCastHit;
+pub use cast::WorldCastHit;
 pub use character::{CharacterConfig, CharacterHit, CharacterMove};
-pub use distance::DistanceHit;
+pub use distance::WorldClosestPoints;
 pub use project::WorldPointProjection;
-pub use ray::RayCastHit;
+pub use ray::WorldRayHit;
 
 use glam::Vec2;
 
@@ -33,7 +33,7 @@ use super::mover_tree::MoverTreeGuard;
 use crate::broad::DynamicTree;
 use crate::collide;
 use crate::math::{Aabb, Pose};
-use crate::query;
+use crate::query::{self, QueryError};
 use crate::shape::{Segment, Shape};
 use crate::storage::{ColliderId, flags};
 
@@ -97,23 +97,37 @@ impl World {
         out[start..].sort_unstable();
     }
 
-    /// Appends the colliders whose tight boxes overlap `aabb`, sorted by id.
-    pub fn query_aabb(&self, aabb: &Aabb, filter: &QueryFilter, out: &mut Vec<ColliderId>) {
+    /// Appends the colliders whose tight boxes overlap `aabb`, sorted by id. An inverted box
+    /// (`min > max` on an axis) is empty and finds nothing.
+    ///
+    /// # Errors
+    /// [`QueryError::NonFinite`] for a box with a NaN corner (infinite corners are fine); `out`
+    /// is unchanged then.
+    pub fn query_aabb(&self, aabb: &Aabb, filter: &QueryFilter, out: &mut Vec<ColliderId>) -> Result<(), QueryError> {
+        if aabb.min.is_nan() || aabb.max.is_nan() {
+            return Err(QueryError::NonFinite);
+        }
         let start = out.len();
         self.for_each_in_aabb(aabb, filter, false, |s| out.push(self.cols.id(s)));
         self.sorted_ids(start, out);
+        Ok(())
     }
 
     /// Appends the colliders whose shapes contain `point` (boundary included), sorted by id.
-    pub fn query_point(&self, point: Vec2, filter: &QueryFilter, out: &mut Vec<ColliderId>) {
+    ///
+    /// # Errors
+    /// [`QueryError::NonFinite`] for a NaN or infinite point; `out` is unchanged then.
+    pub fn query_point(&self, point: Vec2, filter: &QueryFilter, out: &mut Vec<ColliderId>) -> Result<(), QueryError> {
+        query::check_vector(point)?;
         let start = out.len();
         self.for_each_in_aabb(&Aabb::new(point, point), filter, true, |s| {
             let s = s as usize;
-            if query::contains_point(&self.cols.shape[s], &self.cols.pose[s], point) {
+            if query::part_containing(&self.cols.shape[s], &self.cols.pose[s], point).is_some() {
                 out.push(self.cols.id(s as u32));
             }
         });
         self.sorted_ids(start, out);
+        Ok(())
     }
 
     /// Appends `(collider, part)` for every part (0 for a convex collider, the segment index for
@@ -129,11 +143,20 @@ impl World {
     /// let id = world.insert(ColliderDesc::new(l, Pose::IDENTITY))?;
     /// world.step();
     /// let mut out = Vec::new();
-    /// world.query_point_parts(Vec2::new(0.5, -1.5), &QueryFilter::default(), &mut out); // on both
+    /// world.query_point_parts(Vec2::new(0.5, -1.5), &QueryFilter::default(), &mut out)?; // on both
     /// assert_eq!(out, [(id, 0), (id, 1)]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn query_point_parts(&self, point: Vec2, filter: &QueryFilter, out: &mut Vec<(ColliderId, u32)>) {
+    ///
+    /// # Errors
+    /// As [`World::query_point`].
+    pub fn query_point_parts(
+        &self,
+        point: Vec2,
+        filter: &QueryFilter,
+        out: &mut Vec<(ColliderId, u32)>,
+    ) -> Result<(), QueryError> {
+        query::check_vector(point)?;
         let start = out.len();
         self.for_each_in_aabb(&Aabb::new(point, point), filter, true, |s| {
             let (shape, pose) = (&self.cols.shape[s as usize], &self.cols.pose[s as usize]);
@@ -143,7 +166,7 @@ impl World {
                 c.segments_in(&Aabb::new(p, p).with_rounding_slack(), |i| {
                     let seg = c.segment_at(i as usize);
                     let line = Shape::Segment(Segment { a: seg.a, b: seg.b, radius: 0.0 });
-                    if query::contains_point(&line, &Pose::IDENTITY, p) {
+                    if query::part_containing(&line, &Pose::IDENTITY, p).is_some() {
                         out.push((self.cols.id(s), i));
                     }
                     true
@@ -151,25 +174,30 @@ impl World {
                 return;
             }
             for (i, (lp, part)) in shape.parts_iter().enumerate() {
-                if query::contains_point(part, &pose.mul(lp), point) {
+                if query::part_containing(part, &pose.mul(lp), point).is_some() {
                     out.push((self.cols.id(s), i as u32));
                 }
             }
         });
         out[start..].sort_unstable();
+        Ok(())
     }
 
     /// Appends `(collider, part)` for every collider part (0 for a convex collider, the segment
     /// index for a chain) that overlaps `shape` at `pose` (touching counts; `shape` may itself
     /// be a compound), sorted by collider then part. Chain segments answer as in the narrow
     /// phase: a one-sided chain does not find a probe whose centre is behind it.
+    ///
+    /// # Errors
+    /// As [`World::query_shape`].
     pub fn query_shape_parts(
         &self,
         shape: &Shape,
         pose: &Pose,
         filter: &QueryFilter,
         out: &mut Vec<(ColliderId, u32)>,
-    ) {
+    ) -> Result<(), QueryError> {
+        query::check_probe(shape, pose)?;
         let start = out.len();
         let bounds = shape.aabb(pose);
         self.for_each_in_aabb(&bounds, filter, true, |s| {
@@ -178,7 +206,7 @@ impl World {
                 // The chain's segments that touch the probe, by the narrow phase's own rule
                 // (ghost vertices, one-sidedness); a compound probe may list one several times.
                 let at = out.len();
-                collide::contact_parts(cs, cp, shape, pose, |i, _, _| out.push((self.cols.id(s), i)));
+                collide::part_manifolds(cs, cp, shape, pose, |i, _, _| out.push((self.cols.id(s), i)));
                 out[at..].sort_unstable();
                 let mut k = at;
                 for j in at..out.len() {
@@ -193,31 +221,40 @@ impl World {
             for (i, (lp, part)) in cs.parts_iter().enumerate() {
                 let part_pose = cp.mul(lp);
                 if part.aabb(&part_pose).with_rounding_slack().overlaps(&bounds.with_rounding_slack())
-                    && collide::overlaps(part, &part_pose, shape, pose)
+                    && collide::touching(part, &part_pose, shape, pose)
                 {
                     out.push((self.cols.id(s), i as u32));
                 }
             }
         });
         out[start..].sort_unstable();
+        Ok(())
     }
 
     /// Appends the colliders whose shapes overlap `shape` at `pose` (touching counts), sorted by
-    /// id. A probe the world would refuse as a collider (a shape failing [`Shape::validate`], a
-    /// pose failing [`Pose::is_valid`]) finds nothing, as a NaN ray does.
-    pub fn query_shape(&self, shape: &Shape, pose: &Pose, filter: &QueryFilter, out: &mut Vec<ColliderId>) {
-        // The kernels assume valid input: a non-unit rotation scales a polygon probe, a
-        // self-intersecting one gives arbitrary answers (found by tests/bad_input.rs).
-        if shape.validate().is_err() || !pose.is_valid() {
-            return;
-        }
+    /// id.
+    ///
+    /// # Errors
+    /// [`QueryError::NonFinite`] for a pose with a NaN or infinite component or a non-unit
+    /// rotation; [`QueryError::InvalidShape`] for a shape failing [`Shape::validate`] (the
+    /// kernels assume valid shapes: a self-intersecting polygon gives arbitrary answers). `out`
+    /// is unchanged then.
+    pub fn query_shape(
+        &self,
+        shape: &Shape,
+        pose: &Pose,
+        filter: &QueryFilter,
+        out: &mut Vec<ColliderId>,
+    ) -> Result<(), QueryError> {
+        query::check_probe(shape, pose)?;
         let start = out.len();
         self.for_each_in_aabb(&shape.aabb(pose), filter, true, |s| {
             let s = s as usize;
-            if collide::overlaps(&self.cols.shape[s], &self.cols.pose[s], shape, pose) {
+            if collide::touching(&self.cols.shape[s], &self.cols.pose[s], shape, pose) {
                 out.push(self.cols.id(s as u32));
             }
         });
         self.sorted_ids(start, out);
+        Ok(())
     }
 }

@@ -73,10 +73,8 @@ impl World {
         max_distance: f32,
         filter: &QueryFilter,
     ) -> Result<Option<WorldPointProjection>, QueryError> {
-        if !point.is_finite() {
-            return Err(QueryError::NonFinite);
-        }
-        Self::check_amount(max_distance, true)?;
+        query::check_vector(point)?;
+        query::check_bound(max_distance)?;
         Ok(self.nearest(Aabb::new(point, point), max_distance, filter, |slot| {
             let s = slot as usize;
             let p = query::project_point(&self.cols.shape[s], &self.cols.pose[s], point).ok()?;

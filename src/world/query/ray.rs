@@ -11,7 +11,7 @@ use crate::world::World;
 
 /// A ray hit on a collider's shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RayCastHit {
+pub struct WorldRayHit {
     /// The collider hit.
     pub id: ColliderId,
     /// Ray parameter of the hit (`origin + t * dir`).
@@ -19,31 +19,33 @@ pub struct RayCastHit {
     /// The hit point.
     pub point: Vec2,
     /// The shape's outward unit normal at the hit (`-dir` normalised for a ray starting inside).
-    pub normal: Vec2,
+    pub surface_normal: Vec2,
     /// The part hit: its index in a [`Compound`](crate::Compound) collider, the segment index in a
     /// [`Chain`](crate::Chain), 0 for a convex one (see [`query::ray_cast_part`]).
     pub part: u32,
 }
 
 impl World {
-    fn shape_ray_cast(&self, slot: u32, ray: &Ray, max_t: f32) -> Option<RayCastHit> {
+    fn shape_ray_cast(&self, slot: u32, ray: &Ray, max_t: f32) -> Option<WorldRayHit> {
         let s = slot as usize;
-        query::ray_cast_part(&self.cols.shape[s], &self.cols.pose[s], ray, max_t).map(|(part, h)| RayCastHit {
+        query::cast_ray(&self.cols.shape[s], &self.cols.pose[s], ray, max_t).map(|(part, h)| WorldRayHit {
             id: self.cols.id(slot),
             t: h.t,
             point: h.point,
-            normal: h.normal,
+            surface_normal: h.surface_normal,
             part,
         })
     }
 
     /// The closest collider hit by `ray` within `t <= max_t` (ties go to the smaller id).
-    #[must_use]
-    pub fn ray_cast(&self, ray: &Ray, max_t: f32, filter: &QueryFilter) -> Option<RayCastHit> {
-        if !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() || max_t < 0.0 {
-            return None;
-        }
-        let mut best: Option<RayCastHit> = None;
+    /// `dir` may have any finite length and `max_t` may be infinite.
+    ///
+    /// # Errors
+    /// [`QueryError::NonFinite`] for a NaN or infinite origin or direction or a NaN `max_t`,
+    /// [`QueryError::Negative`] for a negative `max_t`.
+    pub fn ray_cast(&self, ray: &Ray, max_t: f32, filter: &QueryFilter) -> Result<Option<WorldRayHit>, QueryError> {
+        query::check_ray(ray, max_t)?;
+        let mut best: Option<WorldRayHit> = None;
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
             let hit = tree.ray_cast_closest_with(ray, max_t, Grow::SLACK, |slot, _| {
@@ -59,14 +61,21 @@ impl World {
                 }
             }
         }
-        best
+        Ok(best)
     }
 
     /// Appends every collider hit by `ray` within `t <= max_t`, nearest first (ties by id).
-    pub fn ray_cast_all(&self, ray: &Ray, max_t: f32, filter: &QueryFilter, out: &mut Vec<RayCastHit>) {
-        if !ray.origin.is_finite() || !ray.dir.is_finite() || max_t.is_nan() || max_t < 0.0 {
-            return;
-        }
+    ///
+    /// # Errors
+    /// As [`World::ray_cast`]; `out` is unchanged then.
+    pub fn ray_cast_all(
+        &self,
+        ray: &Ray,
+        max_t: f32,
+        filter: &QueryFilter,
+        out: &mut Vec<WorldRayHit>,
+    ) -> Result<(), QueryError> {
+        query::check_ray(ray, max_t)?;
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
@@ -80,6 +89,7 @@ impl World {
             });
         }
         out[start..].sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.id.cmp(&b.id)));
+        Ok(())
     }
 
     /// Casts `ray` through the world and hands every collider it hits within the current
@@ -124,12 +134,9 @@ impl World {
         ray: &Ray,
         max_t: f32,
         filter: &QueryFilter,
-        mut callback: impl FnMut(&RayCastHit) -> f32,
+        mut callback: impl FnMut(&WorldRayHit) -> f32,
     ) -> Result<(), QueryError> {
-        if !ray.origin.is_finite() || !ray.dir.is_finite() {
-            return Err(QueryError::NonFinite);
-        }
-        Self::check_amount(max_t, true)?;
+        query::check_ray(ray, max_t)?;
         let (mut clip, mut stopped) = (max_t, false);
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {

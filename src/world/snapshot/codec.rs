@@ -1,7 +1,5 @@
 //! The byte level of snapshots: little-endian primitives, and the records sections are made of.
 
-use std::num::NonZeroU32;
-
 use glam::Vec2;
 
 use super::{Result, SnapshotError, bad};
@@ -261,17 +259,19 @@ impl<'a> Reader<'a> {
         };
         Ok(shape)
     }
+    /// A collider id naming a slot below `slots` with a non-zero generation (events and impacts
+    /// may name colliders removed since, so the generation need not be the slot's).
+    pub fn collider_id(&mut self, slots: usize) -> Result<ColliderId> {
+        let id = ColliderId::from_raw_parts(self.u32()?, self.u32()?);
+        if id.generation() == 0 || id.index() as usize >= slots {
+            return Err(bad("a recorded id names no slot"));
+        }
+        Ok(id)
+    }
+
     /// An event whose ids name slots below `slots`.
     pub fn event(&mut self, slots: usize) -> Result<Event> {
-        let mut id = || -> Result<ColliderId> {
-            let index = self.u32()?;
-            let generation = NonZeroU32::new(self.u32()?).ok_or(bad("an event id has generation 0"))?;
-            if index as usize >= slots {
-                return Err(bad("an event id's slot is out of range"));
-            }
-            Ok(ColliderId::new(index, generation))
-        };
-        let (a, b) = (id()?, id()?);
+        let (a, b) = (self.collider_id(slots)?, self.collider_id(slots)?);
         let kind = match self.u8()? {
             0 => EventKind::ContactBegan,
             1 => EventKind::ContactEnded,

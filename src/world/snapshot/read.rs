@@ -14,7 +14,6 @@ use super::{
 use crate::broad::{BroadPhaseKind, Pair};
 use crate::collide::{Manifold, ManifoldPoint};
 use crate::math::{Aabb, Pose};
-use crate::storage::RawColliderId;
 use crate::storage::flags;
 use crate::world::{Contact, Impact, NONE, PairSlot, World, WorldConfig};
 
@@ -320,7 +319,7 @@ pub(super) fn contacts(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
             return Err(bad("a contact and its pair do not point at each other"));
         }
         let [a, b] = pair.ids;
-        world.contacts.push(Contact { a: world.cols.id(a).to_raw(), b: world.cols.id(b).to_raw(), manifold });
+        world.contacts.push(Contact { a: world.cols.id(a), b: world.cols.id(b), manifold });
         world.contact_pair.push(p);
     }
     s.finish(CONT)?;
@@ -357,14 +356,7 @@ pub(super) fn impacts(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
     let ni = s.count(IMPACT_BYTES)?;
     world.impacts.reserve_exact(ni);
     for _ in 0..ni {
-        let mut id = || -> Result<RawColliderId> {
-            let raw = RawColliderId { index: s.u32()?, generation: s.u32()? };
-            if raw.generation == 0 || raw.index as usize >= n {
-                return Err(bad("an impact names no slot"));
-            }
-            Ok(raw)
-        };
-        let (bullet, other) = (id()?, id()?);
+        let (bullet, other) = (s.collider_id(n)?, s.collider_id(n)?);
         let (fraction, point, normal, pose) = (s.f32()?, s.vec2()?, s.vec2()?, s.pose()?);
         world.impacts.push(Impact { bullet, other, fraction, point, normal, pose });
     }

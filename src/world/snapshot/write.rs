@@ -104,8 +104,8 @@ pub(super) fn impacts(w: &mut Writer<'_>, world: &World) {
     w.len(world.impacts.len());
     for i in &world.impacts {
         for id in [i.bullet, i.other] {
-            w.u32(id.index);
-            w.u32(id.generation);
+            w.u32(id.index());
+            w.u32(id.generation());
         }
         w.f32(i.fraction);
         w.vec2(i.point);

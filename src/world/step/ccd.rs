@@ -176,8 +176,8 @@ impl World {
             }
         }
         best.map(|(fraction, other, toi)| Impact {
-            bullet: cols.id(b).to_raw(),
-            other: cols.id(other).to_raw(),
+            bullet: cols.id(b),
+            other: cols.id(other),
             fraction,
             point: toi.point,
             // A welded static's seams have no normal of their own (see `World::cast_shape`).

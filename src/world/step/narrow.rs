@@ -128,7 +128,7 @@ impl World {
         let (sa, pa, sb, pb) = (&cols.shape[a], &cols.pose[a], &cols.shape[b], &cols.pose[b]);
         if sensor {
             let mut m = Manifold::EMPTY;
-            m.count = u32::from(collide::overlaps(sa, pa, sb, pb));
+            m.count = u32::from(collide::touching(sa, pa, sb, pb));
             m
         } else {
             let m = welds.contact(cols, a, b);
@@ -161,7 +161,7 @@ impl World {
             .for_each(|(out, (contacts, owners))| {
                 out.ended.clear();
                 for (c, &p) in contacts.iter_mut().zip(owners) {
-                    let ids = [c.a.index, c.b.index];
+                    let ids = [c.a.index(), c.b.index()];
                     if !ids.iter().any(|&s| is_set(bits, s)) {
                         continue;
                     }

@@ -22,11 +22,11 @@ pub mod counting;
 use std::collections::BTreeSet;
 use std::time::Instant;
 
+use sapwood::EventKind;
 use sapwood::{
     Aabb, ColliderDesc, ColliderId, Filter, Polygon, Pose, QueryFilter, Ray, Rot, Shape, Vec2, World, WorldError,
     collide, query,
 };
-use sapwood::{EventKind, RawColliderId};
 
 use crate::SplitMix64;
 
@@ -223,7 +223,7 @@ impl Model {
                 {
                     continue;
                 }
-                if collide::overlaps(&da.shape, &da.pose, &db.shape, &db.pose) {
+                if collide::overlaps(&da.shape, &da.pose, &db.shape, &db.pose).unwrap() {
                     out.insert((a.id, b.id));
                 }
             }
@@ -465,13 +465,10 @@ fn full_check(world: &World, model: &mut Model, r: &mut SoakReport, diverge: &mu
         model.touching = now;
     }
     for c in world.contacts() {
-        let (Some(a), Some(b)) = (c.a.id(), c.b.id()) else {
-            diverge(r, format!("step {}: contact with a zero generation", r.steps));
-            continue;
-        };
+        let (a, b) = (c.a, c.b);
         match (model.get(a), model.get(b)) {
             (Some(ea), Some(eb)) => {
-                let m = collide::contact(&ea.desc.shape, &ea.desc.pose, &eb.desc.shape, &eb.desc.pose);
+                let m = collide::contact(&ea.desc.shape, &ea.desc.pose, &eb.desc.shape, &eb.desc.pose).unwrap();
                 if m != c.manifold {
                     diverge(r, format!("step {}: manifold of {a:?}-{b:?} differs", r.steps));
                 }
@@ -498,7 +495,7 @@ fn bad_input(rng: &mut SplitMix64, world: &mut World, model: &Model, r: &mut Soa
     let stale = if !model.removed.is_empty() && rng.below(2) == 0 {
         model.removed[rng.below(model.removed.len())]
     } else {
-        ColliderId::from_raw(RawColliderId { index: rng.below(4 * n.max(1)) as u32, generation: u32::MAX }).unwrap()
+        ColliderId::from_raw_parts(rng.below(4 * n.max(1)) as u32, u32::MAX)
     };
     let full = rng.below(500) == 0;
     let before = full.then(|| world.to_bytes());
@@ -582,7 +579,7 @@ fn run_query(
     diverge: &mut Diverge,
     extent: f32,
     hits: &mut Vec<ColliderId>,
-    ray_hits: &mut Vec<sapwood::RayCastHit>,
+    ray_hits: &mut Vec<sapwood::WorldRayHit>,
 ) {
     r.queries += 1;
     let filter = match rng.below(4) {
@@ -603,7 +600,7 @@ fn run_query(
         0 => {
             let lo = Vec2::new(rng.range(-2.0, extent), rng.range(-2.0, extent));
             let bx = Aabb::new(lo, lo + Vec2::new(rng.range(0.0, 5.0), rng.range(0.0, 5.0)));
-            world.query_aabb(&bx, &filter, hits);
+            world.query_aabb(&bx, &filter, hits).unwrap();
             if compare {
                 want = model
                     .entries()
@@ -614,22 +611,22 @@ fn run_query(
         }
         1 => {
             let p = Vec2::new(rng.range(0.0, extent), rng.range(0.0, extent));
-            world.query_point(p, &filter, hits);
+            world.query_point(p, &filter, hits).unwrap();
             if compare {
                 want = model
                     .entries()
-                    .filter(|e| pass(e) && query::contains_point(&e.desc.shape, &e.desc.pose, p))
+                    .filter(|e| pass(e) && query::contains_point(&e.desc.shape, &e.desc.pose, p).unwrap())
                     .map(|e| e.id)
                     .collect();
             }
         }
         2 => {
             let (shape, pose) = (random_shape(rng), random_pose(rng, extent));
-            world.query_shape(&shape, &pose, &filter, hits);
+            world.query_shape(&shape, &pose, &filter, hits).unwrap();
             if compare {
                 want = model
                     .entries()
-                    .filter(|e| pass(e) && collide::overlaps(&e.desc.shape, &e.desc.pose, &shape, &pose))
+                    .filter(|e| pass(e) && collide::overlaps(&e.desc.shape, &e.desc.pose, &shape, &pose).unwrap())
                     .map(|e| e.id)
                     .collect();
             }
@@ -639,14 +636,16 @@ fn run_query(
             let ray = Ray::new(origin, Vec2::from_angle(rng.range(0.0, std::f32::consts::TAU)));
             let max_t = rng.range(0.5, 30.0);
             ray_hits.clear();
-            world.ray_cast_all(&ray, max_t, &filter, ray_hits);
-            let closest = world.ray_cast(&ray, max_t, &filter);
+            world.ray_cast_all(&ray, max_t, &filter, ray_hits).unwrap();
+            let closest = world.ray_cast(&ray, max_t, &filter).unwrap();
             if compare {
                 r.queries_checked += 1;
                 let mut want: Vec<(f32, ColliderId)> = model
                     .entries()
                     .filter(|e| pass(e))
-                    .filter_map(|e| query::ray_cast(&e.desc.shape, &e.desc.pose, &ray, max_t).map(|h| (h.t, e.id)))
+                    .filter_map(|e| {
+                        query::ray_cast(&e.desc.shape, &e.desc.pose, &ray, max_t).unwrap().map(|h| (h.t, e.id))
+                    })
                     .collect();
                 want.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                 let got: Vec<_> = ray_hits.iter().map(|h| (h.t, h.id)).collect();

@@ -108,6 +108,11 @@ fn perturb(world: &mut World, ids: &mut Vec<ColliderId>, extent: f32, rng: &mut 
     new
 }
 
+/// A fake solver's impulses for contact `i`: new values that depend on the carried ones.
+fn solve(i: usize, c: &Contact) -> [(f32, f32); 2] {
+    c.manifold.points.map(|p| (0.5 * p.normal_impulse + 1.0 + i as f32, p.tangent_impulse - 1.0))
+}
+
 fn contact_bytes(world: &World) -> &[u8] {
     bytemuck::cast_slice::<Contact, u8>(world.contacts())
 }
@@ -119,6 +124,8 @@ fn run_twins(config: WorldConfig, seed: u64, pending_changes: bool, steps: usize
     let mut rng = SplitMix64::new(seed);
     let (mut a, mut ids) = scene(config, 400, extent, &mut rng);
     assert!(a.contacts().len() > 20, "the scene should have many contacts, has {}", a.contacts().len());
+    // A solver's impulses are state: the restored world must carry them as the original does.
+    a.store_impulses(solve);
     if pending_changes {
         perturb(&mut a, &mut ids, extent, &mut rng);
     }
@@ -138,6 +145,8 @@ fn run_twins(config: WorldConfig, seed: u64, pending_changes: bool, steps: usize
         a.step();
         b.step();
         assert_eq!(contact_bytes(&b), contact_bytes(&a), "contacts differ after step {step}");
+        a.store_impulses(solve);
+        b.store_impulses(solve);
         assert_eq!(b.events(), a.events(), "events differ after step {step}");
         assert_eq!(b.impacts(), a.impacts(), "impacts differ after step {step}");
         impacts += a.impacts().len();
@@ -275,7 +284,7 @@ fn random_garbage_never_panics() {
     assert_eq!(World::from_bytes(&[]).err(), Some(SnapshotError::BadMagic));
     let mut v = valid.clone();
     v[8..12].copy_from_slice(&99u32.to_le_bytes());
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 99, supported: 8 }));
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 99, supported: 9 }));
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! A steady-state step allocates nothing: a counting global allocator watches a full period of
-//! a periodic scene (stepped and queried) after three periods of warm-up (which size every scratch buffer).
+//! a periodic scene (stepped, its impulses stored as a solver would, and queried) after three
+//! periods of warm-up (which size every scratch buffer).
 
 use sapwood_support::{alloc_count, periodic};
 
@@ -82,6 +83,8 @@ fn steady_state_step_allocates_nothing_switching(config: sapwood::WorldConfig, h
                     periodic::switch_state(&mut scene, t);
                 }
                 scene.world.step();
+                // A solver's write-back, which the next step carries by feature id.
+                scene.world.store_impulses(|i, c| c.manifold.points.map(|p| (p.normal_impulse + 1.0, i as f32)));
                 any_hit |= query(&scene.world, hits);
             }
             any_hit

@@ -6,13 +6,14 @@
 //!
 //! ```text
 //!  per frame, `substeps` times (h = dt / substeps):
-//!   world.contacts() ──▶ constraints (normal a→b, points, depth, feature id)
-//!                        warm start: impulses of last substep, keyed by (a, b, feature id)
+//!   world.contacts() ──▶ constraint i from contact i (normal a→b, points, depth), warm
+//!                        started from the impulses each point carries: the world handed them
+//!                        from last substep's point with the same feature id (zero if new)
 //!   integrate velocities (gravity)
 //!   warm start, then sequential impulses: friction and normal per point (Catto, GDC 2006)
 //!   integrate positions
 //!   position correction: non-linear Gauss-Seidel on the contact separations (Box2D v2.4)
-//!   store accumulated impulses by (a, b, feature id)
+//!   world.store_impulses(constraint i's accumulated impulses into contact i)
 //!   world.set_pose(every moving body); world.step()
 //!   world.impacts() ──▶ each bullet that hit something this substep is put back at its time
 //!                       of impact (world.teleport) and its approach speed along the impact
@@ -22,7 +23,6 @@
 //! The pose origin of every body is its centre of mass: [`Stepper::add`] re-centres shapes
 //! whose centroid is off the origin.
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use sapwood::{ColliderDesc, ColliderId, Contact, Pose, Rot, Shape, Vec2, World};
@@ -243,7 +243,6 @@ struct Point {
     tangent_impulse: f32,
     /// Target normal velocity from restitution.
     bounce: f32,
-    id: u32,
 }
 
 /// One manifold turned into a velocity/position constraint.
@@ -251,6 +250,8 @@ struct Point {
 struct Constraint {
     a: usize,
     b: usize,
+    /// The contact's colliders, to check that constraint `i` still is contact `i` when the
+    /// impulses are stored.
     key: (ColliderId, ColliderId),
     normal: Vec2,
     friction: f32,
@@ -263,7 +264,9 @@ struct Constraint {
 pub struct Stats {
     /// Contact points solved (summed over substeps).
     pub points: usize,
-    /// Of those, how many found last substep's impulse under the same (pair, feature id).
+    /// Of those, how many arrived with a non-zero impulse carried by the world from last
+    /// substep's point with the same feature id. A point whose features touched then but took
+    /// no impulse counts as a miss, so this is a lower bound on how many persisted.
     pub warm_hits: usize,
     /// Milliseconds in the collision world (pose updates and `World::step`), the rest of the
     /// step being the solver's.
@@ -284,12 +287,8 @@ pub struct Stepper {
     pub stats: Stats,
     /// `body_of[collider slot]` is the body index.
     body_of: Vec<u32>,
-    /// Per-substep constraints, reused.
+    /// Per-substep constraints, reused: constraint `i` is `world.contacts()[i]`.
     constraints: Vec<Constraint>,
-    /// Accumulated (normal, tangent) impulses of the last substep, keyed by the ordered
-    /// collider pair of the contact record and the point's feature id. Written fresh every
-    /// substep, so only features that still touch carry their impulse over.
-    warm: HashMap<(ColliderId, ColliderId, u32), (f32, f32)>,
     /// Body poses at the start of the substep, for the position solver's separation estimate.
     start: Vec<(Vec2, f32)>,
 }
@@ -310,7 +309,6 @@ impl Stepper {
             stats: Stats::default(),
             body_of: Vec::new(),
             constraints: Vec::new(),
-            warm: HashMap::new(),
             start: Vec::new(),
         }
     }
@@ -395,12 +393,7 @@ impl Stepper {
                 solve_position(&mut self.bodies, &self.start, c, &s);
             }
         }
-        self.warm.clear();
-        for c in &self.constraints {
-            for p in &c.points[..c.count] {
-                self.warm.insert((c.key.0, c.key.1, p.id), (p.normal_impulse, p.tangent_impulse));
-            }
-        }
+        self.store_impulses();
         let t = Instant::now();
         for b in self.bodies.iter().filter(|b| b.is_dynamic()) {
             self.world.set_pose(b.collider, b.pose()).expect("bodies stay within the world's range");
@@ -444,9 +437,24 @@ impl Stepper {
         }
     }
 
-    /// One constraint per touching pair of `world.contacts()`: the manifold's normal points from
-    /// the contact's `a` to its `b`, each point is the midpoint between the surfaces with its
-    /// own depth, and its feature id finds last substep's impulse.
+    /// Hands the accumulated impulses back to the world, constraint `i` to contact `i`: the
+    /// contacts are those `build_constraints` read, as no step or removal came in between.
+    /// Without warm starting they stay zero, so nothing is carried.
+    fn store_impulses(&mut self) {
+        if !self.settings.warm_starting {
+            return;
+        }
+        let constraints = &self.constraints;
+        self.world.store_impulses(|i, contact| {
+            let c = &constraints[i];
+            assert_eq!(c.key, (contact.a, contact.b), "constraint {i} is not contact {i}");
+            c.points.map(|p| (p.normal_impulse, p.tangent_impulse))
+        });
+    }
+
+    /// One constraint per touching pair of `world.contacts()`, in order: the manifold's normal
+    /// points from the contact's `a` to its `b`, each point is the midpoint between the surfaces
+    /// with its own depth and the impulses the world carried to it.
     fn build_constraints(&mut self) {
         self.constraints.clear();
         let contacts: &[Contact] = self.world.contacts();
@@ -475,13 +483,9 @@ impl Stepper {
                     if k > 0.0 { 1.0 / k } else { 0.0 }
                 };
                 let vn = relative_velocity(ba, bb, ra, rb).dot(n);
-                let (normal_impulse, tangent_impulse) = if self.settings.warm_starting {
-                    self.warm.get(&(contact.a, contact.b, mp.id)).copied().unwrap_or((0.0, 0.0))
-                } else {
-                    (0.0, 0.0)
-                };
+                let (normal_impulse, tangent_impulse) = (mp.normal_impulse, mp.tangent_impulse);
                 self.stats.points += 1;
-                self.stats.warm_hits += usize::from(self.warm.contains_key(&(contact.a, contact.b, mp.id)));
+                self.stats.warm_hits += usize::from(normal_impulse != 0.0 || tangent_impulse != 0.0);
                 c.points[k] = Point {
                     ra,
                     rb,
@@ -491,7 +495,6 @@ impl Stepper {
                     normal_impulse,
                     tangent_impulse,
                     bounce: if vn < -self.settings.restitution_threshold { -restitution * vn } else { 0.0 },
-                    id: mp.id,
                 };
             }
             self.constraints.push(c);

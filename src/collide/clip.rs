@@ -161,7 +161,7 @@ pub(crate) fn clip(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: 
         // Midpoint between the incident surface point q and the reference surface along n
         // (q - sep·n + r_ref·n).
         let point = q + (0.5 * (r_ref - sep)) * n;
-        m.points[m.count as usize] = ManifoldPoint { point, depth, id };
+        m.points[m.count as usize] = ManifoldPoint { point, depth, id, ..ManifoldPoint::default() };
         m.count += 1;
     };
     let (keep_lo, keep_hi) = (lo.1 <= r_ref, hi.1 <= r_ref);

@@ -20,6 +20,9 @@
 //!   clipping moved the point: that pair does not change when two corners coincide (equal boxes
 //!   stacked in a column) or when the reference face passes from one shape to the other. Ids
 //!   are stable while the same features touch, so a solver can key warm-start data on them.
+//! - Every kernel returns zero impulses ([`ManifoldPoint::normal_impulse`],
+//!   [`ManifoldPoint::tangent_impulse`]): they are the solver's, which the world carries from
+//!   step to step by feature id ([`Manifold::carry_impulses`]).
 //! - Swapping A and B gives the same points and depths, the opposite normal and feature ids with
 //!   their halves swapped. Same-kind pairs are put into a canonical order first, so the identity
 //!   holds bit for bit (the one exception: A and B bit-identical, where no order exists).
@@ -98,6 +101,14 @@ pub struct ManifoldPoint {
     pub depth: f32,
     /// Which features touch, see [`feature_id`].
     pub id: u32,
+    /// The solver's accumulated impulse along the normal at this point, kept for warm starting
+    /// (Box2D's `b2ManifoldPoint::normalImpulse`). Sapwood never computes with it: the kernels
+    /// give 0, a solver stores its value ([`World::store_impulses`](crate::World::store_impulses)),
+    /// and the world's step hands it to the next manifold's point with the same [`id`](Self::id).
+    pub normal_impulse: f32,
+    /// The same for the friction impulse along the tangent (`normal.perp()` is the usual choice;
+    /// which one is the solver's convention).
+    pub tangent_impulse: f32,
 }
 
 /// A contact manifold: up to two points sharing one normal.
@@ -114,14 +125,17 @@ pub struct Manifold {
 
 impl Manifold {
     /// The empty manifold: no contact.
-    pub const EMPTY: Manifold =
-        Manifold { normal: Vec2::ZERO, points: [ManifoldPoint { point: Vec2::ZERO, depth: 0.0, id: 0 }; 2], count: 0 };
+    pub const EMPTY: Manifold = Manifold {
+        normal: Vec2::ZERO,
+        points: [ManifoldPoint { point: Vec2::ZERO, depth: 0.0, id: 0, normal_impulse: 0.0, tangent_impulse: 0.0 }; 2],
+        count: 0,
+    };
 
     /// A one-point manifold. A negative depth, which rounding can give for shapes that exactly
     /// touch, is reported as 0.
     #[inline]
     pub(crate) fn one_point(normal: Vec2, point: Vec2, depth: f32, id: u32) -> Manifold {
-        let first = ManifoldPoint { point, depth: depth.max(0.0), id };
+        let first = ManifoldPoint { point, depth: depth.max(0.0), id, ..ManifoldPoint::default() };
         Manifold { normal, points: [first, ManifoldPoint::default()], count: 1 }
     }
 
@@ -143,6 +157,36 @@ impl Manifold {
     #[must_use]
     pub fn max_depth(&self) -> Option<f32> {
         self.points().iter().map(|p| p.depth).reduce(f32::max)
+    }
+
+    /// Gives each point the impulses of the point of `old` with the same feature id, and zero
+    /// impulses to the points that have none there (and to the unused ones): what the world's
+    /// step does when it recomputes a touching pair's manifold, for a caller that keeps its own
+    /// manifolds from [`contact`]. Box2D's `b2UpdateContact` matches points the same way.
+    ///
+    /// At most four id compares: a feature pair that touched in the last manifold and still
+    /// touches keeps its impulse, whatever the order of the points; a new one starts at rest.
+    ///
+    /// ```
+    /// use sapwood::collide::{self, Manifold};
+    /// use sapwood::{Pose, Shape, Vec2};
+    /// let (ground, crate_) = (Shape::cuboid(Vec2::new(5.0, 0.5))?, Shape::cuboid(Vec2::new(0.5, 0.5))?);
+    /// let mut old = collide::contact(&ground, &Pose::IDENTITY, &crate_, &Pose::from_translation(Vec2::new(0.0, 0.99)));
+    /// old.points[0].normal_impulse = 2.5; // what a solver found
+    /// let mut new = collide::contact(&ground, &Pose::IDENTITY, &crate_, &Pose::from_translation(Vec2::new(0.01, 0.99)));
+    /// assert_eq!(new.points[0].normal_impulse, 0.0); // kernels give zero impulses
+    /// new.carry_impulses(&old);
+    /// let carried = new.points().iter().find(|p| p.id == old.points[0].id).unwrap();
+    /// assert_eq!(carried.normal_impulse, 2.5);
+    /// # Ok::<(), sapwood::ShapeError>(())
+    /// ```
+    #[inline]
+    pub fn carry_impulses(&mut self, old: &Manifold) {
+        let (count, old) = (self.count as usize, &old.points[..(old.count as usize).min(2)]);
+        for (k, p) in self.points.iter_mut().enumerate() {
+            let found = if k < count { old.iter().find(|q| q.id == p.id) } else { None };
+            (p.normal_impulse, p.tangent_impulse) = found.map_or((0.0, 0.0), |q| (q.normal_impulse, q.tangent_impulse));
+        }
     }
 
     /// The same manifold seen from B: normal reversed, feature-id halves swapped.

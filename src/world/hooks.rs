@@ -146,6 +146,10 @@ pub trait PairHooks: Send + Sync {
     /// points and lower `count` (a higher one is clamped to the two points there are).
     /// `false`, or a `count` of 0, disables the contact: the pair then does not touch. Called
     /// from several threads at once. Default: `true`, the manifold unchanged.
+    ///
+    /// The points' impulses are zero here and edits to them are ignored: after the hook, the
+    /// step gives each point the impulses of the pair's previous point with the same feature id
+    /// (edited ids included), or zero (see [`World::store_impulses`]).
     fn modify_contact(&self, a: &ColliderView<'_>, b: &ColliderView<'_>, manifold: &mut Manifold) -> bool {
         let _ = (a, b, manifold);
         true
@@ -231,10 +235,12 @@ pub(super) fn view(cols: &Columns, s: u32) -> ColliderView<'_> {
 }
 
 /// `m` (the touching manifold of non-sensor slots `a`, `b`) through the contact hook: edited,
-/// or empty when disabled.
+/// or empty when disabled. The impulses are the step's to carry: the hook's edits to them are
+/// dropped, so that a contact that begins starts at zero.
 #[inline]
 pub(super) fn modify(hooks: &dyn PairHooks, cols: &Columns, a: u32, b: u32, mut m: Manifold) -> Manifold {
     let keep = hooks.modify_contact(&view(cols, a), &view(cols, b), &mut m);
     m.count = m.count.min(m.points.len() as u32);
+    m.carry_impulses(&Manifold::EMPTY);
     if keep && m.count > 0 { m } else { Manifold::EMPTY }
 }

@@ -674,9 +674,75 @@ impl World {
 
     /// Every touching non-sensor pair with its manifold, as of the last step. The order is
     /// deterministic but otherwise unspecified.
+    ///
+    /// Each point carries the impulses a solver stored with [`World::store_impulses`] for the
+    /// same feature id at the steps before (zero for a point whose features just met).
+    ///
+    /// An index names the same contact until the next [`World::step`] or [`World::remove`], and
+    /// not across them: a step updates contacts in place but moves the last contact into the
+    /// place of each that ends and appends those that begin, and a removal ends its collider's
+    /// contacts at once. So a solver reads `contacts()[i]` and stores contact `i`'s impulses
+    /// between the same two steps, and needs no order across steps: the world matches the
+    /// points by feature id itself.
     #[must_use]
     pub fn contacts(&self) -> &[Contact] {
         &self.contacts
+    }
+
+    /// Stores the solver's accumulated impulses in the contacts, for the next step to carry to
+    /// the points with the same feature id (warm starting, as Box2D keeps them in its
+    /// `b2ManifoldPoint`). `f(i, &contacts()[i])` is called for each contact in order and
+    /// returns `(normal impulse, tangent impulse)` for each of its manifold's points (only the
+    /// first [`count`](Manifold::count) are used; the others stay zero). To keep a contact's
+    /// impulses as they are, return them from the contact it is given.
+    ///
+    /// Only the impulses change: the ids, normals, points and depths the solver read stay as
+    /// the step made them, so the world's own state cannot be corrupted this way. The values are
+    /// stored as given (sapwood never computes with them) and are part of the world's state:
+    /// snapshots and [`World::state_hash`] include them, so a restored world warm-starts
+    /// exactly like the original.
+    ///
+    /// The step then treats each recomputed manifold (a pair with a moved or changed collider)
+    /// point by point ([`Manifold::carry_impulses`]): a point whose feature id the pair's last
+    /// manifold had inherits that point's impulses, any other point gets zero, so a pair that
+    /// stops touching and touches again starts from zero. A pair that is not recomputed keeps
+    /// its impulses. Allocation-free, O(contacts).
+    ///
+    /// A solver's frame:
+    /// ```
+    /// use sapwood::{ColliderDesc, Pose, Shape, Vec2, World};
+    ///
+    /// let mut world = World::new();
+    /// world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(5.0, 0.5))?, Pose::IDENTITY).fixed())?;
+    /// let crate_ = world.insert(ColliderDesc::new(Shape::cuboid(Vec2::new(0.5, 0.5))?, Pose::from_translation(Vec2::new(0.0, 0.99))))?;
+    /// world.step();
+    /// for frame in 0..3 {
+    ///     // Build one constraint per contact, warm-started from the carried impulses ...
+    ///     let mut solved: Vec<[(f32, f32); 2]> = Vec::new();
+    ///     for c in world.contacts() {
+    ///         let warm = c.manifold.points.map(|p| (p.normal_impulse, p.tangent_impulse));
+    ///         assert_eq!(warm[0].0, frame as f32); // zero at first, then what was stored
+    ///         // ... solve; here each point's normal impulse just grows by one.
+    ///         solved.push(warm.map(|(n, t)| (n + 1.0, t)));
+    ///     }
+    ///     // Contact `i` is constraint `i`: stored before the next step moves anything.
+    ///     world.store_impulses(|i, _contact| solved[i]);
+    ///     // Integrate, move the bodies, step: the same features keep their impulses.
+    ///     world.set_pose(crate_, Pose::from_translation(Vec2::new(0.01 * frame as f32, 0.99)))?;
+    ///     world.step();
+    /// }
+    /// assert!(world.contacts()[0].manifold.points().iter().all(|p| p.normal_impulse == 3.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn store_impulses(&mut self, mut f: impl FnMut(usize, &Contact) -> [(f32, f32); 2]) {
+        for (i, c) in self.contacts.iter_mut().enumerate() {
+            let impulses = f(i, c);
+            let m = &mut c.manifold;
+            for (p, (normal, tangent)) in m.points[..(m.count as usize).min(2)].iter_mut().zip(impulses) {
+                p.normal_impulse = normal;
+                p.tangent_impulse = tangent;
+            }
+        }
     }
 
     /// Calls `f` with every contact of one collider (as of the last step).
@@ -699,7 +765,9 @@ impl World {
     /// Calls `f(part_a, part_b, manifold)` for every touching part pair of colliders `a` and `b`
     /// (see [`collide::contact_parts`](crate::collide::contact_parts)), computed now from their current poses and shapes:
     /// the world stores one merged manifold per collider pair ([`World::contacts`]), and
-    /// per-part manifolds cost one narrow-phase call, so they are made on request only.
+    /// per-part manifolds cost one narrow-phase call, so they are made on request only. Being
+    /// fresh from the kernels, they carry zero impulses: the solver's impulses belong to the
+    /// merged manifold in [`World::contacts`].
     ///
     /// ```
     /// use sapwood::{ColliderDesc, Pose, Shape, Vec2, World};

@@ -16,8 +16,9 @@ impl World {
     /// [`WorldConfig::broad_phase`]), with the same colliders under the same ids.
     ///
     /// The copy shares the [pair hooks](crate::PairHooks), whose filter it asks afresh about every
-    /// pair. The copy is stepped once internally, so its [`World::contacts`] are ready at once; its
-    /// [`World::events`] are the original's last-step events. Changes made to the original since
+    /// pair. The copy is stepped once internally, so its [`World::contacts`] are ready at once,
+    /// with the impulses of the original's contacts carried as a step carries them (see
+    /// [`World::store_impulses`]); its [`World::events`] are the original's last-step events. Changes made to the original since
     /// its last step (moves, insertions, removals) are already applied in the copy; the contact
     /// events they cause are reported by the copy's next step, as the original would report them.
     /// For a seamless switch, rebuild right after a step. Cost: one full insertion of every
@@ -65,6 +66,14 @@ impl World {
         }
         w.cols = cols;
         w.step();
+        // The solver's impulses go over as a step would carry them: by pair, then feature id.
+        for (c, &p) in w.contacts.iter_mut().zip(&w.contact_pair) {
+            let pair = w.pairs[p as usize].ids;
+            let old = self.pair_table.get(pair).map(|q| self.pairs[q as usize].contact);
+            if let Some(old) = old.filter(|&o| o != NONE) {
+                c.manifold.carry_impulses(&self.contacts[old as usize].manifold);
+            }
+        }
         // The internal step must not hand out slots the original has not freed yet, and the
         // original's pending removals were never in the new structures: restore both lists so
         // that the next step frees the same slots the original's would.

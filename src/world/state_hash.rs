@@ -7,7 +7,8 @@
 //! the ids later inserts get), the slot free lists in order (reuse is last-in first-out), the
 //! pair slots (ids, touching, sensor and refused state, contact index, and the list links, whose order
 //! decides the order in which a removal ends pairs), the pair free list in order, the contacts
-//! array in order with its owning pairs, and the events pending from removals. All of that is
+//! array in order with its owning pairs (the solver's stored impulses included: the next steps
+//! carry them), and the events pending from removals. All of that is
 //! hashed, and the snapshot stores all of it.
 //!
 //! Left out, because no later step reads it: the last step's events and timings (the next
@@ -159,8 +160,9 @@ impl World {
     /// events gives another value, except with the 2^-64 chance of a collision.
     ///
     /// Hashed: the config (welding on or off included), the live colliders' columns, every slot's generation, the slot and
-    /// pair free lists in order, the pair slots with their list order, the contacts in order,
-    /// and the events pending from removals. Not hashed, because no later step reads them: the
+    /// pair free lists in order, the pair slots with their list order, the contacts in order
+    /// (with the impulses stored by [`World::store_impulses`]), and the events pending from
+    /// removals. Not hashed, because no later step reads them: the
     /// last step's [`World::events`] and timings, leftovers of removed colliders and freed pair
     /// slots, and the broad-phase structures and welded static edges, which are derived from
     /// the hashed statics (a snapshot rebuilds them).

@@ -1,8 +1,9 @@
 //! Snapshots: the whole world as bytes, and back, validated.
 //!
 //! A snapshot holds every piece of state that decides what the next [`World::step`] does, so a
-//! restored world gives the same ids, and bit-identical contacts (same order) and events, as the
-//! original stepped the same way. Derived structures are *not* stored: the broad phases are
+//! restored world gives the same ids, and bit-identical contacts (same order, with the impulses
+//! a solver stored in them, which the next steps carry) and events, as the original stepped the
+//! same way. Derived structures are *not* stored: the broad phases are
 //! rebuilt from the fat boxes by batch insertion, and the pair table and the per-collider pair
 //! links from the pair slots.
 //!
@@ -20,10 +21,10 @@
 //! checksum gives a [`SnapshotError`], never a panic, and no length read from the bytes
 //! allocates more than the bytes could fill.
 //!
-//! # Format (version 8, little-endian throughout)
+//! # Format (version 9, little-endian throughout)
 //! ```text
 //!  magic     8 bytes  "SAPWOOD\0"
-//!  version   u32      8 (other versions are refused: there is no migration)
+//!  version   u32      9 (other versions are refused: there is no migration)
 //!  checksum  u64      XXH3-64, seed 0, of every byte after this field
 //!  then eight sections, always in this order, each  tag [u8; 4] | byte length u64 | payload
 //!   CONF  broad-phase kind (u8 tag + fields), aabb_margin, aabb_margin_ratio, large_extent,
@@ -45,8 +46,9 @@
 //!         then the pair free list, n u32 + n×u32
 //!   LINK  per collider slot: n u32 + its pair slots in list order (the order decides the order
 //!         in which a removal ends touching pairs, hence the contacts array's order)
-//!   CONT  n u32, per contact: owning pair slot u32, manifold (normal, 2 points, count; the ids
-//!         `a`, `b` are derived from the pair)
+//!   CONT  n u32, per contact: owning pair slot u32, manifold (normal 2×f32, 2 points each
+//!         point 2×f32, depth f32, feature id u32, normal and tangent impulse 2×f32; count u32;
+//!         the ids `a`, `b` are derived from the pair)
 //!   EVNT  pending events, then last step's events: each n u32 + n×(a, b raw ids, kind u8)
 //!   IMPC  last step's impacts: n u32 + n×(bullet, other raw ids, fraction, point 2×f32,
 //!         normal 2×f32, pose 4×f32)
@@ -66,7 +68,7 @@ use crate::shape::ShapeError;
 
 const MAGIC: [u8; 8] = *b"SAPWOOD\0";
 /// The format version this build writes and reads.
-pub const SNAPSHOT_VERSION: u32 = 8;
+pub const SNAPSHOT_VERSION: u32 = 9;
 /// Where the checksum sits (after magic and version), and where the bytes it covers start.
 const CHECKSUM_AT: usize = MAGIC.len() + 4;
 const PAYLOAD_AT: usize = CHECKSUM_AT + 8;
@@ -88,7 +90,7 @@ const PAIR_BYTES: usize = 3 * 4 + 2;
 /// as the byte's old meaning (a sensor flag) did.
 const PAIR_SENSOR: u8 = 1;
 const PAIR_REFUSED: u8 = 2;
-const CONTACT_BYTES: usize = 4 + 4 * (2 + 2 * 4 + 1);
+const CONTACT_BYTES: usize = 4 + 4 * (2 + 2 * 6 + 1);
 const EVENT_BYTES: usize = 4 * 4 + 1;
 const IMPACT_BYTES: usize = 4 * 4 + 4 * 9;
 

@@ -304,13 +304,20 @@ pub(super) fn contacts(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
         let normal = s.vec2()?;
         let mut points = [ManifoldPoint::default(); 2];
         for pt in &mut points {
-            *pt = ManifoldPoint { point: s.vec2()?, depth: s.f32()?, id: s.u32()? };
+            *pt = ManifoldPoint {
+                point: s.vec2()?,
+                depth: s.f32()?,
+                id: s.u32()?,
+                normal_impulse: s.f32()?,
+                tangent_impulse: s.f32()?,
+            };
         }
         let manifold = Manifold { normal, points, count: s.u32()? };
         // `Manifold::points` slices by `count`: more than two would panic there.
         if !(1..=2).contains(&manifold.count) {
             return Err(bad("a contact's point count is not 1 or 2"));
         }
+        // The impulses are the solver's, stored as it gave them: any bits are a valid world.
         if !normal.is_finite() || points.iter().any(|p| !p.point.is_finite() || !p.depth.is_finite()) {
             return Err(bad("a contact's manifold is not finite"));
         }

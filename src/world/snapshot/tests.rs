@@ -75,6 +75,28 @@ fn unstepped_world_round_trips_field_by_field() {
 }
 
 #[test]
+fn stored_impulses_round_trip() {
+    let mut w = sample();
+    w.step();
+    assert!(!w.contacts.is_empty());
+    w.store_impulses(|i, _| [(i as f32 + 0.5, -1.25), (f32::NAN, f32::NEG_INFINITY)]);
+    let bytes = w.to_bytes();
+    let r = World::from_bytes(&bytes).unwrap();
+    let impulses = |w: &World| -> Vec<[u32; 4]> {
+        w.contacts
+            .iter()
+            .map(|c| {
+                let [p, q] = c.manifold.points;
+                [p.normal_impulse, p.tangent_impulse, q.normal_impulse, q.tangent_impulse].map(f32::to_bits)
+            })
+            .collect()
+    };
+    assert_eq!(impulses(&r), impulses(&w));
+    assert!(impulses(&w).iter().any(|i| i[0] != 0));
+    assert_eq!(r.to_bytes(), bytes);
+}
+
+#[test]
 fn every_config_round_trips() {
     let kinds = [
         BroadPhaseKind::BruteForce,
@@ -134,10 +156,10 @@ fn named_corruptions_are_caught() {
     let w = sample();
     let bytes = w.to_bytes();
     let mut v = bytes.clone();
-    v[8] = 7; // the previous format version, which had one byte of flags per slot
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 7, supported: 8 }));
+    v[8] = 8; // the previous format version, whose contact points had no impulses
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 8, supported: 9 }));
     v[8] = 3; // an older one, which had no checksum
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 3, supported: 8 }));
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 3, supported: 9 }));
     assert!(World::from_bytes(&v).err().unwrap().to_string().contains("older than"));
     // Each edit below is resealed, as a deliberate edit would be, to reach the check it names.
     let edited = |edit: &dyn Fn(&mut Vec<u8>)| {

@@ -86,6 +86,8 @@ pub(super) fn contacts(w: &mut Writer<'_>, world: &World) {
             w.vec2(pt.point);
             w.f32(pt.depth);
             w.u32(pt.id);
+            w.f32(pt.normal_impulse);
+            w.f32(pt.tangent_impulse);
         }
         w.u32(m.count);
     }

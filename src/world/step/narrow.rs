@@ -31,6 +31,14 @@ impl World {
     ///
     /// A pair refused by the pair filter gets the empty manifold; the contact hook sees each
     /// touching manifold as the workers compute it (see `hooks`).
+    ///
+    /// Warm starting: a recomputed manifold of a pair that touched before takes the solver's
+    /// impulses from the manifold it replaces, point by point by feature id
+    /// ([`Manifold::carry_impulses`], after the contact hook, as Box2D's `b2UpdateContact`
+    /// matches after its pre-solve callback). The old manifold is the one being overwritten, in
+    /// the contact's own slot: the serial apply reads it from the line it writes anyway, the
+    /// in-place pass from the contact its worker owns. A pair that begins touching starts from
+    /// the kernels' zero impulses; one not recomputed keeps its own.
     pub(super) fn narrow_phase(&mut self) {
         // The movers own about `moved × 2 × live_pairs / colliders` pair visits, each a dependent
         // load from a random place; a scan reads every slot in order, about 8 slots for the cost
@@ -81,8 +89,10 @@ impl World {
             });
         }
         for k in 0..chunks {
-            for &(c, m) in &self.scratch.narrow[k].updates {
-                self.contacts[c as usize].manifold = m;
+            for &(c, mut m) in &self.scratch.narrow[k].updates {
+                let contact = &mut self.contacts[c as usize];
+                m.carry_impulses(&contact.manifold);
+                contact.manifold = m;
             }
         }
         for k in 0..chunks {
@@ -166,10 +176,12 @@ impl World {
                         continue;
                     }
                     let refused = refusals && pairs[p as usize].refused;
-                    c.manifold = if refused { Manifold::EMPTY } else { Self::evaluate(cols, welds, hooks, ids, false) };
-                    if c.manifold.count == 0 {
+                    let mut m = if refused { Manifold::EMPTY } else { Self::evaluate(cols, welds, hooks, ids, false) };
+                    if m.count == 0 {
                         out.ended.push(p);
                     }
+                    m.carry_impulses(&c.manifold);
+                    c.manifold = m;
                 }
             });
         for k in 0..chunks {

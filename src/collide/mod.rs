@@ -171,14 +171,14 @@ impl Manifold {
     /// use sapwood::collide::{self, Manifold};
     /// use sapwood::{Pose, Shape, Vec2};
     /// let (ground, crate_) = (Shape::cuboid(Vec2::new(5.0, 0.5))?, Shape::cuboid(Vec2::new(0.5, 0.5))?);
-    /// let mut old = collide::contact(&ground, &Pose::IDENTITY, &crate_, &Pose::from_translation(Vec2::new(0.0, 0.99)));
+    /// let mut old = collide::contact(&ground, &Pose::IDENTITY, &crate_, &Pose::from_translation(Vec2::new(0.0, 0.99)))?;
     /// old.points[0].normal_impulse = 2.5; // what a solver found
-    /// let mut new = collide::contact(&ground, &Pose::IDENTITY, &crate_, &Pose::from_translation(Vec2::new(0.01, 0.99)));
+    /// let mut new = collide::contact(&ground, &Pose::IDENTITY, &crate_, &Pose::from_translation(Vec2::new(0.01, 0.99)))?;
     /// assert_eq!(new.points[0].normal_impulse, 0.0); // kernels give zero impulses
     /// new.carry_impulses(&old);
     /// let carried = new.points().iter().find(|p| p.id == old.points[0].id).unwrap();
     /// assert_eq!(carried.normal_impulse, 2.5);
-    /// # Ok::<(), sapwood::ShapeError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
     pub fn carry_impulses(&mut self, old: &Manifold) {

@@ -363,7 +363,9 @@ impl World {
     }
 
     /// Moves a collider. Queries find it at its new pose at once; its pairs are re-evaluated at
-    /// the next step.
+    /// the next step. Setting the pose it already has, bit for bit, is not a move (a solver
+    /// hands every body's pose back each step, and a body at rest often keeps its bits): its
+    /// pairs keep their manifolds, which the kernels would recompute unchanged.
     ///
     /// # Errors
     /// [`WorldError::StaleId`], [`WorldError::InvalidPose`] or [`WorldError::OutOfRange`]; the
@@ -371,6 +373,9 @@ impl World {
     pub fn set_pose(&mut self, id: ColliderId, pose: Pose) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
         Self::check_pose(&pose)?;
+        if bytemuck::bytes_of(&self.cols.pose[s]) == bytemuck::bytes_of(&pose) {
+            return Ok(());
+        }
         self.weld_touch(s);
         self.cols.pose[s] = pose;
         self.mark_moved(s);

@@ -12,8 +12,10 @@
 //! **Contact recycling** (Box2D reuses a contact's manifold and estimates its separations from
 //! the bodies' motion when the pair moved less than its recycle distance, 10 linear slops, since
 //! the last full manifold) is Box2D's default, on. `recycle = false` sets the world's recycle
-//! distance to 0, which is the switch this Box2D version has (`b2World_SetContactRecycleDistance`;
-//! there is no world-definition field and no `b2World_EnableContactRecycling`).
+//! distance to 0, which is the world-wide switch this Box2D version has
+//! (`b2World_SetContactRecycleDistance`; there is no world-definition field and no
+//! `b2World_EnableContactRecycling`, only a per-body `b2BodyDef::enableContactRecycling`, which the
+//! world's distance of 0 overrides for every body).
 //!
 //! **When manifolds are made**: `b2World_Step` finds new pairs and updates every contact's
 //! manifold first, then solves and moves the bodies. So after step `k` its contacts describe the

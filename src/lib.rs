@@ -33,6 +33,7 @@ pub mod broad;
 pub mod collide;
 #[cfg(feature = "hecs")]
 pub mod ecs;
+mod index;
 mod math;
 pub mod query;
 mod shape;

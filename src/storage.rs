@@ -11,8 +11,15 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::index::{NULL_INDEX, typed_index};
 use crate::math::{Aabb, Pose};
 use crate::shape::Shape;
+
+typed_index!(
+    /// A collider's slot: its row in the [`Columns`], the [`ColliderId::index`] of its ids. The
+    /// broad phases know the collider by the raw value ([`ColliderSlot::get`]).
+    ColliderSlot
+);
 
 /// A handle to a collider: a slot index and a generation, 8 bytes of plain data. Every record
 /// the world hands out (contacts, impacts, events, hits) names colliders by the `ColliderId`
@@ -53,6 +60,12 @@ impl ColliderId {
     #[must_use]
     pub const fn generation(self) -> u32 {
         self.generation
+    }
+
+    /// The slot, typed.
+    #[inline]
+    pub(crate) const fn slot(self) -> ColliderSlot {
+        ColliderSlot::new(self.index)
     }
 }
 
@@ -149,9 +162,9 @@ macro_rules! slot_columns {
                 shape: Shape = Shape::Circle(crate::shape::Circle { radius: 1.0 }),
             }
             derived {
-                /// Head of the collider's list of pair slots (see `world::PairSlot`), `NONE` when
-                /// empty.
-                pair_head: u32 = u32::MAX,
+                /// Head of the collider's list of pair entries (see `world::PairEntry`), `NULL`
+                /// when empty.
+                pair_head: crate::world::PairIndex = crate::world::PairIndex::NULL,
             }
         }
     };
@@ -170,7 +183,7 @@ macro_rules! define_columns {
             $( $(#[$sdoc])* pub $s: Vec<$sty>, )*
             $( $(#[$ddoc])* pub $d: Vec<$dty>, )*
             /// Dead slots, reused last-in first-out.
-            pub free: Vec<u32>,
+            pub free: Vec<ColliderSlot>,
             pub alive_count: u32,
             /// Live colliders with the BULLET flag: the step skips its continuous phase at 0.
             pub bullet_count: u32,
@@ -188,7 +201,7 @@ macro_rules! define_columns {
 slot_columns!(define_columns);
 
 impl Columns {
-    /// The slot of `id` when it is alive and current.
+    /// The slot of `id`, as a subscript of the columns, when it is alive and current.
     #[inline]
     pub fn slot(&self, id: ColliderId) -> Option<usize> {
         let i = id.index as usize;
@@ -204,30 +217,30 @@ impl Columns {
 
     /// The current id of a live slot.
     #[inline]
-    pub fn id(&self, slot: u32) -> ColliderId {
-        let g = self.generation[slot as usize];
-        ColliderId::from_raw_parts(slot, g)
+    pub fn id(&self, slot: ColliderSlot) -> ColliderId {
+        let g = self.generation[slot.index()];
+        ColliderId::from_raw_parts(slot.get(), g)
     }
 
-    /// Takes a slot (a free one first) and returns its index; every column gets a default entry
-    /// to be filled by the caller.
-    pub fn allocate(&mut self) -> Option<u32> {
+    /// Takes a slot (a free one first); every column gets a default entry to be filled by the
+    /// caller.
+    pub fn allocate(&mut self) -> Option<ColliderSlot> {
         self.alive_count += 1;
         if let Some(slot) = self.free.pop() {
-            self.alive[slot as usize] = true;
+            self.alive[slot.index()] = true;
             return Some(slot);
         }
-        let slot = u32::try_from(self.generation.len()).ok().filter(|&s| s < u32::MAX)?;
+        let slot = u32::try_from(self.generation.len()).ok().filter(|&s| s != NULL_INDEX)?;
         self.push_new_slot();
-        Some(slot)
+        Some(ColliderSlot::new(slot))
     }
 
     /// Kills a slot: the generation moves on so that every outstanding id goes stale. The slot
     /// is not reusable until the caller hands it to `free` (the world waits for the next step,
     /// so that the broad phase never sees a removal and a reuse of one id in the same interval,
     /// which it would report as no change at all).
-    pub fn release(&mut self, slot: u32) {
-        let s = slot as usize;
+    pub fn release(&mut self, slot: ColliderSlot) {
+        let s = slot.index();
         self.alive[s] = false;
         self.bullet_count -= u32::from(self.flags[s] & flags::BULLET != 0);
         // Skip 0 on wrap-around so that a generation is never zero (zeroed ids name no collider).
@@ -265,7 +278,7 @@ mod tests {
         let b = c.allocate().unwrap();
         assert_eq!(a, b);
         assert_ne!(c.id(b), id_a);
-        assert_eq!(c.slot(c.id(b)), Some(b as usize));
+        assert_eq!(c.slot(c.id(b)), Some(b.index()));
     }
 
     #[test]

@@ -25,7 +25,7 @@ use sapwood::query::contains_point;
 use sapwood::{ChainOptions, MassProperties, Pose, Shape, ShapeError, Vec2};
 use sapwood_support::f64_rng::F64Rng;
 use sapwood_support::parry_shapes::to_parry;
-use sapwood_support::random_shapes::v2;
+use sapwood_support::random_shapes::{random_convex_at, v2};
 
 fn d(v: Vec2) -> DVec2 {
     DVec2::new(f64::from(v.x), f64::from(v.y))
@@ -325,52 +325,16 @@ fn reference(shape: &Shape) -> Exact {
 
 // ---- Random shapes ---------------------------------------------------------------------------
 
-/// A random convex shape of about `size`, its core around `offset` where the kind allows
-/// (circles, boxes and rounded boxes are centred on their origin).
-fn random_convex(rng: &mut F64Rng, size: f64, offset: DVec2) -> Shape {
-    loop {
-        let s = match rng.below(7) {
-            0 | 1 => {
-                let n = 3 + rng.below(6) as usize;
-                let stretch = DVec2::new(1.0, rng.range(0.2, 1.0));
-                let pts: Vec<Vec2> =
-                    (0..n).map(|_| v2(offset + rng.dir() * size * rng.range(0.3, 1.0) * stretch)).collect();
-                let r = if rng.chance(0.5) { 0.0 } else { size * rng.log_range(0.005, 0.5) };
-                Shape::polygon(&pts, r as f32)
-            }
-            2 => {
-                let a = rng.dir() * size * rng.range(0.05, 1.0);
-                Shape::capsule(v2(offset + a), v2(offset - a), (size * rng.range(0.05, 0.6)) as f32)
-            }
-            3 => Shape::circle((size * rng.range(0.1, 1.0)) as f32),
-            4 => Shape::cuboid(v2(DVec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0)))),
-            5 => Shape::rounded_box(
-                v2(DVec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0))),
-                (size * rng.log_range(0.005, 0.5)) as f32,
-            ),
-            _ => {
-                let a = rng.dir() * size * rng.range(0.05, 1.0);
-                Shape::rounded_segment(v2(offset + a), v2(offset - a), (size * rng.range(0.05, 0.6)) as f32)
-            }
-        };
-        if let Ok(s) = s
-            && s.validate().is_ok()
-        {
-            return s;
-        }
-    }
-}
-
 fn random_shape(rng: &mut F64Rng, size: f64, offset: DVec2) -> Shape {
     if rng.chance(0.8) {
-        return random_convex(rng, size, offset);
+        return random_convex_at(rng, size, offset, false);
     }
     let parts = (0..2 + rng.below(3))
         .map(|_| {
             let at = offset + rng.dir() * size * rng.range(0.0, 3.0);
             let pose = Pose::new(v2(at), rng.range(-3.2, 3.2) as f32);
             let core = rng.dir() * size * rng.range(0.0, 1.0);
-            (pose, random_convex(rng, size, core))
+            (pose, random_convex_at(rng, size, core, false))
         })
         .collect();
     Shape::compound(parts).unwrap()

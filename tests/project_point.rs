@@ -29,7 +29,7 @@ use sapwood::{
 };
 use sapwood_support::f64_rng::F64Rng;
 use sapwood_support::parry_shapes::{parry_pose, to_parry};
-use sapwood_support::random_shapes::v2;
+use sapwood_support::random_shapes::{random_convex_at, v2};
 
 fn d(v: Vec2) -> DVec2 {
     DVec2::new(f64::from(v.x), f64::from(v.y))
@@ -255,44 +255,6 @@ fn check(shape: &Shape, pose: &Pose, p: Vec2, got: &PointProjection, worst: &mut
 
 // ---- Random shapes and points -----------------------------------------------------------------
 
-fn random_convex(rng: &mut F64Rng, size: f64, offset: DVec2) -> Shape {
-    loop {
-        let s = match rng.below(8) {
-            0 | 1 => {
-                let n = 3 + rng.below(6) as usize;
-                let stretch = DVec2::new(1.0, rng.range(0.2, 1.0));
-                let pts: Vec<Vec2> =
-                    (0..n).map(|_| v2(offset + rng.dir() * size * rng.range(0.3, 1.0) * stretch)).collect();
-                let r = if rng.chance(0.5) { 0.0 } else { size * rng.log_range(0.005, 0.5) };
-                Shape::polygon(&pts, r as f32)
-            }
-            2 => {
-                let a = rng.dir() * size * rng.range(0.05, 1.0);
-                Shape::capsule(v2(offset + a), v2(offset - a), (size * rng.range(0.05, 0.6)) as f32)
-            }
-            3 => Shape::circle((size * rng.range(0.1, 1.0)) as f32),
-            4 => Shape::cuboid(v2(DVec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0)))),
-            5 => Shape::rounded_box(
-                v2(DVec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0))),
-                (size * rng.log_range(0.005, 0.5)) as f32,
-            ),
-            6 => {
-                let a = rng.dir() * size * rng.range(0.05, 1.0);
-                Shape::segment(v2(offset + a), v2(offset - a))
-            }
-            _ => {
-                let a = rng.dir() * size * rng.range(0.05, 1.0);
-                Shape::rounded_segment(v2(offset + a), v2(offset - a), (size * rng.range(0.05, 0.6)) as f32)
-            }
-        };
-        if let Ok(s) = s
-            && s.validate().is_ok()
-        {
-            return s;
-        }
-    }
-}
-
 fn random_chain(rng: &mut F64Rng, size: f64, offset: DVec2) -> Shape {
     loop {
         let n = 3 + rng.below(30) as usize;
@@ -323,12 +285,12 @@ fn random_shape(rng: &mut F64Rng, size: f64, offset: DVec2) -> Shape {
                     let at = offset + rng.dir() * size * rng.range(0.0, 2.0);
                     let pose = Pose::new(v2(at), rng.range(-3.2, 3.2) as f32);
                     let core = rng.dir() * size * rng.range(0.0, 0.5);
-                    (pose, random_convex(rng, size, core))
+                    (pose, random_convex_at(rng, size, core, true))
                 })
                 .collect();
             Shape::compound(parts).unwrap()
         }
-        _ => random_convex(rng, size, offset),
+        _ => random_convex_at(rng, size, offset, true),
     }
 }
 

@@ -65,8 +65,8 @@ fn scene(config: WorldConfig, n: usize, extent: f32, rng: &mut SplitMix64) -> (W
         perturb(&mut world, &mut ids, extent, rng);
         world.step();
     }
-    // A mass removal leaves long free lists of slots and pair slots, whose order decides the
-    // ids and pair slots that later inserts get.
+    // A mass removal leaves long free lists of slots and pair entries, whose order decides the
+    // ids and pair entries that later inserts get.
     for _ in 0..n / 10 {
         let id = ids.swap_remove(below_mod(rng, ids.len()));
         world.remove(id).unwrap();

@@ -25,8 +25,9 @@
 
 use glam::Vec2;
 
-use crate::broad::brute::{DenseBoxes, NONE};
+use crate::broad::dense_boxes::DenseBoxes;
 use crate::broad::{BroadPhase, Pair, PairHistory, pair};
+use crate::index::NULL_INDEX;
 use crate::math::Aabb;
 
 /// Upper bound on the number of cells; larger requests get a coarser grid. More cells mean fewer
@@ -82,14 +83,14 @@ pub struct UniformGrid {
     dirty: bool,
     /// The cells reflect every mutation.
     built: bool,
-    /// Per dense slot: its cell range, or `x0 == NONE` for oversized. Rebuild scratch, kept to
-    /// avoid reallocating.
+    /// Per packed position of `store`: its cell range, or `x0 == NULL_INDEX` (no first column)
+    /// for oversized. Rebuild scratch, kept to avoid reallocating.
     ranges: Vec<CellRange>,
     /// Per cell: end offset of its items in `items` (counting sort output). Reused per rebuild.
     cell_end: Vec<u32>,
     /// Registrations grouped by cell. Reused per rebuild.
     items: Vec<CellItem>,
-    /// Dense slots of oversized boxes. Reused per rebuild.
+    /// Packed positions of oversized boxes. Reused per rebuild.
     oversized: Vec<u32>,
     /// The pairs last reported by `update_pairs`, for the next diff.
     history: PairHistory,
@@ -188,7 +189,7 @@ impl UniformGrid {
             let r = self.range(b);
             if r.cells() > MAX_CELLS_PER_BOX {
                 self.oversized.push(k as u32);
-                self.ranges.push(CellRange { x0: NONE, ..r });
+                self.ranges.push(CellRange { x0: NULL_INDEX, ..r });
                 continue;
             }
             self.ranges.push(r);
@@ -211,7 +212,7 @@ impl UniformGrid {
         self.items.clear();
         self.items.resize(total, CellItem::default());
         for (k, r) in self.ranges.iter().enumerate() {
-            if r.x0 == NONE {
+            if r.x0 == NULL_INDEX {
                 continue;
             }
             let item = CellItem { aabb: self.store.boxes[k], id: self.store.ids[k], cx0: r.x0, cy0: r.y0 };
@@ -247,12 +248,12 @@ impl UniformGrid {
             }
         }
         // Oversized boxes meet every box; a pair of two oversized ones is emitted by the lower
-        // slot.
+        // position.
         for &k in &self.oversized {
             let a = self.store.boxes[k as usize];
             let ia = self.store.ids[k as usize];
             for (j, (b, r)) in self.store.boxes.iter().zip(&self.ranges).enumerate() {
-                if r.x0 == NONE && j as u32 <= k {
+                if r.x0 == NULL_INDEX && j as u32 <= k {
                     continue;
                 }
                 if a.overlaps(b) {
@@ -353,12 +354,12 @@ impl BroadPhase for UniformGrid {
             return Err("grid: built arrays have the wrong length".into());
         }
         let mut expected = vec![0usize; n];
-        let mut slot_of = std::collections::HashMap::new();
+        let mut pos_of = std::collections::HashMap::new();
         for (k, &id) in self.store.ids.iter().enumerate() {
-            slot_of.insert(id, k);
+            pos_of.insert(id, k);
             let r = self.range(&self.store.boxes[k]);
             let big = r.cells() > MAX_CELLS_PER_BOX;
-            if big != (self.ranges[k].x0 == NONE) || (!big && self.ranges[k] != r) {
+            if big != (self.ranges[k].x0 == NULL_INDEX) || (!big && self.ranges[k] != r) {
                 return Err(format!("grid: stale cell range for id {id}"));
             }
             expected[k] = if big { 0 } else { r.cells() };
@@ -372,7 +373,7 @@ impl BroadPhase for UniformGrid {
             }
             let (cx, cy) = (c as u32 % nx, c as u32 / nx);
             for it in &self.items[lo..end as usize] {
-                let Some(&k) = slot_of.get(&it.id) else { return Err(format!("grid: unknown id {} in cell", it.id)) };
+                let Some(&k) = pos_of.get(&it.id) else { return Err(format!("grid: unknown id {} in cell", it.id)) };
                 let r = self.ranges[k];
                 if it.aabb != self.store.boxes[k] || it.cx0 != r.x0 || it.cy0 != r.y0 {
                     return Err(format!("grid: stale copy of id {} in cell {c}", it.id));
@@ -400,7 +401,7 @@ impl BroadPhase for UniformGrid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::broad::brute::testkit::*;
+    use crate::broad::test_kit::*;
 
     #[test]
     fn churn_matches_model() {

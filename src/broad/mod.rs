@@ -1,7 +1,7 @@
 //! Broad phases: which pairs of boxes overlap.
 //!
 //! Every algorithm implements [`BroadPhase`] over caller-chosen `u32` ids (the world uses its
-//! dense slot indices, so structures may keep arrays indexed by id) and reports **exactly** the
+//! collider slots, small and dense, so structures may keep arrays indexed by id) and reports **exactly** the
 //! pairs of stored boxes that overlap under the inclusive touching rule of
 //! [`Aabb::overlaps`] — the pair set of [`BruteForce`], never a superset or a subset.
 //!
@@ -14,8 +14,14 @@
 //! | [`Quadtree`] | `quadtree.rs` | loose quadtree |
 //! | [`DynamicTree`] | `tree/` | dynamic AABB tree, SAH branch-and-bound insertion (Bittner et al. / Catto) |
 //! | [`IncrementalSap`] | `sap/` | Terdiman-style incremental sweep-and-prune on x and y |
+//!
+//! Shared by several of them: `dense_boxes.rs` (the packed box store of the per-frame
+//! algorithms), `pair_table.rs` (the hash table of id pairs), `movers.rs` (the world's movers'
+//! structure, any of the above), and, for their unit tests, `test_kit.rs` (the model, churn and
+//! adversarial sets every algorithm is checked with).
 
 mod brute;
+mod dense_boxes;
 mod grid;
 mod movers;
 mod pair_table;
@@ -23,6 +29,8 @@ mod quadtree;
 mod sap;
 mod sort_sweep;
 mod spatial_hash;
+#[cfg(test)]
+mod test_kit;
 mod tree;
 
 pub use brute::BruteForce;

@@ -1,4 +1,5 @@
-//! An open-addressing hash table from an id pair to a `u32`, built for churn.
+//! An open-addressing hash table from an id pair to a small `Copy` value (a `u32`, a typed
+//! index), built for churn.
 //!
 //! The persistent broad phase adds and removes pairs every step, so the table must not decay
 //! under millions of insert/remove cycles. It uses linear probing over a power-of-two array and
@@ -7,28 +8,30 @@
 //! never gets longer than the live keys make it.
 //!
 //! ```text
-//!   keys: [ k0 | EMPTY | k2 | k3 | EMPTY | ... ]   u64 per slot: pair[0] << 32 | pair[1]
-//!   vals: [ v0 |   -   | v2 | v3 |   -   | ... ]   u32 per slot
+//!   keys: [ k0 | EMPTY | k2 | k3 | EMPTY | ... ]   u64 per bucket: pair[0] << 32 | pair[1]
+//!   vals: [ v0 |   -   | v2 | v3 |   -   | ... ]   a V per bucket
 //! ```
 //! Keys and values live in separate arrays so that a probe walks 8-byte keys only.
 //!
 //! * Load factor at most 5/8: a miss under linear probing inspects `(1 + 1 / (1 - load)²) / 2`
-//!   slots on average (Knuth 6.4), so a higher limit saves memory at the price of longer
-//!   probes; at 5/8 a miss costs about 4 slots.
+//!   buckets on average (Knuth 6.4), so a higher limit saves memory at the price of longer
+//!   probes; at 5/8 a miss costs about 4 buckets.
 //! * No allocation once the capacity suffices ([`PairTable::reserve`]); [`PairTable::clear`]
 //!   keeps the capacity.
-//! * Iteration is in slot order and the hash has no random seed, so the same sequence of
+//! * Iteration is in bucket order and the hash has no random seed, so the same sequence of
 //!   operations yields the same iteration order on every run and every machine.
 //!
 //! The key `[u32::MAX, u32::MAX]` is reserved as the empty marker; it is never a canonical pair
 //! (`pair[0] < pair[1]`), which is what the broad phases store.
 
+use bytemuck::Zeroable;
+
 use crate::broad::Pair;
 
-/// The empty-slot marker, `[u32::MAX, u32::MAX]` packed.
+/// The empty-bucket marker, `[u32::MAX, u32::MAX]` packed.
 const EMPTY: u64 = u64::MAX;
 
-/// Smallest non-zero slot count: 16 keys, two cache lines. Smaller only adds rehashes while a
+/// Smallest non-zero bucket count: 16 keys, two cache lines. Smaller only adds rehashes while a
 /// table is young; larger wastes memory in tables that stay small.
 const MIN_CAPACITY: usize = 16;
 
@@ -43,7 +46,8 @@ pub(crate) fn unpack(k: u64) -> Pair {
 }
 
 /// The SplitMix64 finaliser: every input bit affects every output bit, so the ids' low bits
-/// (dense slot indices, all small) still spread over the whole table. The top bits are used.
+/// (small dense integers, such as the world's collider slots) still spread over the whole table.
+/// The top bits are used.
 #[inline]
 fn mix(k: u64) -> u64 {
     let mut z = k.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -52,20 +56,27 @@ fn mix(k: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Open-addressing hash table keyed by an id pair, value `u32`. See the module documentation.
-#[derive(Clone, Debug, Default)]
-pub struct PairTable {
-    /// Packed keys, `EMPTY` for a free slot. Length is zero or a power of two.
+/// Open-addressing hash table keyed by an id pair, values of type `V`. See the module
+/// documentation.
+#[derive(Clone, Debug)]
+pub struct PairTable<V = u32> {
+    /// Packed keys, `EMPTY` for a free bucket. Length is zero or a power of two.
     keys: Vec<u64>,
     /// Values, meaningful where `keys` is not `EMPTY`.
-    vals: Vec<u32>,
-    /// Number of occupied slots.
+    vals: Vec<V>,
+    /// Number of occupied buckets.
     len: usize,
-    /// `64 - log2(capacity)`: the home slot is the top bits of the mixed key.
+    /// `64 - log2(capacity)`: the home bucket is the top bits of the mixed key.
     shift: u32,
 }
 
-impl PairTable {
+impl<V> Default for PairTable<V> {
+    fn default() -> Self {
+        Self { keys: Vec::new(), vals: Vec::new(), len: 0, shift: 0 }
+    }
+}
+
+impl<V: Copy + Zeroable> PairTable<V> {
     /// An empty table; allocates nothing until the first insertion.
     #[must_use]
     pub fn new() -> Self {
@@ -102,10 +113,10 @@ impl PairTable {
         Self::max_load(self.keys.len())
     }
 
-    /// The most entries a slot array of `slots` may hold (load factor 5/8).
+    /// The most entries a bucket array of `buckets` may hold (load factor 5/8).
     #[inline]
-    fn max_load(slots: usize) -> usize {
-        slots / 8 * 5
+    fn max_load(buckets: usize) -> usize {
+        buckets / 8 * 5
     }
 
     #[inline]
@@ -124,19 +135,19 @@ impl PairTable {
         if need <= self.capacity() {
             return;
         }
-        let mut slots = self.keys.len().max(MIN_CAPACITY);
-        while Self::max_load(slots) < need {
-            slots *= 2;
+        let mut buckets = self.keys.len().max(MIN_CAPACITY);
+        while Self::max_load(buckets) < need {
+            buckets *= 2;
         }
-        self.rehash(slots);
+        self.rehash(buckets);
     }
 
-    /// Moves every entry into a fresh slot array of `slots` entries (a power of two).
-    fn rehash(&mut self, slots: usize) {
-        debug_assert!(slots.is_power_of_two() && Self::max_load(slots) >= self.len);
-        let old_keys = std::mem::replace(&mut self.keys, vec![EMPTY; slots]);
-        let old_vals = std::mem::replace(&mut self.vals, vec![0; slots]);
-        self.shift = 64 - slots.trailing_zeros();
+    /// Moves every entry into a fresh bucket array of `buckets` entries (a power of two).
+    fn rehash(&mut self, buckets: usize) {
+        debug_assert!(buckets.is_power_of_two() && Self::max_load(buckets) >= self.len);
+        let old_keys = std::mem::replace(&mut self.keys, vec![EMPTY; buckets]);
+        let old_vals = std::mem::replace(&mut self.vals, vec![V::zeroed(); buckets]);
+        self.shift = 64 - buckets.trailing_zeros();
         let mask = self.mask();
         for (k, v) in old_keys.into_iter().zip(old_vals) {
             if k != EMPTY {
@@ -150,7 +161,7 @@ impl PairTable {
         }
     }
 
-    /// The slot holding `k`, if any.
+    /// The bucket holding `k`, if any.
     #[inline]
     fn find(&self, k: u64) -> Option<usize> {
         if self.len == 0 {
@@ -175,7 +186,7 @@ impl PairTable {
     /// # Panics
     /// If `key` is the reserved `[u32::MAX, u32::MAX]` (a caller bug: never a canonical pair).
     #[inline]
-    pub fn insert(&mut self, key: Pair, value: u32) -> Option<u32> {
+    pub fn insert(&mut self, key: Pair, value: V) -> Option<V> {
         let k = pack(key);
         assert!(k != EMPTY, "PairTable: the key [u32::MAX, u32::MAX] is reserved");
         if self.len + 1 > self.capacity() {
@@ -200,17 +211,17 @@ impl PairTable {
 
     /// Removes `key`; returns its value if it was present.
     #[inline]
-    pub fn remove(&mut self, key: Pair) -> Option<u32> {
+    pub fn remove(&mut self, key: Pair) -> Option<V> {
         let i = self.find(pack(key))?;
         let value = self.vals[i];
-        self.remove_slot(i);
+        self.vacate(i);
         Some(value)
     }
 
-    /// Empties slot `i` by backward shift: each later entry of the probe run moves into the hole
-    /// when the hole lies between its home slot and its current slot (cyclically), so every key
+    /// Empties bucket `i` by backward shift: each later entry of the probe run moves into the hole
+    /// when the hole lies between its home bucket and its current bucket (cyclically), so every key
     /// stays reachable from its home without tombstones.
-    fn remove_slot(&mut self, i: usize) {
+    fn vacate(&mut self, i: usize) {
         let mask = self.mask();
         let mut hole = i;
         let mut j = (i + 1) & mask;
@@ -236,14 +247,14 @@ impl PairTable {
     /// The value stored under `key`.
     #[inline]
     #[must_use]
-    pub fn get(&self, key: Pair) -> Option<u32> {
+    pub fn get(&self, key: Pair) -> Option<V> {
         self.find(pack(key)).map(|i| self.vals[i])
     }
 
     /// A mutable reference to the value stored under `key`.
     #[inline]
     #[cfg(test)]
-    pub fn get_mut(&mut self, key: Pair) -> Option<&mut u32> {
+    pub fn get_mut(&mut self, key: Pair) -> Option<&mut V> {
         self.find(pack(key)).map(|i| &mut self.vals[i])
     }
 
@@ -254,25 +265,25 @@ impl PairTable {
         self.find(pack(key)).is_some()
     }
 
-    /// Every `(pair, value)`, in slot order (deterministic for a given operation sequence).
-    pub fn iter(&self) -> impl Iterator<Item = (Pair, u32)> + '_ {
+    /// Every `(pair, value)`, in bucket order (deterministic for a given operation sequence).
+    pub fn iter(&self) -> impl Iterator<Item = (Pair, V)> + '_ {
         self.keys.iter().zip(&self.vals).filter(|(k, _)| **k != EMPTY).map(|(&k, &v)| (unpack(k), v))
     }
 
-    /// Keeps only the entries for which `keep` returns `true`, in one pass over the slots.
+    /// Keeps only the entries for which `keep` returns `true`, in one pass over the buckets.
     ///
     /// `keep` sees every entry at least once; an entry may be shown twice when a removal shifts
     /// an already-kept entry of a wrapped-around probe run, so `keep` must give the same answer
     /// for the same entry. Each removed entry is removed (and was last shown) exactly once.
-    pub fn retain(&mut self, mut keep: impl FnMut(Pair, u32) -> bool) {
+    pub fn retain(&mut self, mut keep: impl FnMut(Pair, V) -> bool) {
         let mut i = 0;
         while i < self.keys.len() {
             let k = self.keys[i];
-            // A removal shifts a later entry into slot i, which must be examined too; entries
-            // that are shifted never come from slots not yet visited into visited ones, except
+            // A removal shifts a later entry into bucket i, which must be examined too; entries
+            // that are shifted never come from buckets not yet visited into visited ones, except
             // kept entries of a run wrapping past the end, which are simply shown again.
             if k != EMPTY && !keep(unpack(k), self.vals[i]) {
-                self.remove_slot(i);
+                self.vacate(i);
             } else {
                 i += 1;
             }
@@ -286,8 +297,8 @@ impl PairTable {
         self.len = 0;
     }
 
-    /// Checks the table's invariants: `len` matches the occupied slots, the load factor holds,
-    /// and every key is reachable from its home slot (no empty slot between home and the key)
+    /// Checks the table's invariants: `len` matches the occupied buckets, the load factor holds,
+    /// and every key is reachable from its home bucket (no empty bucket between home and the key)
     /// and stored once.
     ///
     /// # Errors
@@ -297,14 +308,14 @@ impl PairTable {
             return Err("keys and values differ in length".into());
         }
         if self.keys.is_empty() {
-            return if self.len == 0 { Ok(()) } else { Err(format!("len {} without slots", self.len)) };
+            return if self.len == 0 { Ok(()) } else { Err(format!("len {} without buckets", self.len)) };
         }
         if !self.keys.len().is_power_of_two() || self.shift != 64 - self.keys.len().trailing_zeros() {
             return Err("capacity is not a power of two matching the shift".into());
         }
         let occupied = self.keys.iter().filter(|&&k| k != EMPTY).count();
         if occupied != self.len {
-            return Err(format!("len {} but {} occupied slots", self.len, occupied));
+            return Err(format!("len {} but {} occupied buckets", self.len, occupied));
         }
         if self.len > self.capacity() {
             return Err(format!("len {} above the load limit {}", self.len, self.capacity()));
@@ -317,10 +328,10 @@ impl PairTable {
             let mut j = self.home(k);
             while j != i {
                 if self.keys[j] == EMPTY {
-                    return Err(format!("key {:?} at slot {i} unreachable: slot {j} is empty", unpack(k)));
+                    return Err(format!("key {:?} at bucket {i} unreachable: bucket {j} is empty", unpack(k)));
                 }
                 if self.keys[j] == k {
-                    return Err(format!("key {:?} stored twice (slots {j} and {i})", unpack(k)));
+                    return Err(format!("key {:?} stored twice (buckets {j} and {i})", unpack(k)));
                 }
                 j = (j + 1) & mask;
             }
@@ -470,6 +481,6 @@ mod tests {
         assert_eq!(t.capacity(), cap);
         t.validate().unwrap();
         assert_eq!(t.get([1, 2]), None);
-        assert_eq!(PairTable::new().get([0, 1]), None);
+        assert_eq!(PairTable::<u32>::new().get([0, 1]), None);
     }
 }

@@ -29,8 +29,8 @@
 
 use glam::Vec2;
 
-use crate::broad::brute::NONE;
 use crate::broad::{BroadPhase, Pair, PairHistory, pair};
+use crate::index::NULL_INDEX;
 use crate::math::Aabb;
 
 /// A leaf holding more items than this splits. Larger: fewer nodes to descend, more item pairs
@@ -52,9 +52,9 @@ struct Node {
     cell: Aabb,
     /// The cell grown by half its size per side, clipped to the parent's loose bounds (16 bytes).
     loose: Aabb,
-    /// First of four consecutive children, or [`NONE`] for a leaf (4 bytes).
+    /// First of four consecutive children, or [`NULL_INDEX`] for a leaf (4 bytes).
     children: u32,
-    /// Parent index, [`NONE`] at the root (4 bytes).
+    /// Parent index, [`NULL_INDEX`] at the root (4 bytes).
     parent: u32,
     /// Items in this subtree (4 bytes).
     count: u32,
@@ -74,13 +74,13 @@ struct Entry {
 /// Where an id lives.
 #[derive(Clone, Copy, Debug)]
 struct Rec {
-    /// Node index, or [`NONE`] when absent.
+    /// Node index, or [`NULL_INDEX`] when absent.
     node: u32,
     /// Position in that node's items.
     pos: u32,
 }
 
-const ABSENT: Rec = Rec { node: NONE, pos: NONE };
+const ABSENT: Rec = Rec { node: NULL_INDEX, pos: NULL_INDEX };
 
 /// Loose quadtree with flat node storage.
 pub struct Quadtree {
@@ -133,8 +133,8 @@ impl Quadtree {
         let root = Node {
             cell: bounds,
             loose: loosen(&bounds),
-            children: NONE,
-            parent: NONE,
+            children: NULL_INDEX,
+            parent: NULL_INDEX,
             count: 0,
             depth: 0,
             alive: true,
@@ -160,7 +160,7 @@ impl Quadtree {
     /// The child of internal node `n` that `aabb` would descend into, if its loose bounds hold it.
     fn fitting_child(&self, n: u32, aabb: &Aabb) -> Option<u32> {
         let node = &self.nodes[n as usize];
-        if node.children == NONE {
+        if node.children == NULL_INDEX {
             return None;
         }
         let c = node.children + quadrant(&node.cell, mid(aabb));
@@ -199,7 +199,7 @@ impl Quadtree {
 
     fn maybe_split(&mut self, n: u32) {
         let node = self.nodes[n as usize];
-        if node.children != NONE
+        if node.children != NULL_INDEX
             || self.items[n as usize].len() <= CAPACITY
             || node.depth >= MAX_DEPTH
             || !splittable(&node.cell)
@@ -223,7 +223,7 @@ impl Quadtree {
             let l = loosen(&cell);
             let loose = Aabb::new(l.min.max(node.loose.min), l.max.min(node.loose.max));
             self.nodes[(first + q) as usize] =
-                Node { cell, loose, children: NONE, parent: n, count: 0, depth: node.depth + 1, alive: true };
+                Node { cell, loose, children: NULL_INDEX, parent: n, count: 0, depth: node.depth + 1, alive: true };
             debug_assert!(self.items[(first + q) as usize].is_empty());
         }
         self.nodes[n as usize].children = first;
@@ -247,15 +247,15 @@ impl Quadtree {
     /// After a removal below `n`: folds the highest ancestor-or-self subtree that holds at most
     /// [`COLLAPSE`] items into its root.
     fn maybe_collapse(&mut self, mut n: u32) {
-        let mut target = NONE;
-        while n != NONE {
+        let mut target = NULL_INDEX;
+        while n != NULL_INDEX {
             let node = &self.nodes[n as usize];
-            if node.children != NONE && node.count <= COLLAPSE {
+            if node.children != NULL_INDEX && node.count <= COLLAPSE {
                 target = n;
             }
             n = node.parent;
         }
-        if target == NONE {
+        if target == NULL_INDEX {
             return;
         }
         // Every internal node keeps more than COLLAPSE items, so below `target` only the nodes on
@@ -269,17 +269,17 @@ impl Quadtree {
                     self.push_item(target, e);
                 }
                 let child = &mut self.nodes[c as usize];
-                if child.children != NONE {
+                if child.children != NULL_INDEX {
                     stack.push(child.children);
                 }
                 child.alive = false;
-                child.children = NONE;
+                child.children = NULL_INDEX;
                 child.count = 0;
             }
             self.free_blocks.push(first);
         }
         self.stack = stack;
-        self.nodes[target as usize].children = NONE;
+        self.nodes[target as usize].children = NULL_INDEX;
     }
 
     /// Every overlapping pair, each once (see the module docs for the node-order rule).
@@ -307,7 +307,7 @@ impl Quadtree {
                             }
                         }
                     }
-                    if node.children != NONE {
+                    if node.children != NULL_INDEX {
                         for c in node.children..node.children + 4 {
                             let child = &self.nodes[c as usize];
                             if child.count > 0 && child.loose.overlaps(&a.aabb) {
@@ -336,8 +336,8 @@ impl BroadPhase for Quadtree {
         if i >= self.recs.len() {
             self.recs.resize(i + 1, ABSENT);
         }
-        debug_assert!(self.recs[i].node == NONE, "broad phase: id {id} inserted twice");
-        if self.recs[i].node != NONE {
+        debug_assert!(self.recs[i].node == NULL_INDEX, "broad phase: id {id} inserted twice");
+        if self.recs[i].node != NULL_INDEX {
             self.update(id, aabb);
             return;
         }
@@ -348,14 +348,14 @@ impl BroadPhase for Quadtree {
 
     fn remove(&mut self, id: u32) {
         let rec = self.recs.get(id as usize).copied().unwrap_or(ABSENT);
-        debug_assert!(rec.node != NONE, "broad phase: removing absent id {id}");
-        if rec.node == NONE {
+        debug_assert!(rec.node != NULL_INDEX, "broad phase: removing absent id {id}");
+        if rec.node == NULL_INDEX {
             return;
         }
         self.take_item(rec.node, rec.pos);
         self.recs[id as usize] = ABSENT;
         let mut n = rec.node;
-        while n != NONE {
+        while n != NULL_INDEX {
             self.nodes[n as usize].count -= 1;
             n = self.nodes[n as usize].parent;
         }
@@ -366,8 +366,8 @@ impl BroadPhase for Quadtree {
 
     fn update(&mut self, id: u32, aabb: Aabb) {
         let rec = self.recs.get(id as usize).copied().unwrap_or(ABSENT);
-        debug_assert!(rec.node != NONE, "broad phase: updating absent id {id}");
-        if rec.node == NONE {
+        debug_assert!(rec.node != NULL_INDEX, "broad phase: updating absent id {id}");
+        if rec.node == NULL_INDEX {
             return;
         }
         self.dirty = true;
@@ -408,7 +408,7 @@ impl BroadPhase for Quadtree {
                 }
             }
             let node = &self.nodes[n as usize];
-            if node.children != NONE {
+            if node.children != NULL_INDEX {
                 for c in node.children..node.children + 4 {
                     let child = &self.nodes[c as usize];
                     if child.count > 0 && child.loose.overlaps(aabb) {
@@ -449,7 +449,7 @@ impl BroadPhase for Quadtree {
             }
             stored += items.len();
             let mut sum = items.len() as u32;
-            if node.children == NONE {
+            if node.children == NULL_INDEX {
                 if items.len() > CAPACITY && node.depth < MAX_DEPTH && splittable(&node.cell) {
                     return Err(format!("quadtree: leaf {n} holds {} items but could split", items.len()));
                 }
@@ -489,7 +489,7 @@ impl BroadPhase for Quadtree {
                 }
             }
         }
-        let present = self.recs.iter().filter(|r| r.node != NONE).count();
+        let present = self.recs.iter().filter(|r| r.node != NULL_INDEX).count();
         if stored != self.len || present != self.len {
             return Err(format!("quadtree: len {} but {stored} stored and {present} records", self.len));
         }
@@ -503,7 +503,7 @@ impl BroadPhase for Quadtree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::broad::brute::testkit::*;
+    use crate::broad::test_kit::*;
 
     #[test]
     fn churn_matches_model() {

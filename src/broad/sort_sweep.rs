@@ -267,7 +267,7 @@ impl BroadPhase for SortSweep {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::broad::brute::testkit::*;
+    use crate::broad::test_kit::*;
     use glam::Vec2;
 
     fn make() -> Box<dyn BroadPhase> {

@@ -21,8 +21,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::broad::brute::NONE;
 use crate::broad::{BroadPhase, Pair, PairHistory, pair};
+use crate::index::NULL_INDEX;
 use crate::math::Aabb;
 
 /// Boxes covering more cells than this are tested against every box instead of being hashed
@@ -91,7 +91,7 @@ struct Rec {
     y1: i32,
     /// Index in `dense`.
     dense_pos: u32,
-    /// Index in `oversized` (state `Oversized`), else [`NONE`].
+    /// Index in `oversized` (state `Oversized`), else [`NULL_INDEX`].
     over_pos: u32,
     state: State,
 }
@@ -251,7 +251,7 @@ impl SpatialHash {
             return;
         }
         r.state = State::Cells;
-        r.over_pos = NONE;
+        r.over_pos = NULL_INDEX;
         for cy in y0..=y1 {
             for cx in x0..=x1 {
                 self.add_to_cell(cx, cy, id);
@@ -525,7 +525,7 @@ impl BroadPhase for SpatialHash {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::broad::brute::testkit::*;
+    use crate::broad::test_kit::*;
     use glam::Vec2;
 
     #[test]

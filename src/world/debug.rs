@@ -4,7 +4,7 @@
 
 use super::World;
 use crate::math::Aabb;
-use crate::storage::{ColliderId, flags};
+use crate::storage::{ColliderId, ColliderSlot, flags};
 
 impl World {
     /// Calls `f` with every live collider's fat box (the box the broad phase stores, as of the
@@ -15,7 +15,8 @@ impl World {
     pub fn debug_fat_aabbs(&self, mut f: impl FnMut(ColliderId, Aabb, bool)) {
         for s in 0..self.cols.alive.len() {
             if self.cols.is_placed(s) {
-                f(self.cols.id(s as u32), self.cols.fat[s], self.cols.flags[s] & flags::IN_TREE != 0);
+                let id = self.cols.id(ColliderSlot::from_index(s));
+                f(id, self.cols.fat[s], self.cols.flags[s] & flags::IN_TREE != 0);
             }
         }
     }

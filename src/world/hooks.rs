@@ -6,11 +6,12 @@
 
 use std::sync::Arc;
 
-use super::{NONE, World, WorldError};
+use super::pairs::PairIndex;
+use super::{World, WorldError};
 use crate::collide::Manifold;
 use crate::math::Pose;
 use crate::shape::Shape;
-use crate::storage::{ColliderId, Columns, flags};
+use crate::storage::{ColliderId, ColliderSlot, Columns, flags};
 
 /// One collider of a pair, as a hook sees it: `a` has the lower slot index, the manifold's
 /// normal points from `a` to `b`, as in [`Contact`](crate::Contact).
@@ -163,13 +164,13 @@ impl World {
     /// phase then, so set hooks once, not every step.
     pub fn set_pair_hooks(&mut self, hooks: Option<Arc<dyn PairHooks>>) {
         self.hooks = hooks;
-        for p in 0..self.pairs.len() as u32 {
-            if self.pairs[p as usize].ids != [NONE, NONE] {
-                self.refilter_pair(p);
+        for p in 0..self.pairs.len() {
+            if !self.pairs[p].is_free() {
+                self.refilter_pair(PairIndex::from_index(p));
             }
         }
         for s in 0..self.cols.alive.len() {
-            if self.cols.alive[s] && self.cols.pair_head[s] != NONE {
+            if self.cols.alive[s] && !self.cols.pair_head[s].is_null() {
                 self.mark_moved(s);
             }
         }
@@ -195,11 +196,12 @@ impl World {
 
     /// `refilter` of a live slot.
     pub(super) fn refilter_collider(&mut self, s: usize) {
+        let slot = ColliderSlot::from_index(s);
         let mut p = self.cols.pair_head[s];
-        while p != NONE {
+        while !p.is_null() {
             self.refilter_pair(p);
-            let pair = &self.pairs[p as usize];
-            p = pair.next[Self::end_of(pair, s as u32)];
+            let pair = &self.pairs[p.index()];
+            p = pair.next[Self::end_of(pair, slot)];
         }
         self.mark_moved(s);
     }
@@ -207,23 +209,23 @@ impl World {
     /// Asks the filter again about live pair `p`. A touching pair it now refuses keeps its
     /// contact until the next step's narrow phase ends it with its event (a pair refused and
     /// accepted again before then raises none); the caller marks an end moved so that it does.
-    fn refilter_pair(&mut self, p: u32) {
-        let pair = self.pairs[p as usize];
+    fn refilter_pair(&mut self, p: PairIndex) {
+        let pair = self.pairs[p.index()];
         let refused = !self.filter_allows(pair.ids[0], pair.ids[1]);
-        self.pairs[p as usize].refused = refused;
+        self.pairs[p.index()].refused = refused;
         self.refusals_pending |= refused && pair.touching;
     }
 
     /// The filter's answer for slots `a`, `b` (`true` without hooks).
-    pub(super) fn filter_allows(&self, a: u32, b: u32) -> bool {
+    pub(super) fn filter_allows(&self, a: ColliderSlot, b: ColliderSlot) -> bool {
         self.hooks.as_deref().is_none_or(|h| h.filter_pair(&view(&self.cols, a), &view(&self.cols, b)))
     }
 }
 
 /// What the hooks see of the collider in slot `s`.
 #[inline]
-pub(super) fn view(cols: &Columns, s: u32) -> ColliderView<'_> {
-    let i = s as usize;
+pub(super) fn view(cols: &Columns, s: ColliderSlot) -> ColliderView<'_> {
+    let i = s.index();
     ColliderView {
         id: cols.id(s),
         user_data: cols.user_data[i],
@@ -238,7 +240,13 @@ pub(super) fn view(cols: &Columns, s: u32) -> ColliderView<'_> {
 /// or empty when disabled. The impulses are the step's to carry: the hook's edits to them are
 /// dropped, so that a contact that begins starts at zero.
 #[inline]
-pub(super) fn modify(hooks: &dyn PairHooks, cols: &Columns, a: u32, b: u32, mut m: Manifold) -> Manifold {
+pub(super) fn modify(
+    hooks: &dyn PairHooks,
+    cols: &Columns,
+    a: ColliderSlot,
+    b: ColliderSlot,
+    mut m: Manifold,
+) -> Manifold {
     let keep = hooks.modify_contact(&view(cols, a), &view(cols, b), &mut m);
     m.count = m.count.min(m.points.len() as u32);
     m.carry_impulses(&Manifold::EMPTY);

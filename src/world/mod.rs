@@ -6,17 +6,21 @@
 //! `scratch`, the public value types in `types`, the origin shift in `origin`, the state hash in
 //! `state_hash`.
 //!
+//! Three kinds of index link the world's records, each its own type (`crate::index`): a
+//! collider's **slot** ([`ColliderSlot`], its row in the columns and its broad-phase id), a pair's
+//! **entry** (`PairIndex`, into `pairs`) and a **contact** (`ContactIndex`, into `contacts`).
+//!
 //! # The step
 //! Only pairs in which a collider moved or changed are re-evaluated: a pair of two unmoved
 //! colliders keeps its manifold, so a still scene costs almost nothing. A moved collider's tight
 //! box is recomputed; only when it leaves the collider's fat box does the broad phase hear of it.
 //!
 //! # Pair bookkeeping
-//! Every candidate pair (fat boxes overlap, filters allow it) owns a `PairSlot`, whether the
-//! pair hooks' filter refused it or not, found by its ordered slot pair in a [`PairTable`] and
-//! linked into both colliders' doubly linked pair lists (Box2D's contact edges), so that
-//! removing or moving a collider reaches its pairs directly.
-//! Touching pairs additionally own an entry in the dense, `Pod` contacts array that
+//! Every candidate pair (fat boxes overlap, filters allow it) owns a pair entry (`PairEntry`),
+//! whether the pair hooks' filter refused it or not, found by its ordered slot pair in a
+//! [`PairTable`] and linked into both colliders' doubly linked pair lists (Box2D's contact edges),
+//! so that removing or moving a collider reaches its pairs directly.
+//! Touching pairs additionally own a contact in the dense, `Pod` contacts array that
 //! [`World::contacts`] exposes.
 
 mod debug;
@@ -46,15 +50,15 @@ use std::sync::Arc;
 
 use crate::broad::{BroadPhaseKind, DynamicTree, Movers, PairTable};
 use crate::collide::Manifold;
+use crate::index::NULL_INDEX;
 use crate::math::{Aabb, Pose};
 use crate::shape::Shape;
-use crate::storage::{ColliderId, Columns, Filter, flags};
-use pairs::PairSlot;
+use crate::storage::{ColliderId, ColliderSlot, Columns, Filter, flags};
+use pairs::PairEntry;
+pub(crate) use pairs::PairIndex;
 use scratch::Scratch;
 
-const NONE: u32 = u32::MAX;
-
-// The snapshot codec reads and rebuilds private state (pair slots and their links), so it is a
+// The snapshot codec reads and rebuilds private state (pair entries and their links), so it is a
 // child of this module rather than a reason to widen every field's visibility.
 pub mod snapshot;
 
@@ -111,12 +115,12 @@ pub struct World {
     /// Static and very large colliders.
     tree: DynamicTree,
 
-    pairs: Vec<PairSlot>,
-    free_pairs: Vec<u32>,
-    pair_table: PairTable,
+    pairs: Vec<PairEntry>,
+    free_pairs: Vec<PairIndex>,
+    pair_table: PairTable<PairIndex>,
     contacts: Vec<Contact>,
-    /// `contact_pair[i]` is the pair slot that owns `contacts[i]`.
-    contact_pair: Vec<u32>,
+    /// `contact_pair[i]` is the pair entry that owns `contacts[i]`.
+    contact_pair: Vec<PairIndex>,
     /// Events of the last step (cleared when the next one starts).
     events: Vec<Event>,
     /// Events raised by removals since the last step, reported with the next step's.
@@ -126,11 +130,11 @@ pub struct World {
     timings: StepTimings,
     /// Slots removed since the last step, made reusable once the broad phase has seen the
     /// removal (see `Columns::release`).
-    released: Vec<u32>,
+    released: Vec<ColliderSlot>,
 
     /// Colliders whose pose or shape changed since the last step (may hold duplicates and dead
     /// slots; the MOVED flag decides). State, not scratch: it decides what the next step does.
-    moved: Vec<u32>,
+    moved: Vec<ColliderSlot>,
     /// The step's buffers, reused so that a steady-state step allocates nothing.
     scratch: Scratch,
     /// The user's pair filter and contact hook (see `hooks`). Code, not state: never stored.
@@ -267,12 +271,12 @@ impl World {
     /// `insert` of a description that passed `check_desc`.
     fn insert_checked(&mut self, desc: ColliderDesc) -> Result<ColliderId, WorldError> {
         let slot = self.cols.allocate().ok_or(WorldError::Full)?;
-        let s = slot as usize;
+        let s = slot.index();
         self.cols.pose[s] = desc.pose;
         self.cols.shape[s] = desc.shape;
         self.cols.filter[s] = desc.filter;
         self.cols.user_data[s] = desc.user_data;
-        self.cols.pair_head[s] = NONE;
+        self.cols.pair_head[s] = PairIndex::NULL;
         // Not yet in any structure: an empty fat box marks it as new for the next step.
         self.cols.aabb[s] = Aabb::EMPTY;
         self.cols.fat[s] = Aabb::EMPTY;
@@ -321,7 +325,7 @@ impl World {
     /// The first invalid description's error, with nothing inserted.
     pub fn insert_batch(&mut self, descs: &[ColliderDesc], out: &mut Vec<ColliderId>) -> Result<(), WorldError> {
         descs.iter().try_for_each(Self::check_desc)?;
-        if (self.cols.alive_count as usize).saturating_add(descs.len()) >= u32::MAX as usize {
+        if (self.cols.alive_count as usize).saturating_add(descs.len()) >= NULL_INDEX as usize {
             return Err(WorldError::Full);
         }
         let first = out.len();
@@ -340,20 +344,20 @@ impl World {
     /// [`WorldError::StaleId`] when `id` is not live.
     pub fn remove(&mut self, id: ColliderId) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
-        let slot = s as u32;
+        let slot = id.slot();
         self.weld_touch(s);
         self.welds.release(s);
         // A collider inserted since the last step is in no structure yet.
         if self.cols.is_placed(s) {
             if self.cols.flags[s] & flags::IN_TREE != 0 {
-                self.tree.remove(slot);
+                self.tree.remove(slot.get());
             } else {
-                self.movers.remove(slot);
+                self.movers.remove(slot.get());
                 self.mover_tree.touch(slot);
             }
         }
         self.mover_tree.forget(slot);
-        while self.cols.pair_head[s] != NONE {
+        while !self.cols.pair_head[s].is_null() {
             let p = self.cols.pair_head[s];
             self.destroy_pair(p, true);
         }
@@ -563,10 +567,11 @@ impl World {
     }
 
     fn mark_moved(&mut self, s: usize) {
-        self.mover_tree.change(s as u32);
+        let slot = ColliderSlot::from_index(s);
+        self.mover_tree.change(slot);
         if self.cols.flags[s] & flags::MOVED == 0 {
             self.cols.flags[s] |= flags::MOVED;
-            self.moved.push(s as u32);
+            self.moved.push(slot);
         }
     }
 
@@ -674,7 +679,7 @@ impl World {
 
     /// All live collider ids, in slot order.
     pub fn ids(&self) -> impl Iterator<Item = ColliderId> + '_ {
-        (0..self.cols.alive.len() as u32).filter(|&s| self.cols.alive[s as usize]).map(|s| self.cols.id(s))
+        (0..self.cols.alive.len()).filter(|&s| self.cols.alive[s]).map(|s| self.cols.id(ColliderSlot::from_index(s)))
     }
 
     /// Every touching non-sensor pair with its manifold, as of the last step. The order is
@@ -757,12 +762,12 @@ impl World {
     pub fn contacts_of(&self, id: ColliderId, mut f: impl FnMut(&Contact)) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
         let mut p = self.cols.pair_head[s];
-        while p != NONE {
-            let pair = &self.pairs[p as usize];
-            if pair.contact != NONE {
-                f(&self.contacts[pair.contact as usize]);
+        while !p.is_null() {
+            let pair = &self.pairs[p.index()];
+            if !pair.contact.is_null() {
+                f(&self.contacts[pair.contact.index()]);
             }
-            p = pair.next[Self::end_of(pair, s as u32)];
+            p = pair.next[Self::end_of(pair, id.slot())];
         }
         Ok(())
     }

@@ -25,17 +25,17 @@ use std::sync::{RwLock, RwLockReadGuard};
 
 use crate::broad::DynamicTree;
 use crate::math::Aabb;
-use crate::storage::{Columns, flags};
+use crate::storage::{ColliderSlot, Columns, flags};
 
 #[derive(Default)]
 pub(super) struct Lazy {
     tree: DynamicTree,
     /// Slots whose fat box changed (or that were inserted) since the last flush.
-    pending: Vec<u32>,
+    pending: Vec<ColliderSlot>,
     /// Slots inserted, moved or reshaped since the last step and not yet at their present box.
-    changed: Vec<u32>,
+    changed: Vec<ColliderSlot>,
     /// Slots placed at their present box since the last step.
-    present: Vec<u32>,
+    present: Vec<ColliderSlot>,
     /// Per slot, which of the three lists hold it ([`QUEUED`], [`CHANGED`], [`PRESENT`]).
     state: Vec<u8>,
 }
@@ -54,36 +54,36 @@ impl Lazy {
         if self.tree.is_empty() && self.pending.len() > 64 {
             // A mass insertion: one binned-SAH build beats as many incremental inserts.
             let items: Vec<(u32, Aabb)> =
-                self.pending.iter().filter(|&&s| is_mover(cols, s)).map(|&s| (s, cols.fat[s as usize])).collect();
+                self.pending.iter().filter(|&&s| is_mover(cols, s)).map(|&s| (s.get(), cols.fat[s.index()])).collect();
             self.tree.insert_batch(&items);
         } else {
             for &s in &self.pending {
                 if is_mover(cols, s) {
-                    let (fat, tight) = (cols.fat[s as usize], cols.aabb[s as usize]);
+                    let (fat, tight) = (cols.fat[s.index()], cols.aabb[s.index()]);
                     // The tree's leaf box is looser than the world's fat box (three margins
                     // around the tight box instead of one), so a leaf moves about once for every
                     // two escapes.
                     let margin = (fat.max - tight.max).max(tight.min - fat.min).max_element().max(0.0);
-                    self.tree.update_with_fat(s, fat, fat.fattened(2.0 * margin));
+                    self.tree.update_with_fat(s.get(), fat, fat.fattened(2.0 * margin));
                 } else {
-                    self.tree.remove(s);
+                    self.tree.remove(s.get());
                 }
             }
         }
         for &s in &self.pending {
-            self.state[s as usize] &= !QUEUED;
+            self.state[s.index()] &= !QUEUED;
         }
         self.pending.clear();
         for i in 0..self.changed.len() {
             let s = self.changed[i];
-            let u = s as usize;
+            let u = s.index();
             self.state[u] &= !CHANGED;
             if !cols.alive[u] {
                 continue;
             }
             let tight = cols.shape[u].aabb(&cols.pose[u]);
             let fat = if cols.fat[u].contains(&tight) { cols.fat[u] } else { tight };
-            self.tree.update_with_fat(s, tight, fat);
+            self.tree.update_with_fat(s.get(), tight, fat);
             if self.state[u] & PRESENT == 0 {
                 self.state[u] |= PRESENT;
                 self.present.push(s);
@@ -94,16 +94,16 @@ impl Lazy {
 
     /// The box queries test slot `s` by: its present box if it changed since the last step (it
     /// is then in this tree at that box), else the step's tight box.
-    pub fn aabb_of(&self, cols: &Columns, s: u32) -> Aabb {
-        if cols.flags[s as usize] & flags::MOVED != 0 {
-            self.tree.tight_aabb(s).unwrap_or(Aabb::EMPTY)
+    pub fn aabb_of(&self, cols: &Columns, s: ColliderSlot) -> Aabb {
+        if cols.flags[s.index()] & flags::MOVED != 0 {
+            self.tree.tight_aabb(s.get()).unwrap_or(Aabb::EMPTY)
         } else {
-            cols.aabb[s as usize]
+            cols.aabb[s.index()]
         }
     }
 
-    fn mark(&mut self, slot: u32, bit: u8) -> bool {
-        let s = slot as usize;
+    fn mark(&mut self, slot: ColliderSlot, bit: u8) -> bool {
+        let s = slot.index();
         if self.state.len() <= s {
             self.state.resize(s + 1, 0);
         }
@@ -113,8 +113,8 @@ impl Lazy {
     }
 }
 
-fn is_mover(cols: &Columns, s: u32) -> bool {
-    cols.is_placed(s as usize) && cols.flags[s as usize] & flags::IN_TREE == 0
+fn is_mover(cols: &Columns, s: ColliderSlot) -> bool {
+    cols.is_placed(s.index()) && cols.flags[s.index()] & flags::IN_TREE == 0
 }
 
 /// A read lock on the flushed tree, as queries hold it.
@@ -133,7 +133,7 @@ impl MoverTree {
     }
 
     /// Records that `slot`'s fat box changed, it was inserted, or it left the movers.
-    pub fn touch(&mut self, slot: u32) {
+    pub fn touch(&mut self, slot: ColliderSlot) {
         let lazy = self.lazy();
         if lazy.mark(slot, QUEUED) {
             lazy.pending.push(slot);
@@ -143,7 +143,7 @@ impl MoverTree {
 
     /// Records that `slot` was inserted, moved or reshaped since the last step: queries find it
     /// at its present box from now on.
-    pub fn change(&mut self, slot: u32) {
+    pub fn change(&mut self, slot: ColliderSlot) {
         let lazy = self.lazy();
         if lazy.mark(slot, CHANGED) {
             lazy.changed.push(slot);
@@ -152,8 +152,8 @@ impl MoverTree {
     }
 
     /// Records that `slot` was removed: a present entry of a tree resident leaves with it.
-    pub fn forget(&mut self, slot: u32) {
-        if self.lazy().state.get(slot as usize).is_some_and(|st| st & PRESENT != 0) {
+    pub fn forget(&mut self, slot: ColliderSlot) {
+        if self.lazy().state.get(slot.index()).is_some_and(|st| st & PRESENT != 0) {
             self.touch(slot);
         }
     }
@@ -165,12 +165,12 @@ impl MoverTree {
     pub fn settle(&mut self) {
         let lazy = self.lazy();
         for &s in &lazy.changed {
-            lazy.state[s as usize] &= !CHANGED;
+            lazy.state[s.index()] &= !CHANGED;
         }
         lazy.changed.clear();
         let present = std::mem::take(&mut lazy.present);
         for &s in &present {
-            self.lazy().state[s as usize] &= !PRESENT;
+            self.lazy().state[s.index()] &= !PRESENT;
             self.touch(s);
         }
         let mut present = present;

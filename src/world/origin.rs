@@ -14,7 +14,7 @@ use glam::Vec2;
 use super::{MAX_COORDINATE, World, WorldError};
 use crate::broad::{BroadPhaseKind, pair};
 use crate::math::Aabb;
-use crate::storage::flags;
+use crate::storage::{ColliderSlot, flags};
 
 impl World {
     /// Moves the world's origin to `offset`: every collider's position `p` becomes
@@ -92,7 +92,7 @@ impl World {
             if self.cols.is_placed(s) {
                 self.mark_moved(s);
             } else if self.cols.alive[s] {
-                self.mover_tree.change(s as u32);
+                self.mover_tree.change(ColliderSlot::from_index(s));
             }
         }
         Ok(())
@@ -111,7 +111,7 @@ impl World {
             // coincide within f32 rounding can change with the coordinates: the next step
             // recomputes them, as a world built at the new coordinates would have them.
             if self.config.weld_static_edges && cols.flags[s] & flags::STATIC != 0 {
-                self.welds.dirty.push(s as u32);
+                self.welds.dirty.push(ColliderSlot::from_index(s));
             }
             if cols.flags[s] & flags::BULLET != 0 {
                 // A sweep start is a pose, held to the same range; one that the shift would
@@ -155,21 +155,21 @@ impl World {
         // removed colliders, which the world dropped when they were removed.
         ended.clear();
         began.retain(|&p| !self.pair_table.contains(p));
-        for &(slot, fat) in &residents {
+        for &(id, fat) in &residents {
             self.query_both_trees(&fat);
             let table = &self.pair_table;
             began.extend(
                 self.scratch
                     .query_hits
                     .iter()
-                    .filter(|&&o| o != slot)
-                    .map(|&o| pair(slot, o))
+                    .filter(|&&o| o != id)
+                    .map(|&o| pair(id, o))
                     .filter(|&p| !table.contains(p)),
             );
         }
         self.scratch.began = began;
         self.scratch.ended = ended;
-        // Sorted there, filtered by the filters and static flags, one pair slot each.
+        // Sorted there, filtered by the filters and static flags, one pair entry each.
         self.apply_pair_changes();
     }
 }

@@ -1,19 +1,41 @@
-//! Pair bookkeeping: pair slots, their links into both colliders' lists, touching state and events.
+//! Pair bookkeeping: pair entries, their links into both colliders' lists, touching state and
+//! events.
+//!
+//! ```text
+//!  pairs: Vec<PairEntry>     by PairIndex; free entries have ids [NULL, NULL] and are listed
+//!                            in free_pairs
+//!  pair_table: [slot a, slot b] -> PairIndex
+//!  cols.pair_head[slot] -> PairIndex -> next[end] -> ... -> NULL   (one list per collider)
+//!  contacts: Vec<Contact>    by ContactIndex, one per touching non-sensor pair;
+//!  contact_pair[c]           the PairIndex that owns contacts[c], whose `contact` is c
+//! ```
 
-use super::{Contact, Event, EventKind, NONE, World, WorldConfig};
+use super::{Contact, Event, EventKind, World, WorldConfig};
+use crate::broad::Pair;
 use crate::collide::Manifold;
-use crate::storage::{Columns, flags};
+use crate::index::typed_index;
+use crate::storage::{ColliderSlot, Columns, flags};
 
-/// A candidate pair: fat boxes overlap and filters allow it.
+typed_index!(
+    /// A pair entry: its position in `World::pairs`.
+    PairIndex
+);
+
+typed_index!(
+    /// A contact: its position in `World::contacts` (and `World::contact_pair`).
+    ContactIndex
+);
+
+/// A candidate pair's entry: fat boxes overlap and filters allow it.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct PairSlot {
-    /// Collider slots, `ids[0] < ids[1]`; `[NONE, NONE]` while the slot is free.
-    pub ids: [u32; 2],
-    /// Next and previous pair in the list of `ids[k]` (`NONE` at the ends).
-    pub next: [u32; 2],
-    pub prev: [u32; 2],
-    /// Index into `contacts` while touching (non-sensor pairs only), else `NONE`.
-    pub contact: u32,
+pub(super) struct PairEntry {
+    /// Collider slots, `ids[0] < ids[1]`; `[NULL, NULL]` while the entry is free.
+    pub ids: [ColliderSlot; 2],
+    /// Next and previous pair in the list of `ids[k]` (`NULL` at the ends).
+    pub next: [PairIndex; 2],
+    pub prev: [PairIndex; 2],
+    /// The pair's contact while touching (non-sensor pairs only), else `NULL`.
+    pub contact: ContactIndex,
     /// Whether the shapes touch (for sensor pairs: overlap) and the contact hook kept the
     /// contact.
     pub touching: bool,
@@ -24,59 +46,82 @@ pub(super) struct PairSlot {
     pub refused: bool,
 }
 
+impl PairEntry {
+    /// The `ids` of a free entry.
+    pub const FREE: [ColliderSlot; 2] = [ColliderSlot::NULL; 2];
+
+    /// Whether the entry is free (on the free list).
+    #[inline]
+    pub fn is_free(&self) -> bool {
+        self.ids == Self::FREE
+    }
+
+    /// The pair's key in the pair table, its colliders' broad-phase ids.
+    #[inline]
+    pub fn key(&self) -> Pair {
+        self.ids.map(ColliderSlot::get)
+    }
+}
+
+/// The collider slots of a broad-phase pair (the world's broad-phase ids are its slots).
+#[inline]
+pub(super) fn slots_of(p: Pair) -> [ColliderSlot; 2] {
+    p.map(ColliderSlot::new)
+}
+
 impl World {
     /// Which end of `pair` is `slot` (0 or 1).
     #[inline]
-    pub(super) fn end_of(pair: &PairSlot, slot: u32) -> usize {
+    pub(super) fn end_of(pair: &PairEntry, slot: ColliderSlot) -> usize {
         usize::from(pair.ids[1] == slot)
     }
 
-    /// Takes a pair slot (the free list's last first, else a new one) and links it into both
+    /// Takes a pair entry (the free list's last first, else a new one) and links it into both
     /// colliders' lists, with the pair filter's answer. The caller has put the pair into
-    /// `pair_table` under that slot.
-    pub(super) fn create_pair(&mut self, a: u32, b: u32, sensor: bool) {
-        let slot = PairSlot {
+    /// `pair_table` under that entry's index.
+    pub(super) fn create_pair(&mut self, a: ColliderSlot, b: ColliderSlot, sensor: bool) {
+        let entry = PairEntry {
             ids: [a, b],
-            next: [self.cols.pair_head[a as usize], self.cols.pair_head[b as usize]],
-            prev: [NONE, NONE],
-            contact: NONE,
+            next: [self.cols.pair_head[a.index()], self.cols.pair_head[b.index()]],
+            prev: [PairIndex::NULL; 2],
+            contact: ContactIndex::NULL,
             touching: false,
             sensor,
             refused: !self.filter_allows(a, b),
         };
         let p = match self.free_pairs.pop() {
             Some(p) => {
-                self.pairs[p as usize] = slot;
+                self.pairs[p.index()] = entry;
                 p
             }
             None => {
-                self.pairs.push(slot);
-                (self.pairs.len() - 1) as u32
+                self.pairs.push(entry);
+                PairIndex::from_index(self.pairs.len() - 1)
             }
         };
         for (k, &c) in [a, b].iter().enumerate() {
-            let head = self.cols.pair_head[c as usize];
-            if head != NONE {
-                let h = &mut self.pairs[head as usize];
+            let head = self.cols.pair_head[c.index()];
+            if !head.is_null() {
+                let h = &mut self.pairs[head.index()];
                 let end = Self::end_of(h, c);
                 h.prev[end] = p;
             }
-            self.cols.pair_head[c as usize] = p;
-            debug_assert_eq!(self.pairs[p as usize].next[k], head);
+            self.cols.pair_head[c.index()] = p;
+            debug_assert_eq!(self.pairs[p.index()].next[k], head);
         }
-        debug_assert_eq!(self.pair_table.get([a, b]), Some(p));
+        debug_assert_eq!(self.pair_table.get(entry.key()), Some(p));
     }
 
-    /// Unlinks and frees a pair slot; a touching pair ends with an event (into the pending list
+    /// Unlinks and frees a pair entry; a touching pair ends with an event (into the pending list
     /// when called from `remove`, so that it is reported with the next step).
-    pub(super) fn destroy_pair(&mut self, p: u32, pending: bool) {
-        self.pair_table.remove(self.pairs[p as usize].ids);
+    pub(super) fn destroy_pair(&mut self, p: PairIndex, pending: bool) {
+        self.pair_table.remove(self.pairs[p.index()].key());
         self.free_pair(p, pending);
     }
 
     /// `destroy_pair` for a pair already taken out of `pair_table`.
-    pub(super) fn free_pair(&mut self, p: u32, pending: bool) {
-        let pair = self.pairs[p as usize];
+    pub(super) fn free_pair(&mut self, p: PairIndex, pending: bool) {
+        let pair = self.pairs[p.index()];
         if pair.touching {
             self.end_touch(p);
             if self.reports(&pair) {
@@ -86,39 +131,39 @@ impl World {
         }
         for (k, &c) in pair.ids.iter().enumerate() {
             let (prev, next) = (pair.prev[k], pair.next[k]);
-            if prev == NONE {
-                self.cols.pair_head[c as usize] = next;
+            if prev.is_null() {
+                self.cols.pair_head[c.index()] = next;
             } else {
-                let pp = &mut self.pairs[prev as usize];
+                let pp = &mut self.pairs[prev.index()];
                 let end = Self::end_of(pp, c);
                 pp.next[end] = next;
             }
-            if next != NONE {
-                let np = &mut self.pairs[next as usize];
+            if !next.is_null() {
+                let np = &mut self.pairs[next.index()];
                 let end = Self::end_of(np, c);
                 np.prev[end] = prev;
             }
         }
-        self.pairs[p as usize].ids = [NONE, NONE];
+        self.pairs[p.index()].ids = PairEntry::FREE;
         self.free_pairs.push(p);
     }
 
-    /// Drops a pair's contact entry (swap-remove, fixing the moved entry's back-reference).
-    pub(super) fn end_touch(&mut self, p: u32) {
-        let pair = &mut self.pairs[p as usize];
+    /// Drops a pair's contact (swap-remove, fixing the moved contact's back-reference).
+    pub(super) fn end_touch(&mut self, p: PairIndex) {
+        let pair = &mut self.pairs[p.index()];
         pair.touching = false;
-        let c = std::mem::replace(&mut pair.contact, NONE);
-        if c != NONE {
-            self.contacts.swap_remove(c as usize);
-            self.contact_pair.swap_remove(c as usize);
-            if let Some(&moved) = self.contact_pair.get(c as usize) {
-                self.pairs[moved as usize].contact = c;
+        let c = std::mem::replace(&mut pair.contact, ContactIndex::NULL);
+        if !c.is_null() {
+            self.contacts.swap_remove(c.index());
+            self.contact_pair.swap_remove(c.index());
+            if let Some(&moved) = self.contact_pair.get(c.index()) {
+                self.pairs[moved.index()].contact = c;
             }
         }
     }
 
     /// The event of `pair` starting (`began`) or stopping to touch.
-    pub(super) fn make_event(&self, pair: &PairSlot, began: bool) -> Event {
+    pub(super) fn make_event(&self, pair: &PairEntry, began: bool) -> Event {
         let kind = match (pair.sensor, began) {
             (false, true) => EventKind::ContactBegan,
             (false, false) => EventKind::ContactEnded,
@@ -131,13 +176,13 @@ impl World {
     /// Whether `pair`'s events are reported: both its colliders have that kind of event on.
     /// Judged when the event is raised, so a switch flipped while a pair touches decides its
     /// end event alone.
-    pub(super) fn reports(&self, pair: &PairSlot) -> bool {
+    pub(super) fn reports(&self, pair: &PairEntry) -> bool {
         let off = if pair.sensor { flags::NO_SENSOR_EVENTS } else { flags::NO_CONTACT_EVENTS };
-        (self.cols.flags[pair.ids[0] as usize] | self.cols.flags[pair.ids[1] as usize]) & off == 0
+        (self.cols.flags[pair.ids[0].index()] | self.cols.flags[pair.ids[1].index()]) & off == 0
     }
 
     /// `make_event` into this step's events, unless the colliders' switches silence it.
-    pub(super) fn push_event(&mut self, pair: &PairSlot, began: bool) {
+    pub(super) fn push_event(&mut self, pair: &PairEntry, began: bool) {
         if self.reports(pair) {
             let ev = self.make_event(pair, began);
             self.events.push(ev);
@@ -145,16 +190,16 @@ impl World {
     }
 
     /// A pair started or stopped touching: add or drop its contact, raise its event.
-    pub(super) fn flip_touching(&mut self, p: u32, m: Manifold) {
-        let pair = self.pairs[p as usize];
+    pub(super) fn flip_touching(&mut self, p: PairIndex, m: Manifold) {
+        let pair = self.pairs[p.index()];
         if pair.touching {
             self.end_touch(p);
             self.push_event(&pair, false);
             return;
         }
-        self.pairs[p as usize].touching = true;
+        self.pairs[p.index()].touching = true;
         if !pair.sensor {
-            self.pairs[p as usize].contact = self.contacts.len() as u32;
+            self.pairs[p.index()].contact = ContactIndex::from_index(self.contacts.len());
             self.contacts.push(Contact { a: self.cols.id(pair.ids[0]), b: self.cols.id(pair.ids[1]), manifold: m });
             self.contact_pair.push(p);
         }
@@ -164,8 +209,8 @@ impl World {
     /// Whether two colliders may form a pair: both enabled, not both static, the config's
     /// sensor rules allow it, and their filters agree. The one statement of the rule, for the
     /// step's pair search, `validate` and the snapshot reader.
-    pub(super) fn may_pair(cols: &Columns, config: &WorldConfig, a: u32, b: u32) -> bool {
-        let (a, b) = (a as usize, b as usize);
+    pub(super) fn may_pair(cols: &Columns, config: &WorldConfig, a: ColliderSlot, b: ColliderSlot) -> bool {
+        let (a, b) = (a.index(), b.index());
         let (fa, fb) = (cols.flags[a], cols.flags[b]);
         let senses_static = |sensor: u16, other: u16| {
             sensor & flags::SENSOR != 0 && other & (flags::STATIC | flags::SENSOR) == flags::STATIC
@@ -180,8 +225,14 @@ impl World {
     /// Whether a pair whose kind is `sensor` may stay as it is between colliders `a`, `b`: they
     /// may pair and the pair's kind is theirs. Only a flag or filter change since the last step
     /// (a REFRESH end) makes it fail while their fat boxes overlap.
-    pub(super) fn pair_fits(cols: &Columns, config: &WorldConfig, a: u32, b: u32, sensor: bool) -> bool {
+    pub(super) fn pair_fits(
+        cols: &Columns,
+        config: &WorldConfig,
+        a: ColliderSlot,
+        b: ColliderSlot,
+        sensor: bool,
+    ) -> bool {
         Self::may_pair(cols, config, a, b)
-            && sensor == ((cols.flags[a as usize] | cols.flags[b as usize]) & flags::SENSOR != 0)
+            && sensor == ((cols.flags[a.index()] | cols.flags[b.index()]) & flags::SENSOR != 0)
     }
 }

@@ -6,10 +6,10 @@
 //! collider is marked new and one internal step puts it into the new broad phase and the trees
 //! and recomputes pairs and contacts from the current poses.
 
-use super::{Event, NONE, World, WorldConfig, WorldError};
+use super::{Event, PairIndex, World, WorldConfig, WorldError};
 use crate::broad::{Pair, diff_sorted_pairs};
 use crate::math::Aabb;
-use crate::storage::flags;
+use crate::storage::{ColliderSlot, flags};
 
 impl World {
     /// A copy of this world built with `config` (typically another
@@ -49,7 +49,7 @@ impl World {
         w.hooks.clone_from(&self.hooks);
         let mut cols = self.cols.clone();
         for s in 0..cols.alive.len() {
-            cols.pair_head[s] = NONE;
+            cols.pair_head[s] = PairIndex::NULL;
             if cols.alive[s] {
                 // An empty fat box marks the collider as new: the step inserts it everywhere.
                 cols.aabb[s] = Aabb::EMPTY;
@@ -57,10 +57,10 @@ impl World {
                 // Placement and pending refreshes are the step's to redo; the collider's own
                 // switches carry over.
                 cols.flags[s] = (cols.flags[s] & !(flags::IN_TREE | flags::REFRESH)) | flags::MOVED;
-                w.moved.push(s as u32);
+                w.moved.push(ColliderSlot::from_index(s));
                 // Every static is new to the copy: its welds are made by the internal step.
                 if config.weld_static_edges && cols.flags[s] & flags::STATIC != 0 {
-                    w.welds.dirty.push(s as u32);
+                    w.welds.dirty.push(ColliderSlot::from_index(s));
                 }
             }
         }
@@ -68,10 +68,10 @@ impl World {
         w.step();
         // The solver's impulses go over as a step would carry them: by pair, then feature id.
         for (c, &p) in w.contacts.iter_mut().zip(&w.contact_pair) {
-            let pair = w.pairs[p as usize].ids;
-            let old = self.pair_table.get(pair).map(|q| self.pairs[q as usize].contact);
-            if let Some(old) = old.filter(|&o| o != NONE) {
-                c.manifold.carry_impulses(&self.contacts[old as usize].manifold);
+            let key = w.pairs[p.index()].key();
+            let old = self.pair_table.get(key).map(|q| self.pairs[q.index()].contact);
+            if let Some(old) = old.filter(|o| !o.is_null()) {
+                c.manifold.carry_impulses(&self.contacts[old.index()].manifold);
             }
         }
         // The internal step must not hand out slots the original has not freed yet, and the
@@ -100,15 +100,16 @@ impl World {
     }
 }
 
-/// The pair slots of `world` whose shapes touch, as sorted `(slot a, slot b)` pairs.
+/// The pairs of `world` whose shapes touch, as sorted `(slot a, slot b)` pairs.
 fn touching(world: &World) -> Vec<Pair> {
-    let mut out: Vec<Pair> = world.pairs.iter().filter(|p| p.ids[0] != NONE && p.touching).map(|p| p.ids).collect();
+    let mut out: Vec<Pair> =
+        world.pairs.iter().filter(|p| !p.ids[0].is_null() && p.touching).map(|p| p.key()).collect();
     out.sort_unstable();
     out
 }
 
 fn pair_event(world: &World, ids: Pair, began: bool) -> Option<Event> {
     let p = world.pair_table.get(ids).expect("a touching pair is in the table");
-    let pair = &world.pairs[p as usize];
+    let pair = &world.pairs[p.index()];
     world.reports(pair).then(|| world.make_event(pair, began))
 }

@@ -3,6 +3,8 @@
 use crate::broad::Pair;
 use crate::collide::Manifold;
 use crate::math::Aabb;
+use crate::storage::ColliderSlot;
+use crate::world::pairs::{ContactIndex, PairIndex};
 
 /// Buffers the step's phases hand to each other. None of them carries state from one step to
 /// the next (the snapshot stores none of them); each is kept only for its capacity.
@@ -15,13 +17,13 @@ pub(super) struct Scratch {
     pub moved_bits: Vec<u64>,
     /// Colliders whose tight box left their fat box (or that are new), each with the fat box it
     /// had before (`EMPTY` for a new one): the box phase's output to the broad phase.
-    pub escaped: Vec<(u32, Aabb)>,
+    pub escaped: Vec<(ColliderSlot, Aabb)>,
     /// Beside each of `escaped`, its fat box before when its parted pairs with tree residents
     /// can be found by querying the tree with that box, or `None` when its whole pair list must
     /// be checked (see `search_escaped_pairs`).
     pub escaped_old: Vec<Option<Aabb>>,
     /// Escaped movers that stay in the movers' structure, with their new fat box: one batch
-    /// update.
+    /// update (by broad-phase id, the slot's raw value, as the structures take them).
     pub escaped_updates: Vec<(u32, Aabb)>,
     /// New movers and colliders joining the movers from the tree: one batch insert.
     pub escaped_inserts: Vec<(u32, Aabb)>,
@@ -30,14 +32,14 @@ pub(super) struct Scratch {
     /// Candidate pairs whose fat boxes may have parted this step (duplicates, and pairs that
     /// still overlap, are dropped when applied).
     pub ended: Vec<Pair>,
-    /// Hits of one serial query of both trees (`query_both_trees`).
+    /// Hits of one serial query of both trees (`query_both_trees`), by broad-phase id.
     pub query_hits: Vec<u32>,
     /// Per-chunk outputs of the parallel pair search of escaped colliders.
     pub search: Vec<SearchChunk>,
     /// Per-chunk outputs of the parallel narrow phase and of the in-place contact update.
     pub narrow: Vec<NarrowChunk>,
     /// The bullets that moved, in slot order: the continuous phase's work list.
-    pub bullets: Vec<u32>,
+    pub bullets: Vec<ColliderSlot>,
     /// Beside each of `bullets`, its earliest impact, computed in parallel.
     pub bullet_impacts: Vec<Option<crate::world::Impact>>,
 }
@@ -56,10 +58,10 @@ pub(super) struct SearchChunk {
 /// depend on the thread count.
 #[derive(Default)]
 pub(super) struct NarrowChunk {
-    /// New manifolds of touching non-sensor pairs that still touch: `(contact index, manifold)`.
-    pub updates: Vec<(u32, Manifold)>,
-    /// Pairs whose touching state flips: `(pair slot, manifold)`.
-    pub changes: Vec<(u32, Manifold)>,
+    /// New manifolds of touching non-sensor pairs that still touch: `(their contact, manifold)`.
+    pub updates: Vec<(ContactIndex, Manifold)>,
+    /// Pairs whose touching state flips: `(pair entry, manifold)`.
+    pub changes: Vec<(PairIndex, Manifold)>,
     /// Touching pairs, updated in place, that stopped touching.
-    pub ended: Vec<u32>,
+    pub ended: Vec<PairIndex>,
 }

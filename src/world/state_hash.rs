@@ -5,7 +5,7 @@
 //! live colliders' columns (generation, flags, pose, a bullet's sweep start, shape, tight and
 //! fat boxes, filter, and user data, which the world hands back), every slot's generation and liveness (they decide
 //! the ids later inserts get), the slot free lists in order (reuse is last-in first-out), the
-//! pair slots (ids, touching, sensor and refused state, contact index, and the list links, whose order
+//! pair entries (ids, touching, sensor and refused state, contact index, and the list links, whose order
 //! decides the order in which a removal ends pairs), the pair free list in order, the contacts
 //! array in order with its owning pairs (the solver's stored impulses included: the next steps
 //! carry them), and the events pending from removals. All of that is
@@ -14,22 +14,23 @@
 //! Left out, because no later step reads it: the last step's events and timings (the next
 //! step clears them), the moved list (the step reads it only through the MOVED flags, in slot
 //! order, so its order and duplicates do not matter), dead slots' leftover pose, shape, boxes,
-//! filter and user data (overwritten on reuse), the stale links of free pair slots, and every
+//! filter and user data (overwritten on reuse), the stale links of free pair entries, and every
 //! derived structure (broad phases, trees, pair table): a snapshot rebuilds those from the
 //! columns, and a restored world steps identically, so they cannot matter either.
 //!
 //! # Cost model
 //! Columns are fed to XXH3 (seed fixed, no addresses, no hash-map order) as whole slices of
 //! their `Pod` bytes over each run of live slots, so a world with few holes hashes at memory
-//! speed; shapes and pair slots, which are not `Pod`, go through a small buffer. Bytes are the
+//! speed; shapes and pair entries, which are not `Pod`, go through a small buffer. Bytes are the
 //! host's: the value is the same on every little-endian host, and differs (consistently) on a
 //! big-endian one.
 
 use bytemuck::NoUninit;
 use xxhash_rust::xxh3::Xxh3;
 
-use super::{NONE, World, WorldConfig};
+use super::{World, WorldConfig};
 use crate::broad::BroadPhaseKind;
+use crate::index::NULL_INDEX;
 use crate::shape::Shape;
 use crate::storage::flags;
 
@@ -37,7 +38,7 @@ use crate::storage::flags;
 const SEED: u64 = 0x5A9_300D_57A7_E000;
 
 /// Small writes gathered before they reach the hasher: one streaming update costs about as
-/// much as copying a few dozen bytes, and a pair slot or a circle is only 4 to 32.
+/// much as copying a few dozen bytes, and a pair entry or a circle is only 4 to 32.
 struct Sink {
     hasher: Xxh3,
     buf: [u8; 1024],
@@ -160,7 +161,7 @@ impl World {
     /// events gives another value, except with the 2^-64 chance of a collision.
     ///
     /// Hashed: the config (welding on or off included), the live colliders' columns, every slot's generation, the slot and
-    /// pair free lists in order, the pair slots with their list order, the contacts in order
+    /// pair free lists in order, the pair entries with their list order, the contacts in order
     /// (with the impulses stored by [`World::store_impulses`]), and the events pending from
     /// removals. Not hashed, because no later step reads them: the
     /// last step's [`World::events`] and timings, leftovers of removed colliders and freed pair
@@ -223,12 +224,14 @@ impl World {
         h.list(&self.released);
         h.u32(self.pairs.len() as u32);
         for p in &self.pairs {
-            if p.ids == [NONE, NONE] {
-                h.u32(NONE);
+            if p.is_free() {
+                h.u32(NULL_INDEX);
                 continue;
             }
             let state = u32::from(p.touching) | u32::from(p.sensor) << 1 | u32::from(p.refused) << 2;
-            h.slice(&[p.ids[0], p.ids[1], p.next[0], p.next[1], p.prev[0], p.prev[1], p.contact, state]);
+            let [a, b] = p.key();
+            let links = [p.next[0], p.next[1], p.prev[0], p.prev[1]].map(|q| q.get());
+            h.slice(&[a, b, links[0], links[1], links[2], links[3], p.contact.get(), state]);
         }
         h.list(&self.free_pairs);
         h.list(&self.contacts);

@@ -93,7 +93,7 @@ pub struct WorldConfig {
     pub weld_static_edges: bool,
     /// Whether a sensor detects another sensor: their overlap is a pair, with
     /// [`EventKind::SensorEntered`]/[`EventKind::SensorExited`] events. Off, two sensors never
-    /// pair at all (no pair slot, no narrow-phase work). Default: `false`, as in Box2D v3: a
+    /// pair at all (no pair entry, no narrow-phase work). Default: `false`, as in Box2D v3: a
     /// trigger volume is usually meant for the things that move through it, not for other
     /// triggers.
     pub sensors_detect_sensors: bool,
@@ -315,7 +315,7 @@ pub struct StepTimings {
     /// fat boxes.
     pub aabbs: Duration,
     /// (b) The escaped colliders moved through the broad-phase structures, the search for the
-    /// candidate pairs they began and ended, and the pair slots created and freed (a touching
+    /// candidate pairs they began and ended, and the pair entries created and freed (a touching
     /// pair whose fat boxes parted ends here, with its event), and the welds of the statics
     /// changed since the last step recomputed (see [`WorldConfig::weld_static_edges`]).
     pub broad_phase: Duration,

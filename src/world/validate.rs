@@ -1,9 +1,10 @@
 //! `World::validate`: the world's pair bookkeeping checked against a recomputation, for tests.
 
-use super::{NONE, World};
+use super::World;
+use super::pairs::{PairIndex, slots_of};
 use crate::broad::{Pair, same_pairs, sweep_pairs};
 use crate::math::{Aabb, Pose};
-use crate::storage::flags;
+use crate::storage::{ColliderSlot, flags};
 
 impl World {
     /// Checks the world's internal bookkeeping against an independent recomputation; tests that
@@ -12,8 +13,8 @@ impl World {
     /// - The candidate pairs are exactly the allowed pairs of colliders whose fat boxes overlap,
     ///   recomputed by a sort-and-sweep over the fat boxes (a pair the broad-phase update failed
     ///   to end changes no contact, so only this check sees it).
-    /// - Every pair slot is in the pair table under its ids and in both colliders' pair lists,
-    ///   which are well linked; free slots are in the free list.
+    /// - Every live pair entry is in the pair table under its ids and in both colliders' pair
+    ///   lists, which are well linked; free entries are in the free list.
     /// - The contacts array holds exactly the touching non-sensor pairs, each under its ids; a
     ///   pair refused by the pair filter touches only until the next step (an end is moved).
     /// - The movers' broad phase and the static tree pass their own `validate`.
@@ -29,53 +30,53 @@ impl World {
         let cols = &self.cols;
         let mut live = Vec::new();
         let mut free = 0;
-        for (p, slot) in self.pairs.iter().enumerate() {
-            let p = p as u32;
-            let [a, b] = slot.ids;
-            if [a, b] == [NONE, NONE] {
+        for (p, entry) in self.pairs.iter().enumerate() {
+            let p = PairIndex::from_index(p);
+            if entry.is_free() {
                 free += 1;
                 continue;
             }
-            let alive = |s: u32| cols.alive.get(s as usize).copied().unwrap_or(false);
+            let [a, b] = entry.ids;
+            let alive = |s: ColliderSlot| cols.alive.get(s.index()).copied().unwrap_or(false);
             if a >= b || !alive(a) || !alive(b) {
-                return Err(format!("pair slot {p}: ids {a}, {b} not two live slots in order"));
+                return Err(format!("pair entry {p}: ids {a}, {b} not two live slots in order"));
             }
-            if self.pair_table.get([a, b]) != Some(p) {
-                return Err(format!("pair slot {p} ({a}, {b}) is not in the pair table under its slot"));
+            if self.pair_table.get(entry.key()) != Some(p) {
+                return Err(format!("pair entry {p} ({a}, {b}) is not in the pair table under its index"));
             }
-            let owns_contact = slot.touching && !slot.sensor;
-            if owns_contact != (slot.contact != NONE) {
+            let owns_contact = entry.touching && !entry.sensor;
+            if owns_contact == entry.contact.is_null() {
                 return Err(format!(
-                    "pair slot {p}: touching {} sensor {} but contact {}",
-                    slot.touching, slot.sensor, slot.contact
+                    "pair entry {p}: touching {} sensor {} but contact {}",
+                    entry.touching, entry.sensor, entry.contact
                 ));
             }
-            let moved = |s: u32| cols.flags[s as usize] & flags::MOVED != 0;
-            let refresh = |s: u32| cols.flags[s as usize] & flags::REFRESH != 0;
-            if !refresh(a) && !refresh(b) && !Self::pair_fits(cols, &self.config, a, b, slot.sensor) {
-                return Err(format!("pair slot {p}: excluded by its colliders' flags, or of the wrong kind"));
+            let moved = |s: ColliderSlot| cols.flags[s.index()] & flags::MOVED != 0;
+            let refresh = |s: ColliderSlot| cols.flags[s.index()] & flags::REFRESH != 0;
+            if !refresh(a) && !refresh(b) && !Self::pair_fits(cols, &self.config, a, b, entry.sensor) {
+                return Err(format!("pair entry {p}: excluded by its colliders' flags, or of the wrong kind"));
             }
             if (refresh(a) && !moved(a)) || (refresh(b) && !moved(b)) {
-                return Err(format!("pair slot {p}: an end to refresh is not marked moved"));
+                return Err(format!("pair entry {p}: an end to refresh is not marked moved"));
             }
-            if slot.refused && slot.touching && !moved(a) && !moved(b) {
-                return Err(format!("pair slot {p}: refused and touching, and no end is marked moved"));
+            if entry.refused && entry.touching && !moved(a) && !moved(b) {
+                return Err(format!("pair entry {p}: refused and touching, and no end is marked moved"));
             }
-            if slot.contact != NONE {
-                let c = slot.contact as usize;
+            if !entry.contact.is_null() {
+                let c = entry.contact.index();
                 let ids_match = self
                     .contacts
                     .get(c)
                     .is_some_and(|k| k.a == cols.id(a) && k.b == cols.id(b) && self.contact_pair[c] == p);
                 if !ids_match {
-                    return Err(format!("pair slot {p}: contact {c} belongs to another pair"));
+                    return Err(format!("pair entry {p}: contact {c} belongs to another pair"));
                 }
             }
-            live.push([a, b]);
+            live.push(entry.key());
         }
         if free != self.free_pairs.len() || self.pair_table.len() != live.len() {
             return Err(format!(
-                "{free} free pair slots, {} in the free list; {} live pairs, {} in the table",
+                "{free} free pair entries, {} in the free list; {} live pairs, {} in the table",
                 self.free_pairs.len(),
                 live.len(),
                 self.pair_table.len()
@@ -86,7 +87,7 @@ impl World {
                 .contact_pair
                 .iter()
                 .enumerate()
-                .any(|(c, &p)| self.pairs.get(p as usize).is_none_or(|slot| slot.contact != c as u32))
+                .any(|(c, &p)| self.pairs.get(p.index()).is_none_or(|entry| entry.contact.index() != c))
         {
             return Err("contacts and their owning pairs disagree".into());
         }
@@ -96,7 +97,7 @@ impl World {
 
         // A collider whose flags or filter changed since the last step keeps its old pairs
         // until the step refreshes them.
-        let settled = |ids: &Pair| ids.iter().all(|&s| cols.flags[s as usize] & flags::REFRESH == 0);
+        let settled = |ids: &Pair| slots_of(*ids).iter().all(|&s| cols.flags[s.index()] & flags::REFRESH == 0);
         live.retain(settled);
         live.sort_unstable();
         let mut expected = self.fat_box_pairs();
@@ -131,24 +132,24 @@ impl World {
     fn validate_lists(&self, live_pairs: usize) -> Result<(), String> {
         let cols = &self.cols;
         let mut entries = 0;
-        for s in 0..cols.alive.len() as u32 {
-            if !cols.alive[s as usize] {
+        for s in (0..cols.alive.len()).map(ColliderSlot::from_index) {
+            if !cols.alive[s.index()] {
                 continue;
             }
-            let (mut p, mut prev) = (cols.pair_head[s as usize], NONE);
-            while p != NONE {
-                let Some(slot) = self.pairs.get(p as usize).filter(|slot| slot.ids.contains(&s)) else {
-                    return Err(format!("collider {s}'s pair list reaches slot {p}, not one of its pairs"));
+            let (mut p, mut prev) = (cols.pair_head[s.index()], PairIndex::NULL);
+            while !p.is_null() {
+                let Some(entry) = self.pairs.get(p.index()).filter(|entry| entry.ids.contains(&s)) else {
+                    return Err(format!("collider {s}'s pair list reaches entry {p}, not one of its pairs"));
                 };
-                let end = Self::end_of(slot, s);
-                if slot.prev[end] != prev {
-                    return Err(format!("collider {s}'s pair list: slot {p} links back to {}", slot.prev[end]));
+                let end = Self::end_of(entry, s);
+                if entry.prev[end] != prev {
+                    return Err(format!("collider {s}'s pair list: entry {p} links back to {}", entry.prev[end]));
                 }
                 entries += 1;
                 if entries > 2 * live_pairs {
                     return Err(format!("collider {s}'s pair list is longer than all pairs"));
                 }
-                (prev, p) = (p, slot.next[end]);
+                (prev, p) = (p, entry.next[end]);
             }
         }
         if entries != 2 * live_pairs {
@@ -165,6 +166,6 @@ impl World {
             .filter(|&s| cols.is_placed(s as usize))
             .map(|s| (cols.fat[s as usize], s))
             .collect();
-        sweep_pairs(&mut boxes, |a, b| Self::may_pair(cols, &self.config, a, b))
+        sweep_pairs(&mut boxes, |a, b| Self::may_pair(cols, &self.config, ColliderSlot::new(a), ColliderSlot::new(b)))
     }
 }

@@ -2,7 +2,7 @@
 //! neighbours', kept current as statics come, go and change.
 //!
 //! Each welded static owns one [`EdgeWeld`] per edge in the flat `edges` array, from
-//! `first[slot]` on (`NONE`: not welded, the plain kernels apply). A record says whether the edge
+//! `first[slot]` on (`NULL_INDEX`: not welded, the plain kernels apply). A record says whether the edge
 //! is buried (inside-or-on a neighbour: interior, never collides) and, at each end, the vertex
 //! the surface continues to: a neighbour's where a neighbour's edge runs on (so the join is
 //! flat or concave, as inside a chain), the polygon's own at a real corner. See
@@ -21,12 +21,13 @@
 
 use glam::Vec2;
 
-use super::{NONE, World};
+use super::World;
 use crate::collide::welded::{self, EdgeWeld};
 use crate::collide::{self, Manifold};
+use crate::index::NULL_INDEX;
 use crate::math::Aabb;
 use crate::shape::{MAX_POLYGON_VERTICES, Polygon, Shape};
-use crate::storage::{Columns, flags};
+use crate::storage::{ColliderSlot, Columns, flags};
 
 /// Relative tolerance of a weld: vertices this close (times the smaller shape's size) coincide.
 const WELD_TOL: f32 = 1e-4;
@@ -38,21 +39,21 @@ const SAME_DIR_COS: f32 = 1.0 - 1e-6;
 /// The welds of every static collider, by slot.
 #[derive(Clone, Default)]
 pub(crate) struct Welds {
-    /// Per slot: the first of its edges' records in `edges`, or `NONE`.
+    /// Per slot: the first of its edges' records in `edges`, or `NULL_INDEX`.
     pub first: Vec<u32>,
     /// Edge records, a run of the polygon's edge count per welded static.
     pub edges: Vec<EdgeWeld>,
     /// Records in `edges` no longer owned by any slot.
     garbage: usize,
     /// Statics to recompute at the next step (may hold duplicates and dead slots).
-    pub dirty: Vec<u32>,
+    pub dirty: Vec<ColliderSlot>,
     /// Statics the step's maintenance added to the moved list (sorted), taken out after the
     /// narrow phase.
-    rewelded: Vec<u32>,
+    rewelded: Vec<ColliderSlot>,
     /// Scratch: the neighbours of the static being welded, their polygons and tolerances, and
     /// compaction's (first, slot) list.
     scratch: Scratch,
-    order: Vec<(u32, u32)>,
+    order: Vec<(u32, ColliderSlot)>,
 }
 
 impl Welds {
@@ -60,7 +61,7 @@ impl Welds {
     #[inline]
     pub fn of(&self, s: usize) -> Option<&[EdgeWeld]> {
         let f = *self.first.get(s)?;
-        if f == NONE {
+        if f == NULL_INDEX {
             return None;
         }
         let n = self.len_at(f);
@@ -122,9 +123,9 @@ impl Welds {
     /// Drops slot `s`'s records.
     pub fn release(&mut self, s: usize) {
         if let Some(f) = self.first.get_mut(s)
-            && *f != NONE
+            && *f != NULL_INDEX
         {
-            let f = std::mem::replace(f, NONE);
+            let f = std::mem::replace(f, NULL_INDEX);
             self.garbage += usize::from(self.edges[f as usize].count);
         }
     }
@@ -258,13 +259,13 @@ impl World {
         if !self.config.weld_static_edges || self.cols.flags[s] & flags::STATIC == 0 {
             return;
         }
-        self.welds.dirty.push(s as u32);
+        self.welds.dirty.push(ColliderSlot::from_index(s));
         if self.cols.is_placed(s) {
             let region = weld_region(&self.cols.aabb[s]);
             let (tree, dirty) = (&self.tree, &mut self.welds.dirty);
             tree.query(&region, |o| {
                 if o as usize != s {
-                    dirty.push(o);
+                    dirty.push(ColliderSlot::new(o));
                 }
                 true
             });
@@ -282,16 +283,16 @@ impl World {
         dirty.sort_unstable();
         dirty.dedup();
         let cols = &self.cols;
-        dirty.retain(|&s| (s as usize) < cols.alive.len() && cols.alive[s as usize]);
+        dirty.retain(|&s| s.index() < cols.alive.len() && cols.alive[s.index()]);
         let changed = dirty.len();
         for i in 0..changed {
-            let s = dirty[i] as usize;
+            let s = dirty[i].index();
             if self.cols.flags[s] & flags::STATIC == 0 {
                 continue;
             }
             self.tree.query(&weld_region(&self.cols.aabb[s]), |o| {
                 if o as usize != s {
-                    dirty.push(o);
+                    dirty.push(ColliderSlot::new(o));
                 }
                 true
             });
@@ -300,9 +301,9 @@ impl World {
         dirty.dedup();
         self.welds.rewelded.clear();
         for &s in &dirty {
-            if self.reweld(s as usize) {
+            if self.reweld(s.index()) {
                 let bits = &mut self.scratch.moved_bits;
-                let (w, bit) = (s as usize >> 6, 1u64 << (s & 63));
+                let (w, bit) = (s.index() >> 6, 1u64 << (s.get() & 63));
                 if bits[w] & bit == 0 {
                     bits[w] |= bit;
                     self.moved.push(s);
@@ -352,7 +353,7 @@ impl World {
                 self.reweld(s);
             }
             if !self.cols.is_placed(s) || self.cols.flags[s] & flags::MOVED != 0 {
-                self.welds.dirty.push(s as u32);
+                self.welds.dirty.push(ColliderSlot::from_index(s));
             }
         }
         self.compact_welds();
@@ -361,7 +362,7 @@ impl World {
     /// Recomputes slot `s`'s welds; returns whether they changed.
     fn reweld(&mut self, s: usize) -> bool {
         if self.welds.first.len() < self.cols.alive.len() {
-            self.welds.first.resize(self.cols.alive.len(), NONE);
+            self.welds.first.resize(self.cols.alive.len(), NULL_INDEX);
         }
         let mut edges = [EdgeWeld::default(); MAX_POLYGON_VERTICES];
         let mut scratch = std::mem::take(&mut self.welds.scratch);
@@ -536,13 +537,19 @@ impl World {
             return;
         }
         w.order.clear();
-        w.order.extend(w.first.iter().enumerate().filter(|(_, f)| **f != NONE).map(|(s, &f)| (f, s as u32)));
+        w.order.extend(
+            w.first
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| **f != NULL_INDEX)
+                .map(|(s, &f)| (f, ColliderSlot::from_index(s))),
+        );
         w.order.sort_unstable();
         let mut to = 0;
         for &(f, s) in &w.order {
             let n = usize::from(w.edges[f as usize].count);
             w.edges.copy_within(f as usize..f as usize + n, to);
-            w.first[s as usize] = to as u32;
+            w.first[s.index()] = to as u32;
             to += n;
         }
         w.edges.truncate(to);

@@ -7,7 +7,8 @@
 //! coincident boxes balanced. An explicit task stack replaces recursion: a badly skewed scene
 //! can make the build as deep as the number of leaves.
 
-use super::{DynamicTree, FREE, NULL, Node};
+use super::{DynamicTree, Node, NodeIndex};
+use crate::index::NULL_INDEX;
 use crate::math::Aabb;
 use glam::Vec2;
 
@@ -19,14 +20,14 @@ const BINS: usize = 16;
 /// Reusable buffers of the build.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Scratch {
-    /// Leaf node indices, partitioned in place.
-    leaves: Vec<u32>,
+    /// Leaf nodes, partitioned in place.
+    leaves: Vec<NodeIndex>,
     /// Centres of the leaves' boxes, kept parallel to `leaves`.
     centers: Vec<Vec2>,
-    /// Pending ranges: (start, end, parent, which child slot: 1 or 2).
-    tasks: Vec<(u32, u32, u32, u8)>,
+    /// Pending ranges: (start, end, parent, which child of the parent: 1 or 2).
+    tasks: Vec<(u32, u32, NodeIndex, u8)>,
     /// Internal nodes in creation order (parents before children), for the height pass.
-    created: Vec<u32>,
+    created: Vec<NodeIndex>,
 }
 
 pub(super) fn rebuild(tree: &mut DynamicTree) {
@@ -35,58 +36,60 @@ pub(super) fn rebuild(tree: &mut DynamicTree) {
     s.centers.clear();
     // Leaves in id order, so the result depends only on the stored boxes.
     for &n in &tree.leaf_of {
-        if n != NULL {
+        if !n.is_null() {
             s.leaves.push(n);
-            s.centers.push(tree.nodes[n as usize].aabb.center());
+            s.centers.push(tree.nodes[n.index()].aabb.center());
         }
     }
     // Every non-leaf node goes back on the free list, highest index last so that the build
     // allocates low indices first.
-    tree.free = NULL;
+    tree.free = NodeIndex::NULL;
     tree.node_count = 0;
     for i in (0..tree.nodes.len()).rev() {
         let node = tree.nodes[i];
-        if node.height == 0 && node.is_leaf() && tree.leaf_of.get(node.child2 as usize) == Some(&(i as u32)) {
+        if node.height == 0 && node.is_leaf() && tree.leaf_of.get(node.id() as usize) == Some(&NodeIndex::from_index(i))
+        {
             tree.node_count += 1;
         } else {
-            tree.nodes[i] = Node { aabb: Aabb::EMPTY, parent: tree.free, child1: NULL, child2: NULL, height: FREE };
-            tree.free = i as u32;
+            tree.nodes[i] = Node::free(tree.free);
+            tree.free = NodeIndex::from_index(i);
         }
     }
-    tree.root = NULL;
+    tree.root = NodeIndex::NULL;
     if s.leaves.is_empty() {
         tree.build = s;
         return;
     }
     s.tasks.clear();
     s.created.clear();
-    s.tasks.push((0, s.leaves.len() as u32, NULL, 1));
-    while let Some((start, end, parent, slot)) = s.tasks.pop() {
+    s.tasks.push((0, s.leaves.len() as u32, NodeIndex::NULL, 1));
+    while let Some((start, end, parent, which)) = s.tasks.pop() {
         let node = if end - start == 1 {
             s.leaves[start as usize]
         } else {
             let (aabb, mid) = split(tree, &mut s, start as usize, end as usize);
             let n = tree.alloc();
-            tree.nodes[n as usize] = Node { aabb, parent: NULL, child1: NULL, child2: NULL, height: 0 };
+            tree.nodes[n.index()] =
+                Node { aabb, parent: NodeIndex::NULL, child1: NodeIndex::NULL, child2_or_id: NULL_INDEX, height: 0 };
             s.created.push(n);
             s.tasks.push((mid as u32, end, n, 2));
             s.tasks.push((start, mid as u32, n, 1));
             n
         };
-        tree.nodes[node as usize].parent = parent;
-        if parent == NULL {
+        tree.nodes[node.index()].parent = parent;
+        if parent.is_null() {
             tree.root = node;
-        } else if slot == 1 {
-            tree.nodes[parent as usize].child1 = node;
+        } else if which == 1 {
+            tree.nodes[parent.index()].child1 = node;
         } else {
-            tree.nodes[parent as usize].child2 = node;
+            tree.nodes[parent.index()].child2_or_id = node.get();
         }
     }
     // Children were created after their parents: a reverse pass sees children first.
     for &n in s.created.iter().rev() {
-        let node = tree.nodes[n as usize];
-        let h = tree.nodes[node.child1 as usize].height.max(tree.nodes[node.child2 as usize].height);
-        tree.nodes[n as usize].height = 1 + h;
+        let node = tree.nodes[n.index()];
+        let h = tree.nodes[node.child1.index()].height.max(tree.nodes[node.child2().index()].height);
+        tree.nodes[n.index()].height = 1 + h;
     }
     tree.build = s;
 }
@@ -96,7 +99,7 @@ fn split(tree: &DynamicTree, s: &mut Scratch, start: usize, end: usize) -> (Aabb
     let mut bounds = Aabb::EMPTY;
     let mut cbounds = Aabb::EMPTY;
     for i in start..end {
-        bounds = bounds.union(&tree.nodes[s.leaves[i] as usize].aabb);
+        bounds = bounds.union(&tree.nodes[s.leaves[i].index()].aabb);
         let c = s.centers[i];
         cbounds = cbounds.union(&Aabb::new(c, c));
     }
@@ -118,7 +121,7 @@ fn split(tree: &DynamicTree, s: &mut Scratch, start: usize, end: usize) -> (Aabb
         for i in start..end {
             let b = bin(s.centers[i][axis], lo, scale);
             counts[b] += 1;
-            boxes[b] = boxes[b].union(&tree.nodes[s.leaves[i] as usize].aabb);
+            boxes[b] = boxes[b].union(&tree.nodes[s.leaves[i].index()].aabb);
         }
         // Right-to-left suffix costs, then a left-to-right sweep.
         let mut right_cost = [0.0f32; BINS];

@@ -3,13 +3,13 @@
 //!
 //! # Layout
 //! ```text
-//! nodes: Vec<Node>   one array, u32 links, NULL = u32::MAX
+//! nodes: Vec<Node>   one array, NodeIndex links (u32), NodeIndex::NULL = NULL_INDEX
 //!
 //!            root (internal: child1, child2, box = union of children)
 //!           /    \
-//!      internal   leaf ── child2 holds the user id ──> leaf_of[id] == this node
-//!       /   \                                          tight[id]  == exact box
-//!    leaf   leaf      free nodes: height == FREE, parent == next free node
+//!      internal   leaf ── child2_or_id holds the user id ──> leaf_of[id] == this node
+//!       /   \                                                tight[id]  == exact box
+//!    leaf   leaf      free nodes: height == FREE_HEIGHT, parent == next free node
 //! ```
 //! A leaf's node box is its *fat* box (the tight box grown by the margin); `tight[id]` keeps the
 //! exact box so that every query and pair result is exact with respect to the tight boxes even
@@ -55,35 +55,61 @@ pub(crate) use query::Grow;
 use query::SmallStack;
 
 use crate::broad::{BroadPhase, Pair, pair};
+use crate::index::{NULL_INDEX, typed_index};
 use crate::math::Aabb;
 
-/// The null link.
-const NULL: u32 = u32::MAX;
-/// The height of a node on the free list.
-const FREE: u32 = u32::MAX;
+typed_index!(
+    /// A node of a [`DynamicTree`]: its position in `nodes`.
+    NodeIndex
+);
+
+/// The height of a node on the free list: no node in use is that high, so a free node is told
+/// by its height alone (its links are the free list's).
+const FREE_HEIGHT: u32 = u32::MAX;
 
 /// One tree node, 32 bytes (Box2D's `b2TreeNode` is 40: it also stores category bits, user data
-/// as 64 bits and flags; here the id lives in `child2` and flags are implied by the links).
+/// as 64 bits and flags; here the id lives in `child2_or_id` and flags are implied by the links).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Node {
     /// 16 bytes. Internal: a box containing both children. Leaf: the fat box.
     aabb: Aabb,
     /// 4 bytes. Parent link, `NULL` at the root; on the free list, the next free node.
-    parent: u32,
+    parent: NodeIndex,
     /// 4 bytes. First child; `NULL` marks a leaf (or a free node).
-    child1: u32,
-    /// 4 bytes. Second child; for a leaf, the user id.
-    child2: u32,
-    /// 4 bytes. 0 for a leaf, 1 + max of the children for an internal node, `FREE` when free.
+    child1: NodeIndex,
+    /// 4 bytes. Internal: the second child ([`Node::child2`]). Leaf: the user id
+    /// ([`Node::id`]). Free: [`NULL_INDEX`].
+    child2_or_id: u32,
+    /// 4 bytes. 0 for a leaf, 1 + max of the children for an internal node, [`FREE_HEIGHT`]
+    /// when free.
     height: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<Node>() == 32);
 
 impl Node {
+    /// A node on the free list, linked to `next`.
+    const fn free(next: NodeIndex) -> Self {
+        Node { aabb: Aabb::EMPTY, parent: next, child1: NodeIndex::NULL, child2_or_id: NULL_INDEX, height: FREE_HEIGHT }
+    }
+
     #[inline]
     fn is_leaf(&self) -> bool {
-        self.child1 == NULL
+        self.child1.is_null()
+    }
+
+    /// An internal node's second child.
+    #[inline]
+    fn child2(&self) -> NodeIndex {
+        debug_assert!(!self.is_leaf(), "a leaf's child2_or_id is its id");
+        NodeIndex::new(self.child2_or_id)
+    }
+
+    /// A leaf's user id.
+    #[inline]
+    fn id(&self) -> u32 {
+        debug_assert!(self.is_leaf(), "an internal node's child2_or_id is a child");
+        self.child2_or_id
     }
 }
 
@@ -135,9 +161,9 @@ pub struct TreeStats {
 #[derive(Clone, Debug)]
 pub struct DynamicTree {
     nodes: Vec<Node>,
-    root: u32,
+    root: NodeIndex,
     /// Head of the free list threaded through `Node::parent`.
-    free: u32,
+    free: NodeIndex,
     /// Nodes in use (reachable from the root).
     node_count: u32,
     leaf_count: u32,
@@ -151,7 +177,7 @@ pub struct DynamicTree {
     /// move).
     rotations: bool,
     /// id → leaf node, `NULL` when the id is absent.
-    leaf_of: Vec<u32>,
+    leaf_of: Vec<NodeIndex>,
     /// id → tight box; every result is exact with respect to these.
     tight: Vec<Aabb>,
 
@@ -164,7 +190,7 @@ pub struct DynamicTree {
 
     /// Scratch: the branch-and-bound stack of (node, inherited cost), reused by every insert.
     /// Sized up front (2 KiB) so that a rare deeper search in steady state does not allocate.
-    insert_stack: Vec<(u32, f32)>,
+    insert_stack: Vec<(NodeIndex, f32)>,
     /// Scratch: pairs found by re-querying dirty leaves in `update_pairs`.
     new_pairs: Vec<Pair>,
     /// Scratch: the next pair set being assembled in `update_pairs`, swapped with `prev_pairs`.
@@ -188,8 +214,8 @@ impl DynamicTree {
         let margin = if margin.is_finite() && margin > 0.0 { margin } else { 0.0 };
         Self {
             nodes: Vec::new(),
-            root: NULL,
-            free: NULL,
+            root: NodeIndex::NULL,
+            free: NodeIndex::NULL,
             node_count: 0,
             leaf_count: 0,
             margin,
@@ -249,36 +275,33 @@ impl DynamicTree {
     /// The fat box of a stored id (the box the tree itself uses).
     #[must_use]
     pub fn fat_aabb(&self, id: u32) -> Option<Aabb> {
-        self.leaf(id).map(|n| self.nodes[n as usize].aabb)
+        self.leaf(id).map(|n| self.nodes[n.index()].aabb)
     }
 
     /// The box of the root (containing every stored box), or `None` when empty.
     #[must_use]
     pub fn root_aabb(&self) -> Option<Aabb> {
-        (self.root != NULL).then(|| self.nodes[self.root as usize].aabb)
+        (!self.root.is_null()).then(|| self.nodes[self.root.index()].aabb)
     }
 
     /// Removes everything, keeping the allocations.
     pub fn clear(&mut self) {
         for id in 0..self.leaf_of.len() {
-            if self.leaf_of[id] != NULL {
-                self.leaf_of[id] = NULL;
+            if !self.leaf_of[id].is_null() {
+                self.leaf_of[id] = NodeIndex::NULL;
                 self.mark_dirty(id as u32);
             }
         }
         self.nodes.clear();
-        self.root = NULL;
-        self.free = NULL;
+        self.root = NodeIndex::NULL;
+        self.free = NodeIndex::NULL;
         self.node_count = 0;
         self.leaf_count = 0;
     }
 
     #[inline]
-    fn leaf(&self, id: u32) -> Option<u32> {
-        match self.leaf_of.get(id as usize) {
-            Some(&n) if n != NULL => Some(n),
-            _ => None,
-        }
+    fn leaf(&self, id: u32) -> Option<NodeIndex> {
+        self.leaf_of.get(id as usize).copied().filter(|n| !n.is_null())
     }
 
     /// Whether leaves can be tested by their node box alone (fat == tight).
@@ -290,7 +313,7 @@ impl DynamicTree {
     fn ensure_id(&mut self, id: u32) {
         let need = id as usize + 1;
         if self.leaf_of.len() < need {
-            self.leaf_of.resize(need, NULL);
+            self.leaf_of.resize(need, NodeIndex::NULL);
             self.tight.resize(need, Aabb::EMPTY);
             self.dirty.resize(need, false);
         }
@@ -304,21 +327,20 @@ impl DynamicTree {
         }
     }
 
-    fn alloc(&mut self) -> u32 {
+    fn alloc(&mut self) -> NodeIndex {
         self.node_count += 1;
-        if self.free != NULL {
+        if !self.free.is_null() {
             let n = self.free;
-            self.free = self.nodes[n as usize].parent;
+            self.free = self.nodes[n.index()].parent;
             n
         } else {
-            self.nodes.push(Node { aabb: Aabb::EMPTY, parent: NULL, child1: NULL, child2: NULL, height: FREE });
-            (self.nodes.len() - 1) as u32
+            self.nodes.push(Node::free(NodeIndex::NULL));
+            NodeIndex::from_index(self.nodes.len() - 1)
         }
     }
 
-    fn release(&mut self, n: u32) {
-        self.nodes[n as usize] =
-            Node { aabb: Aabb::EMPTY, parent: self.free, child1: NULL, child2: NULL, height: FREE };
+    fn release(&mut self, n: NodeIndex) {
+        self.nodes[n.index()] = Node::free(self.free);
         self.free = n;
         self.node_count -= 1;
     }
@@ -334,11 +356,16 @@ impl DynamicTree {
     }
 
     /// Allocates a leaf for an absent id without linking it into the tree.
-    fn new_leaf(&mut self, id: u32, aabb: Aabb) -> u32 {
+    fn new_leaf(&mut self, id: u32, aabb: Aabb) -> NodeIndex {
         self.ensure_id(id);
         let leaf = self.alloc();
-        self.nodes[leaf as usize] =
-            Node { aabb: aabb.fattened(self.margin), parent: NULL, child1: NULL, child2: id, height: 0 };
+        self.nodes[leaf.index()] = Node {
+            aabb: aabb.fattened(self.margin),
+            parent: NodeIndex::NULL,
+            child1: NodeIndex::NULL,
+            child2_or_id: id,
+            height: 0,
+        };
         self.leaf_of[id as usize] = leaf;
         self.tight[id as usize] = aabb;
         self.leaf_count += 1;
@@ -351,7 +378,7 @@ impl DynamicTree {
         let Some(leaf) = self.leaf(id) else { return false };
         self.unlink_leaf(leaf);
         self.release(leaf);
-        self.leaf_of[id as usize] = NULL;
+        self.leaf_of[id as usize] = NodeIndex::NULL;
         self.leaf_count -= 1;
         self.mark_dirty(id);
         true
@@ -367,17 +394,17 @@ impl DynamicTree {
         self.caller_fat = true;
         let Some(leaf) = self.leaf(id) else {
             let leaf = self.new_leaf(id, aabb);
-            self.nodes[leaf as usize].aabb = fat;
+            self.nodes[leaf.index()].aabb = fat;
             self.insert_leaf(leaf);
             return true;
         };
         self.tight[id as usize] = aabb;
         self.mark_dirty(id);
-        if self.nodes[leaf as usize].aabb.contains(&aabb) {
+        if self.nodes[leaf.index()].aabb.contains(&aabb) {
             return false;
         }
         self.unlink_leaf(leaf);
-        self.nodes[leaf as usize].aabb = fat;
+        self.nodes[leaf.index()].aabb = fat;
         self.insert_leaf(leaf);
         true
     }
@@ -392,16 +419,16 @@ impl DynamicTree {
         };
         self.tight[id as usize] = aabb;
         self.mark_dirty(id);
-        let fat = self.nodes[leaf as usize].aabb;
+        let fat = self.nodes[leaf.index()].aabb;
         if fat.contains(&aabb) {
             if self.exact_leaves() {
                 // Shrinking in place keeps fat == tight; the ancestors still contain it.
-                self.nodes[leaf as usize].aabb = aabb;
+                self.nodes[leaf.index()].aabb = aabb;
             }
             return false;
         }
         self.unlink_leaf(leaf);
-        self.nodes[leaf as usize].aabb = aabb.fattened(self.margin);
+        self.nodes[leaf.index()].aabb = aabb.fattened(self.margin);
         self.insert_leaf(leaf);
         true
     }
@@ -411,7 +438,7 @@ impl DynamicTree {
     /// rebuild re-bins every leaf, so for a batch small against the tree the branch-and-bound
     /// insertions touch far less of it.
     pub fn insert_batch(&mut self, items: &[(u32, Aabb)]) {
-        if self.root != NULL && items.len() * 2 < self.leaf_count as usize {
+        if !self.root.is_null() && items.len() * 2 < self.leaf_count as usize {
             for &(id, aabb) in items {
                 self.insert(id, aabb);
             }
@@ -422,7 +449,7 @@ impl DynamicTree {
                 // A duplicate id: the last box wins, as with repeated `insert` calls.
                 let leaf = self.leaf_of[id as usize];
                 self.tight[id as usize] = aabb;
-                self.nodes[leaf as usize].aabb = aabb.fattened(self.margin);
+                self.nodes[leaf.index()].aabb = aabb.fattened(self.margin);
                 self.mark_dirty(id);
             } else {
                 self.new_leaf(id, aabb);
@@ -448,11 +475,11 @@ impl DynamicTree {
             b.min -= offset;
             b.max -= offset;
         };
-        for node in self.nodes.iter_mut().filter(|n| n.height != FREE) {
+        for node in self.nodes.iter_mut().filter(|n| n.height != FREE_HEIGHT) {
             shift(&mut node.aabb);
         }
         for (tight, &leaf) in self.tight.iter_mut().zip(&self.leaf_of) {
-            if leaf != NULL {
+            if !leaf.is_null() {
                 shift(tight);
             }
         }
@@ -472,21 +499,21 @@ impl DynamicTree {
         let mut reachable = vec![false; len];
         let mut leaves = 0u32;
         let mut internal = 0u32;
-        if self.root != NULL {
-            if self.root as usize >= len {
+        if !self.root.is_null() {
+            if self.root.index() >= len {
                 return Err(format!("root {} out of range", self.root));
             }
-            if self.nodes[self.root as usize].parent != NULL {
+            if !self.nodes[self.root.index()].parent.is_null() {
                 return Err("root has a parent".into());
             }
             let mut stack = vec![self.root];
             while let Some(n) = stack.pop() {
-                if reachable[n as usize] {
+                if reachable[n.index()] {
                     return Err(format!("node {n} reached twice"));
                 }
-                reachable[n as usize] = true;
-                let node = &self.nodes[n as usize];
-                if node.height == FREE {
+                reachable[n.index()] = true;
+                let node = &self.nodes[n.index()];
+                if node.height == FREE_HEIGHT {
                     return Err(format!("free node {n} is in the tree"));
                 }
                 if node.is_leaf() {
@@ -494,7 +521,7 @@ impl DynamicTree {
                     if node.height != 0 {
                         return Err(format!("leaf {n} has height {}", node.height));
                     }
-                    let id = node.child2;
+                    let id = node.id();
                     if self.leaf(id) != Some(n) {
                         return Err(format!("leaf {n} holds id {id} but the map says {:?}", self.leaf(id)));
                     }
@@ -508,11 +535,11 @@ impl DynamicTree {
                     continue;
                 }
                 internal += 1;
-                for c in [node.child1, node.child2] {
-                    if c as usize >= len {
+                for c in [node.child1, node.child2()] {
+                    if c.index() >= len {
                         return Err(format!("node {n}: child {c} out of range"));
                     }
-                    let cn = &self.nodes[c as usize];
+                    let cn = &self.nodes[c.index()];
                     if cn.parent != n {
                         return Err(format!("node {n}: child {c} has parent {}", cn.parent));
                     }
@@ -521,8 +548,8 @@ impl DynamicTree {
                     }
                     stack.push(c);
                 }
-                let (h1, h2) = (self.nodes[node.child1 as usize].height, self.nodes[node.child2 as usize].height);
-                if h1 == FREE || h2 == FREE || node.height != 1 + h1.max(h2) {
+                let (h1, h2) = (self.nodes[node.child1.index()].height, self.nodes[node.child2().index()].height);
+                if h1 == FREE_HEIGHT || h2 == FREE_HEIGHT || node.height != 1 + h1.max(h2) {
                     return Err(format!("node {n}: height {} but children {h1}, {h2}", node.height));
                 }
             }
@@ -539,27 +566,27 @@ impl DynamicTree {
         let mut on_free = vec![false; len];
         let mut free_count = 0usize;
         let mut f = self.free;
-        while f != NULL {
-            if f as usize >= len {
+        while !f.is_null() {
+            if f.index() >= len {
                 return Err(format!("free node {f} out of range"));
             }
-            if reachable[f as usize] {
+            if reachable[f.index()] {
                 return Err(format!("node {f} is both in the tree and on the free list"));
             }
-            if on_free[f as usize] {
+            if on_free[f.index()] {
                 return Err(format!("free list cycles at {f}"));
             }
-            on_free[f as usize] = true;
-            if self.nodes[f as usize].height != FREE {
+            on_free[f.index()] = true;
+            if self.nodes[f.index()].height != FREE_HEIGHT {
                 return Err(format!("free node {f} not marked free"));
             }
             free_count += 1;
-            f = self.nodes[f as usize].parent;
+            f = self.nodes[f.index()].parent;
         }
         if free_count + self.node_count as usize != len {
             return Err(format!("{free_count} free + {} used != {len} nodes", self.node_count));
         }
-        let mapped = self.leaf_of.iter().filter(|&&n| n != NULL).count();
+        let mapped = self.leaf_of.iter().filter(|&&n| !n.is_null()).count();
         if mapped != leaves as usize {
             return Err(format!("id map holds {mapped} ids, tree {leaves} leaves"));
         }
@@ -576,22 +603,22 @@ impl DynamicTree {
     #[must_use]
     pub fn stats(&self) -> TreeStats {
         let mut s = TreeStats { node_count: self.node_count, leaf_count: self.leaf_count, ..TreeStats::default() };
-        if self.root == NULL {
+        if self.root.is_null() {
             return s;
         }
-        s.height = self.nodes[self.root as usize].height;
+        s.height = self.nodes[self.root.index()].height;
         let mut depth_sum = 0u64;
-        let mut stack = SmallStack::<(u32, u32), 64>::new((NULL, 0));
+        let mut stack = SmallStack::<(NodeIndex, u32), 64>::new((NodeIndex::NULL, 0));
         stack.push((self.root, 0));
         while let Some((n, d)) = stack.pop() {
-            let node = &self.nodes[n as usize];
+            let node = &self.nodes[n.index()];
             if node.is_leaf() {
                 depth_sum += u64::from(d);
                 s.max_leaf_depth = s.max_leaf_depth.max(d);
             } else {
                 s.internal_perimeter += f64::from(node.aabb.perimeter());
                 stack.push((node.child1, d + 1));
-                stack.push((node.child2, d + 1));
+                stack.push((node.child2(), d + 1));
             }
         }
         s.mean_leaf_depth = depth_sum as f64 / f64::from(self.leaf_count.max(1));

@@ -1,7 +1,7 @@
 //! Queries: boxes, points, rays (Box2D's ray-cast callback contract), self pairs by
 //! simultaneous descent, and pairs between two trees. All exact with respect to the tight boxes.
 
-use super::{BoxRayHit, DynamicTree, NULL};
+use super::{BoxRayHit, DynamicTree, NodeIndex};
 use crate::math::{Aabb, Ray};
 use glam::Vec2;
 
@@ -114,26 +114,26 @@ impl DynamicTree {
     /// [`DynamicTree::query`], with every stored box grown by its rounding slack when `slack` is
     /// set (the world's scene queries; see [`DynamicTree::ray_cast_all_with`]).
     pub(crate) fn query_with(&self, aabb: &Aabb, slack: bool, mut f: impl FnMut(u32) -> bool) -> bool {
-        if self.root == NULL {
+        if self.root.is_null() {
             return true;
         }
         let overlaps = |b: &Aabb| if slack { b.with_rounding_slack().overlaps(aabb) } else { b.overlaps(aabb) };
         let exact = self.exact_leaves();
-        let mut stack = SmallStack::<u32, 64>::new(NULL);
+        let mut stack = SmallStack::<NodeIndex, 64>::new(NodeIndex::NULL);
         stack.push(self.root);
         while let Some(n) = stack.pop() {
-            let node = &self.nodes[n as usize];
+            let node = &self.nodes[n.index()];
             if !overlaps(&node.aabb) {
                 continue;
             }
             if node.is_leaf() {
-                let id = node.child2;
+                let id = node.id();
                 if (exact || overlaps(&self.tight[id as usize])) && !f(id) {
                     return false;
                 }
             } else {
                 stack.push(node.child1);
-                stack.push(node.child2);
+                stack.push(node.child2());
             }
         }
         true
@@ -152,22 +152,22 @@ impl DynamicTree {
     /// may lower. `visit(id, t_box, &mut max_t)` returns `false` to stop. Every box is grown by
     /// `grow` first (see [`RaySlab`] for why pruning stays consistent).
     fn ray_traverse(&self, ray: &Ray, max_t: f32, grow: Grow, mut visit: impl FnMut(u32, f32, &mut f32) -> bool) {
-        if self.root == NULL || max_t.is_nan() || max_t < 0.0 {
+        if self.root.is_null() || max_t.is_nan() || max_t < 0.0 {
             return;
         }
         let slab = RaySlab::new(ray, grow);
         let mut max_t = max_t;
-        let Some(t_root) = slab.cast(&self.nodes[self.root as usize].aabb, max_t) else { return };
+        let Some(t_root) = slab.cast(&self.nodes[self.root.index()].aabb, max_t) else { return };
         let exact = self.exact_leaves();
-        let mut stack = SmallStack::<(u32, f32), 64>::new((NULL, 0.0));
+        let mut stack = SmallStack::<(NodeIndex, f32), 64>::new((NodeIndex::NULL, 0.0));
         stack.push((self.root, t_root));
         while let Some((n, t)) = stack.pop() {
             if t > max_t {
                 continue;
             }
-            let node = &self.nodes[n as usize];
+            let node = &self.nodes[n.index()];
             if node.is_leaf() {
-                let id = node.child2;
+                let id = node.id();
                 let t_box = if exact {
                     t
                 } else {
@@ -181,20 +181,20 @@ impl DynamicTree {
                 }
                 continue;
             }
-            let t1 = slab.cast(&self.nodes[node.child1 as usize].aabb, max_t);
-            let t2 = slab.cast(&self.nodes[node.child2 as usize].aabb, max_t);
+            let t1 = slab.cast(&self.nodes[node.child1.index()].aabb, max_t);
+            let t2 = slab.cast(&self.nodes[node.child2().index()].aabb, max_t);
             match (t1, t2) {
                 (Some(a), Some(b)) => {
                     if a <= b {
-                        stack.push((node.child2, b));
+                        stack.push((node.child2(), b));
                         stack.push((node.child1, a));
                     } else {
                         stack.push((node.child1, a));
-                        stack.push((node.child2, b));
+                        stack.push((node.child2(), b));
                     }
                 }
                 (Some(a), None) => stack.push((node.child1, a)),
-                (None, Some(b)) => stack.push((node.child2, b)),
+                (None, Some(b)) => stack.push((node.child2(), b)),
                 (None, None) => {}
             }
         }
@@ -290,30 +290,30 @@ impl DynamicTree {
         slack: bool,
         mut visit: impl FnMut(u32, f32, &mut f32),
     ) {
-        if self.root == NULL || max_distance.is_nan() || max_distance < 0.0 {
+        if self.root.is_null() || max_distance.is_nan() || max_distance < 0.0 {
             return;
         }
         let grow = if slack { Grow::SLACK } else { Grow::NONE };
         let dist = |b: &Aabb| box_distance(aabb, &grow.apply(b));
         let mut bound = max_distance;
         let exact = self.exact_leaves();
-        let mut stack = SmallStack::<(u32, f32), 64>::new((NULL, 0.0));
-        stack.push((self.root, dist(&self.nodes[self.root as usize].aabb)));
+        let mut stack = SmallStack::<(NodeIndex, f32), 64>::new((NodeIndex::NULL, 0.0));
+        stack.push((self.root, dist(&self.nodes[self.root.index()].aabb)));
         while let Some((n, d)) = stack.pop() {
             if d > bound {
                 continue;
             }
-            let node = &self.nodes[n as usize];
+            let node = &self.nodes[n.index()];
             if node.is_leaf() {
-                let id = node.child2;
+                let id = node.id();
                 let d_box = if exact { d } else { dist(&self.tight[id as usize]) };
                 if d_box <= bound {
                     visit(id, d_box, &mut bound);
                 }
                 continue;
             }
-            let (c1, c2) = (node.child1, node.child2);
-            let (d1, d2) = (dist(&self.nodes[c1 as usize].aabb), dist(&self.nodes[c2 as usize].aabb));
+            let (c1, c2) = (node.child1, node.child2());
+            let (d1, d2) = (dist(&self.nodes[c1.index()].aabb), dist(&self.nodes[c2.index()].aabb));
             // The nearer child on top, so it is searched first and lowers the bound for the other.
             if d1 <= d2 {
                 stack.push((c2, d2));
@@ -329,31 +329,31 @@ impl DynamicTree {
     /// of the descent, `a != b`, not sorted). A simultaneous descent of the tree against itself,
     /// pruned by the node boxes.
     pub fn for_each_pair(&self, mut f: impl FnMut(u32, u32)) {
-        if self.root == NULL {
+        if self.root.is_null() {
             return;
         }
         let exact = self.exact_leaves();
         let nodes = &self.nodes;
-        let mut stack = SmallStack::<(u32, u32), 128>::new((NULL, NULL));
+        let mut stack = SmallStack::<(NodeIndex, NodeIndex), 128>::new((NodeIndex::NULL, NodeIndex::NULL));
         stack.push((self.root, self.root));
         while let Some((a, b)) = stack.pop() {
-            let na = &nodes[a as usize];
+            let na = &nodes[a.index()];
             if a == b {
                 // All pairs within the subtree: within each child, then across the children.
                 if !na.is_leaf() {
-                    stack.push((na.child1, na.child2));
+                    stack.push((na.child1, na.child2()));
                     stack.push((na.child1, na.child1));
-                    stack.push((na.child2, na.child2));
+                    stack.push((na.child2(), na.child2()));
                 }
                 continue;
             }
-            let nb = &nodes[b as usize];
+            let nb = &nodes[b.index()];
             if !na.aabb.overlaps(&nb.aabb) {
                 continue;
             }
             match (na.is_leaf(), nb.is_leaf()) {
                 (true, true) => {
-                    let (ia, ib) = (na.child2, nb.child2);
+                    let (ia, ib) = (na.id(), nb.id());
                     if exact || self.tight[ia as usize].overlaps(&self.tight[ib as usize]) {
                         f(ia, ib);
                     }
@@ -361,15 +361,15 @@ impl DynamicTree {
                 // Descend the larger box, so both sides shrink at a similar rate.
                 (false, true) => {
                     stack.push((na.child1, b));
-                    stack.push((na.child2, b));
+                    stack.push((na.child2(), b));
                 }
                 (false, false) if na.aabb.perimeter() >= nb.aabb.perimeter() => {
                     stack.push((na.child1, b));
-                    stack.push((na.child2, b));
+                    stack.push((na.child2(), b));
                 }
                 _ => {
                     stack.push((a, nb.child1));
-                    stack.push((a, nb.child2));
+                    stack.push((a, nb.child2()));
                 }
             }
         }
@@ -378,21 +378,21 @@ impl DynamicTree {
     /// Calls `f(id_in_self, id_in_other)` for every pair of a box of `self` and a box of `other`
     /// whose tight boxes overlap, by simultaneous descent.
     pub fn tree_vs_tree_pairs(&self, other: &DynamicTree, mut f: impl FnMut(u32, u32)) {
-        if self.root == NULL || other.root == NULL {
+        if self.root.is_null() || other.root.is_null() {
             return;
         }
         let (ea, eb) = (self.exact_leaves(), other.exact_leaves());
-        let mut stack = SmallStack::<(u32, u32), 128>::new((NULL, NULL));
+        let mut stack = SmallStack::<(NodeIndex, NodeIndex), 128>::new((NodeIndex::NULL, NodeIndex::NULL));
         stack.push((self.root, other.root));
         while let Some((a, b)) = stack.pop() {
-            let na = &self.nodes[a as usize];
-            let nb = &other.nodes[b as usize];
+            let na = &self.nodes[a.index()];
+            let nb = &other.nodes[b.index()];
             if !na.aabb.overlaps(&nb.aabb) {
                 continue;
             }
             let descend_a = match (na.is_leaf(), nb.is_leaf()) {
                 (true, true) => {
-                    let (ia, ib) = (na.child2, nb.child2);
+                    let (ia, ib) = (na.id(), nb.id());
                     let ta = if ea { na.aabb } else { self.tight[ia as usize] };
                     let tb = if eb { nb.aabb } else { other.tight[ib as usize] };
                     if ta.overlaps(&tb) {
@@ -406,10 +406,10 @@ impl DynamicTree {
             };
             if descend_a {
                 stack.push((na.child1, b));
-                stack.push((na.child2, b));
+                stack.push((na.child2(), b));
             } else {
                 stack.push((a, nb.child1));
-                stack.push((a, nb.child2));
+                stack.push((a, nb.child2()));
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use super::query::box_distance;
 use super::*;
-use crate::broad::brute::testkit::brute_pairs;
+use crate::broad::test_kit::brute_pairs;
 use crate::broad::{BroadPhaseKind, diff_sorted_pairs};
 use crate::internal::SplitMix64;
 use crate::math::Ray;
@@ -409,13 +409,13 @@ fn branch_and_bound_finds_the_exhaustive_optimum() {
         for _ in 0..20 {
             let l = random_box(&mut rng, 24.0, 1.5);
             let got = t.best_sibling_bnb(&l);
-            let cost_of = |n: u32| {
-                let mut c = f64::from(t.nodes[n as usize].aabb.union(&l).perimeter());
-                let mut a = t.nodes[n as usize].parent;
-                while a != NULL {
-                    let b = t.nodes[a as usize].aabb;
+            let cost_of = |n: NodeIndex| {
+                let mut c = f64::from(t.nodes[n.index()].aabb.union(&l).perimeter());
+                let mut a = t.nodes[n.index()].parent;
+                while !a.is_null() {
+                    let b = t.nodes[a.index()].aabb;
                     c += f64::from(b.union(&l).perimeter() - b.perimeter());
-                    a = t.nodes[a as usize].parent;
+                    a = t.nodes[a.index()].parent;
                 }
                 c
             };
@@ -423,9 +423,9 @@ fn branch_and_bound_finds_the_exhaustive_optimum() {
             let mut stack = vec![t.root];
             while let Some(n) = stack.pop() {
                 best = best.min(cost_of(n));
-                let node = t.nodes[n as usize];
+                let node = t.nodes[n.index()];
                 if !node.is_leaf() {
-                    stack.extend([node.child1, node.child2]);
+                    stack.extend([node.child1, node.child2()]);
                 }
             }
             assert!(cost_of(got) <= best * (1.0 + 1e-5), "B&B cost {} vs optimum {best}", cost_of(got));

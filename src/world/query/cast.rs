@@ -7,7 +7,7 @@ use crate::broad::Grow;
 use crate::math::{Pose, Ray};
 use crate::query::{self, CastOptions, QueryError};
 use crate::shape::Shape;
-use crate::storage::ColliderId;
+use crate::storage::{ColliderId, ColliderSlot};
 use crate::world::World;
 
 /// Where a cast shape first touches a collider.
@@ -57,9 +57,14 @@ impl World {
     }
 
     /// The exact cast against slot `slot`.
-    fn shape_cast(&self, slot: u32, probe: (&Shape, &Pose, Vec2), options: &CastOptions) -> Option<WorldCastHit> {
+    fn shape_cast(
+        &self,
+        slot: ColliderSlot,
+        probe: (&Shape, &Pose, Vec2),
+        options: &CastOptions,
+    ) -> Option<WorldCastHit> {
         let (shape, pose, translation) = probe;
-        let s = slot as usize;
+        let s = slot.index();
         let hit =
             query::cast_shapes(shape, pose, translation, &self.cols.shape[s], &self.cols.pose[s], Vec2::ZERO, options)
                 .ok()??;
@@ -123,7 +128,8 @@ impl World {
         for (tree, resident) in self.query_trees(&movers) {
             // The second tree starts with the ray clipped at the first tree's best hit.
             let max = best.map_or(options.max_fraction, |b| b.fraction);
-            tree.ray_cast_closest_with(&ray, max, grow, |slot, _| {
+            tree.ray_cast_closest_with(&ray, max, grow, |raw, _| {
+                let slot = ColliderSlot::new(raw);
                 if !self.accepts(slot, filter, resident) {
                     return None;
                 }
@@ -163,7 +169,8 @@ impl World {
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
-            tree.ray_cast_all_with(&ray, options.max_fraction, grow, |slot, _| {
+            tree.ray_cast_all_with(&ray, options.max_fraction, grow, |raw, _| {
+                let slot = ColliderSlot::new(raw);
                 if self.accepts(slot, filter, resident)
                     && let Some(hit) = self.shape_cast(slot, (shape, pose, translation), options)
                 {

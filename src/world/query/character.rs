@@ -38,7 +38,7 @@ use crate::collide;
 use crate::math::{Aabb, Pose, Ray, Rot};
 use crate::query::{self, CastHit, CastOptions, Plane, QueryError};
 use crate::shape::{ChainOptions, Segment, Shape};
-use crate::storage::ColliderId;
+use crate::storage::{ColliderId, ColliderSlot};
 use crate::world::{MAX_COORDINATE, World};
 
 /// How [`World::move_character`] moves a shape.
@@ -280,8 +280,8 @@ impl Ctx<'_> {
     /// `region` (world space): the collider itself, a compound's parts, a chain's segments (as
     /// bare segments). A one-sided chain's segment is left out unless it is solid for this move
     /// (see `in_front`).
-    fn pieces(&self, slot: u32, region: &Aabb, mut f: impl FnMut(u32, &Shape, &Pose)) {
-        let s = slot as usize;
+    fn pieces(&self, slot: ColliderSlot, region: &Aabb, mut f: impl FnMut(u32, &Shape, &Pose)) {
+        let s = slot.index();
         let (cs, cp) = (&self.world.cols.shape[s], &self.world.cols.pose[s]);
         match cs {
             Shape::Chain(c) => {
@@ -359,7 +359,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                         _ => (0.0, (p - d.point_b).try_normalize().unwrap_or(ctx.up)),
                     }
                 };
-                let normal = ctx.world.welds.hit_normal(&ctx.world.cols, slot as usize, d.point_b, normal);
+                let normal = ctx.world.welds.hit_normal(&ctx.world.cols, slot.index(), d.point_b, normal);
                 let hit = CharacterHit { id, part, point: d.point_b, surface_normal: normal };
                 if accept(id, &hit) {
                     record(hits, hit);
@@ -402,7 +402,8 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
         let movers = ctx.world.mover_tree.read(&ctx.world.cols);
         for (tree, resident) in ctx.world.query_trees(&movers) {
             let max = best.map_or(1.0, |b| b.0);
-            tree.ray_cast_closest_with(&ray, max, grow, |slot, _| {
+            tree.ray_cast_closest_with(&ray, max, grow, |raw, _| {
+                let slot = ColliderSlot::new(raw);
                 if !ctx.world.accepts(slot, &ctx.config.filter, resident) {
                     return None;
                 }
@@ -412,7 +413,7 @@ impl<F: FnMut(ColliderId, &CharacterHit) -> bool> Run<'_, '_, F> {
                     let better = best.is_none_or(|(f, b)| {
                         h.fraction.total_cmp(&f).then(id.cmp(&b.id)).then(part.cmp(&b.part)).is_lt()
                     });
-                    let normal = ctx.world.welds.hit_normal(&ctx.world.cols, slot as usize, h.point, -h.normal);
+                    let normal = ctx.world.welds.hit_normal(&ctx.world.cols, slot.index(), h.point, -h.normal);
                     let hit = CharacterHit { id, part, point: h.point, surface_normal: normal };
                     if better && accept(id, &hit) {
                         best = Some((h.fraction, hit));

@@ -6,7 +6,7 @@ use super::QueryFilter;
 use crate::math::{Aabb, Pose};
 use crate::query::{self, QueryError};
 use crate::shape::{Circle, Shape};
-use crate::storage::ColliderId;
+use crate::storage::{ColliderId, ColliderSlot};
 use crate::world::World;
 
 /// The nearest collider to a probe and the closest points between them.
@@ -51,7 +51,7 @@ impl World {
         probe_box: Aabb,
         max_distance: f32,
         filter: &QueryFilter,
-        mut exact: impl FnMut(u32) -> Option<H>,
+        mut exact: impl FnMut(ColliderSlot) -> Option<H>,
     ) -> Option<H> {
         // The exact distance, computed in the shapes' frames, can come out below the boxes'
         // distance by a rounding error: grow both by their slack.
@@ -60,7 +60,8 @@ impl World {
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
             let bound = best.as_ref().map_or(max_distance, |b| b.rank().0.max(0.0));
-            tree.nearest_with(&probe_box, bound, true, |slot, _, bound| {
+            tree.nearest_with(&probe_box, bound, true, |raw, _, bound| {
+                let slot = ColliderSlot::new(raw);
                 if !self.accepts(slot, filter, resident) {
                     return;
                 }
@@ -113,7 +114,7 @@ impl World {
         query::check_probe(shape, pose)?;
         query::check_bound(max_distance)?;
         Ok(self.nearest(shape.aabb(pose), max_distance, filter, |slot| {
-            let s = slot as usize;
+            let s = slot.index();
             let d = query::distance(shape, pose, &self.cols.shape[s], &self.cols.pose[s]).ok()?;
             Some(WorldClosestPoints {
                 id: self.cols.id(slot),
@@ -146,7 +147,7 @@ impl World {
         let probe = Shape::Circle(Circle { radius: 0.0 });
         let pose = Pose::from_translation(point);
         Ok(self.nearest(Aabb::new(point, point), max_distance, filter, |slot| {
-            let s = slot as usize;
+            let s = slot.index();
             let d = query::distance(&probe, &pose, &self.cols.shape[s], &self.cols.pose[s]).ok()?;
             Some(WorldClosestPoints {
                 id: self.cols.id(slot),

@@ -35,7 +35,7 @@ use crate::collide;
 use crate::math::{Aabb, Pose};
 use crate::query::{self, QueryError};
 use crate::shape::{Segment, Shape};
-use crate::storage::{ColliderId, flags};
+use crate::storage::{ColliderId, ColliderSlot, flags};
 
 /// Which colliders a query may report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,8 +57,8 @@ impl Default for QueryFilter {
 impl World {
     /// Whether a query reports `slot`, found in the tree residents' tree when `resident` (where a
     /// collider changed since the step has a stale entry: the movers' tree holds its present one).
-    fn accepts(&self, slot: u32, filter: &QueryFilter, resident: bool) -> bool {
-        let s = slot as usize;
+    fn accepts(&self, slot: ColliderSlot, filter: &QueryFilter, resident: bool) -> bool {
+        let s = slot.index();
         self.cols.alive[s]
             && self.cols.flags[s] & flags::DISABLED == 0
             && !(resident && self.cols.flags[s] & flags::MOVED != 0)
@@ -73,12 +73,13 @@ impl World {
     /// `slack` (candidates for an exact shape test), both boxes are grown by their rounding
     /// slack: a shape test in the shape's own frame can accept a probe that misses the boxes by
     /// a rounding error, and the query must offer it all the same.
-    fn for_each_in_aabb(&self, aabb: &Aabb, filter: &QueryFilter, slack: bool, mut f: impl FnMut(u32)) {
+    fn for_each_in_aabb(&self, aabb: &Aabb, filter: &QueryFilter, slack: bool, mut f: impl FnMut(ColliderSlot)) {
         let grow = |b: &Aabb| if slack { b.with_rounding_slack() } else { *b };
         let aabb = grow(aabb);
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
-            tree.query_with(&aabb, slack, |slot| {
+            tree.query_with(&aabb, slack, |raw| {
+                let slot = ColliderSlot::new(raw);
                 if self.accepts(slot, filter, resident) && grow(&movers.aabb_of(&self.cols, slot)).overlaps(&aabb) {
                     f(slot);
                 }
@@ -120,10 +121,10 @@ impl World {
     pub fn query_point(&self, point: Vec2, filter: &QueryFilter, out: &mut Vec<ColliderId>) -> Result<(), QueryError> {
         query::check_vector(point)?;
         let start = out.len();
-        self.for_each_in_aabb(&Aabb::new(point, point), filter, true, |s| {
-            let s = s as usize;
+        self.for_each_in_aabb(&Aabb::new(point, point), filter, true, |slot| {
+            let s = slot.index();
             if query::part_containing(&self.cols.shape[s], &self.cols.pose[s], point).is_some() {
-                out.push(self.cols.id(s as u32));
+                out.push(self.cols.id(slot));
             }
         });
         self.sorted_ids(start, out);
@@ -159,7 +160,7 @@ impl World {
         query::check_vector(point)?;
         let start = out.len();
         self.for_each_in_aabb(&Aabb::new(point, point), filter, true, |s| {
-            let (shape, pose) = (&self.cols.shape[s as usize], &self.cols.pose[s as usize]);
+            let (shape, pose) = (&self.cols.shape[s.index()], &self.cols.pose[s.index()]);
             if let Shape::Chain(c) = shape {
                 // Every segment through the point (a vertex lies on two).
                 let p = pose.inv_transform_point(point);
@@ -201,7 +202,7 @@ impl World {
         let start = out.len();
         let bounds = shape.aabb(pose);
         self.for_each_in_aabb(&bounds, filter, true, |s| {
-            let (cs, cp) = (&self.cols.shape[s as usize], &self.cols.pose[s as usize]);
+            let (cs, cp) = (&self.cols.shape[s.index()], &self.cols.pose[s.index()]);
             if let Shape::Chain(_) = cs {
                 // The chain's segments that touch the probe, by the narrow phase's own rule
                 // (ghost vertices, one-sidedness); a compound probe may list one several times.
@@ -248,10 +249,10 @@ impl World {
     ) -> Result<(), QueryError> {
         query::check_probe(shape, pose)?;
         let start = out.len();
-        self.for_each_in_aabb(&shape.aabb(pose), filter, true, |s| {
-            let s = s as usize;
+        self.for_each_in_aabb(&shape.aabb(pose), filter, true, |slot| {
+            let s = slot.index();
             if collide::touching(&self.cols.shape[s], &self.cols.pose[s], shape, pose) {
-                out.push(self.cols.id(s as u32));
+                out.push(self.cols.id(slot));
             }
         });
         self.sorted_ids(start, out);

@@ -76,7 +76,7 @@ impl World {
         query::check_vector(point)?;
         query::check_bound(max_distance)?;
         Ok(self.nearest(Aabb::new(point, point), max_distance, filter, |slot| {
-            let s = slot as usize;
+            let s = slot.index();
             let p = query::project_point(&self.cols.shape[s], &self.cols.pose[s], point).ok()?;
             Some(WorldPointProjection {
                 id: self.cols.id(slot),

@@ -6,7 +6,7 @@ use super::QueryFilter;
 use crate::broad::Grow;
 use crate::math::Ray;
 use crate::query::{self, QueryError};
-use crate::storage::ColliderId;
+use crate::storage::{ColliderId, ColliderSlot};
 use crate::world::World;
 
 /// A ray hit on a collider's shape.
@@ -26,8 +26,8 @@ pub struct WorldRayHit {
 }
 
 impl World {
-    fn shape_ray_cast(&self, slot: u32, ray: &Ray, max_t: f32) -> Option<WorldRayHit> {
-        let s = slot as usize;
+    fn shape_ray_cast(&self, slot: ColliderSlot, ray: &Ray, max_t: f32) -> Option<WorldRayHit> {
+        let s = slot.index();
         query::cast_ray(&self.cols.shape[s], &self.cols.pose[s], ray, max_t).map(|(part, h)| WorldRayHit {
             id: self.cols.id(slot),
             t: h.t,
@@ -48,7 +48,8 @@ impl World {
         let mut best: Option<WorldRayHit> = None;
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
-            let hit = tree.ray_cast_closest_with(ray, max_t, Grow::SLACK, |slot, _| {
+            let hit = tree.ray_cast_closest_with(ray, max_t, Grow::SLACK, |raw, _| {
+                let slot = ColliderSlot::new(raw);
                 if !self.accepts(slot, filter, resident) {
                     return None;
                 }
@@ -57,7 +58,7 @@ impl World {
             if let Some(h) = hit {
                 let closer = best.is_none_or(|b| h.t < b.t || (h.t == b.t && h.id < b.id.index()));
                 if closer {
-                    best = self.shape_ray_cast(h.id, ray, max_t);
+                    best = self.shape_ray_cast(ColliderSlot::new(h.id), ray, max_t);
                 }
             }
         }
@@ -79,7 +80,8 @@ impl World {
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
-            tree.ray_cast_all_with(ray, max_t, Grow::SLACK, |slot, _| {
+            tree.ray_cast_all_with(ray, max_t, Grow::SLACK, |raw, _| {
+                let slot = ColliderSlot::new(raw);
                 if self.accepts(slot, filter, resident)
                     && let Some(h) = self.shape_ray_cast(slot, ray, max_t)
                 {
@@ -145,7 +147,8 @@ impl World {
             }
             // The tree applies the same contract to its own bound, so `clip` mirrors it, and the
             // second tree starts where the first left the ray.
-            tree.ray_cast_all_with(ray, clip, Grow::SLACK, |slot, _| {
+            tree.ray_cast_all_with(ray, clip, Grow::SLACK, |raw, _| {
+                let slot = ColliderSlot::new(raw);
                 if !self.accepts(slot, filter, resident) {
                     return -1.0;
                 }

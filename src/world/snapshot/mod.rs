@@ -5,7 +5,7 @@
 //! a solver stored in them, which the next steps carry) and events, as the original stepped the
 //! same way. Derived structures are *not* stored: the broad phases are
 //! rebuilt from the fat boxes by batch insertion, and the pair table and the per-collider pair
-//! links from the pair slots.
+//! links from the pair entries.
 //!
 //! The [pair hooks](crate::PairHooks) are code and are not stored, only the filter's answers
 //! are: set the hooks on a restored world before its first step (see [`World::set_pair_hooks`]).
@@ -41,12 +41,12 @@
 //!         segment, kind 5, is a, b, radius; a chain, kind 6, is flags u8 (1 closed,
 //!         2 one-sided), a vertex count u32 then the vertices 2×f32 each; its BVH is rebuilt)
 //!   LIST  free, released, moved: each n u32 + n×u32 slots (order kept: it decides reuse)
-//!   PAIR  n u32, per pair slot: ids 2×u32 (both u32::MAX when free), contact u32,
+//!   PAIR  n u32, per pair entry: ids 2×u32 (both u32::MAX when free), contact u32,
 //!         touching u8, kind u8 (bit 0 a sensor pair, bit 1 refused by the pair filter);
 //!         then the pair free list, n u32 + n×u32
-//!   LINK  per collider slot: n u32 + its pair slots in list order (the order decides the order
+//!   LINK  per collider slot: n u32 + its pair entries in list order (the order decides the order
 //!         in which a removal ends touching pairs, hence the contacts array's order)
-//!   CONT  n u32, per contact: owning pair slot u32, manifold (normal 2×f32, 2 points each
+//!   CONT  n u32, per contact: owning pair entry u32, manifold (normal 2×f32, 2 points each
 //!         point 2×f32, depth f32, feature id u32, normal and tangent impulse 2×f32; count u32;
 //!         the ids `a`, `b` are derived from the pair)
 //!   EVNT  pending events, then last step's events: each n u32 + n×(a, b raw ids, kind u8)

@@ -14,8 +14,9 @@ use super::{
 use crate::broad::{BroadPhaseKind, Pair};
 use crate::collide::{Manifold, ManifoldPoint};
 use crate::math::{Aabb, Pose};
-use crate::storage::flags;
-use crate::world::{Contact, Impact, NONE, PairSlot, World, WorldConfig};
+use crate::storage::{ColliderSlot, flags};
+use crate::world::pairs::{ContactIndex, PairEntry, PairIndex, slots_of};
+use crate::world::{Contact, Impact, World, WorldConfig};
 
 /// Magic and version.
 pub(super) fn header(r: &mut Reader<'_>) -> Result<()> {
@@ -153,9 +154,9 @@ pub(super) fn slots(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
 /// The slot free list and the world's released and moved lists.
 pub(super) fn lists(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
     let mut s = r.section(LIST)?;
-    world.cols.free = s.u32s()?;
-    world.released = s.u32s()?;
-    world.moved = s.u32s()?;
+    world.cols.free = s.u32s()?.into_iter().map(ColliderSlot::new).collect();
+    world.released = s.u32s()?.into_iter().map(ColliderSlot::new).collect();
+    world.moved = s.u32s()?.into_iter().map(ColliderSlot::new).collect();
     s.finish(LIST)?;
     let cols = &world.cols;
     let n = cols.generation.len();
@@ -163,7 +164,7 @@ pub(super) fn lists(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
     // the last step, reusable after it); no live slot is in either.
     let mut seen = vec![false; n];
     for &slot in cols.free.iter().chain(&world.released) {
-        let i = slot as usize;
+        let i = slot.index();
         if i >= n || cols.alive[i] || std::mem::replace(&mut seen[i], true) {
             return Err(bad("free and released lists do not partition the dead slots"));
         }
@@ -174,7 +175,7 @@ pub(super) fn lists(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
     // `moved` may list dead slots (removed after moving): the step skips them.
     seen.fill(false);
     for &slot in &world.moved {
-        let i = slot as usize;
+        let i = slot.index();
         if i >= n {
             return Err(bad("a moved slot is out of range"));
         }
@@ -186,7 +187,7 @@ pub(super) fn lists(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
     Ok(())
 }
 
-/// The pair slots and their free list, unlinked. Returns the live pairs, sorted, for the
+/// The pair entries and their free list, unlinked. Returns the live pairs, sorted, for the
 /// final check against the rebuilt broad phases.
 pub(super) fn pairs(r: &mut Reader<'_>, world: &mut World) -> Result<Vec<Pair>> {
     let cols = &world.cols;
@@ -195,17 +196,26 @@ pub(super) fn pairs(r: &mut Reader<'_>, world: &mut World) -> Result<Vec<Pair>> 
     let np = s.count(PAIR_BYTES)?;
     world.pairs.reserve_exact(np);
     for _ in 0..np {
-        let ids = [s.u32()?, s.u32()?];
-        let contact = s.u32()?;
+        let key = [s.u32()?, s.u32()?];
+        let contact = ContactIndex::new(s.u32()?);
         let touching = s.bool()?;
         let kind = s.u8()?;
         if kind > (PAIR_SENSOR | PAIR_REFUSED) {
             return Err(bad("a pair's kind byte has unknown bits"));
         }
         let (sensor, refused) = (kind & PAIR_SENSOR != 0, kind & PAIR_REFUSED != 0);
-        let pair = PairSlot { ids, next: [NONE; 2], prev: [NONE; 2], contact, touching, sensor, refused };
-        if ids != [NONE, NONE] {
-            let [a, b] = ids.map(|x| x as usize);
+        let ids = slots_of(key);
+        let pair = PairEntry {
+            ids,
+            next: [PairIndex::NULL; 2],
+            prev: [PairIndex::NULL; 2],
+            contact,
+            touching,
+            sensor,
+            refused,
+        };
+        if !pair.is_free() {
+            let [a, b] = ids.map(ColliderSlot::index);
             if a >= b || b >= n {
                 return Err(bad("a pair's slots are out of range or out of order"));
             }
@@ -224,7 +234,7 @@ pub(super) fn pairs(r: &mut Reader<'_>, world: &mut World) -> Result<Vec<Pair>> 
             if !cols.fat[a].overlaps(&cols.fat[b]) {
                 return Err(bad("a pair whose fat boxes do not overlap"));
             }
-            if (sensor || !touching) != (contact == NONE) {
+            if (sensor || !touching) != contact.is_null() {
                 return Err(bad("a pair's contact index disagrees with its touching state"));
             }
             // Only a refusal since the last step leaves a refused pair touching, and it marked
@@ -236,22 +246,22 @@ pub(super) fn pairs(r: &mut Reader<'_>, world: &mut World) -> Result<Vec<Pair>> 
         }
         world.pairs.push(pair);
     }
-    world.free_pairs = s.u32s()?;
+    world.free_pairs = s.u32s()?.into_iter().map(PairIndex::new).collect();
     s.finish(PAIR)?;
     let mut free = vec![false; np];
     for &p in &world.free_pairs {
-        let i = p as usize;
-        if i >= np || world.pairs[i].ids != [NONE, NONE] || std::mem::replace(&mut free[i], true) {
-            return Err(bad("the pair free list names a live or repeated pair slot"));
+        let i = p.index();
+        if i >= np || !world.pairs[i].is_free() || std::mem::replace(&mut free[i], true) {
+            return Err(bad("the pair free list names a live or repeated pair entry"));
         }
     }
-    if world.pairs.iter().zip(&free).any(|(p, &f)| !f && p.ids == [NONE, NONE]) {
-        return Err(bad("a free pair slot is missing from the pair free list"));
+    if world.pairs.iter().zip(&free).any(|(p, &f)| !f && p.is_free()) {
+        return Err(bad("a free pair entry is missing from the pair free list"));
     }
-    let mut keys: Vec<Pair> = world.pairs.iter().map(|p| p.ids).filter(|&ids| ids != [NONE, NONE]).collect();
+    let mut keys: Vec<Pair> = world.pairs.iter().filter(|p| !p.is_free()).map(PairEntry::key).collect();
     keys.sort_unstable();
     if keys.windows(2).any(|w| w[0] == w[1]) {
-        return Err(bad("two pair slots hold the same pair"));
+        return Err(bad("two pair entries hold the same pair"));
     }
     Ok(keys)
 }
@@ -261,25 +271,25 @@ pub(super) fn links(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
     let mut s = r.section(LINK)?;
     // Bit k of `ends[p]`: pair p has been listed by its collider ids[k].
     let mut ends = vec![0u8; world.pairs.len()];
-    for slot in 0..world.cols.generation.len() as u32 {
+    for slot in (0..world.cols.generation.len()).map(ColliderSlot::from_index) {
         let len = s.count(4)?;
-        let mut prev = NONE;
+        let mut prev = PairIndex::NULL;
         for _ in 0..len {
-            let p = s.u32()?;
-            let pair = world.pairs.get_mut(p as usize).ok_or(bad("a linked pair slot is out of range"))?;
+            let p = PairIndex::new(s.u32()?);
+            let pair = world.pairs.get_mut(p.index()).ok_or(bad("a linked pair entry is out of range"))?;
             if pair.ids[0] != slot && pair.ids[1] != slot {
                 return Err(bad("a collider lists a pair it is not part of"));
             }
             let end = World::end_of(pair, slot);
-            if ends[p as usize] & (1 << end) != 0 {
+            if ends[p.index()] & (1 << end) != 0 {
                 return Err(bad("a collider lists a pair twice"));
             }
-            ends[p as usize] |= 1 << end;
+            ends[p.index()] |= 1 << end;
             pair.prev[end] = prev;
-            if prev == NONE {
-                world.cols.pair_head[slot as usize] = p;
+            if prev.is_null() {
+                world.cols.pair_head[slot.index()] = p;
             } else {
-                let pp = &mut world.pairs[prev as usize];
+                let pp = &mut world.pairs[prev.index()];
                 let pend = World::end_of(pp, slot);
                 pp.next[pend] = p;
             }
@@ -287,20 +297,20 @@ pub(super) fn links(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
         }
     }
     s.finish(LINK)?;
-    if world.pairs.iter().zip(&ends).any(|(p, &e)| p.ids != [NONE, NONE] && e != 3) {
+    if world.pairs.iter().zip(&ends).any(|(p, &e)| !p.is_free() && e != 3) {
         return Err(bad("a pair is missing from a collider's list"));
     }
     Ok(())
 }
 
-/// The contacts array, each contact owned by the pair slot that points back at it.
+/// The contacts array, each contact owned by the pair entry that points back at it.
 pub(super) fn contacts(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
     let mut s = r.section(CONT)?;
     let nc = s.count(CONTACT_BYTES)?;
     world.contacts.reserve_exact(nc);
     world.contact_pair.reserve_exact(nc);
-    for i in 0..nc as u32 {
-        let p = s.u32()?;
+    for i in (0..nc).map(ContactIndex::from_index) {
+        let p = PairIndex::new(s.u32()?);
         let normal = s.vec2()?;
         let mut points = [ManifoldPoint::default(); 2];
         for pt in &mut points {
@@ -321,8 +331,8 @@ pub(super) fn contacts(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
         if !normal.is_finite() || points.iter().any(|p| !p.point.is_finite() || !p.depth.is_finite()) {
             return Err(bad("a contact's manifold is not finite"));
         }
-        let pair = world.pairs.get(p as usize).ok_or(bad("a contact's pair slot is out of range"))?;
-        if pair.ids == [NONE, NONE] || pair.contact != i {
+        let pair = world.pairs.get(p.index()).ok_or(bad("a contact's pair entry is out of range"))?;
+        if pair.is_free() || pair.contact != i {
             return Err(bad("a contact and its pair do not point at each other"));
         }
         let [a, b] = pair.ids;
@@ -331,9 +341,9 @@ pub(super) fn contacts(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
     }
     s.finish(CONT)?;
     for (p, pair) in world.pairs.iter().enumerate() {
-        if pair.ids != [NONE, NONE]
-            && pair.contact != NONE
-            && world.contact_pair.get(pair.contact as usize) != Some(&(p as u32))
+        if !pair.is_free()
+            && !pair.contact.is_null()
+            && world.contact_pair.get(pair.contact.index()) != Some(&PairIndex::from_index(p))
         {
             return Err(bad("a touching pair's contact is missing or owned by another pair"));
         }
@@ -371,20 +381,20 @@ pub(super) fn impacts(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
 }
 
 impl World {
-    /// Rebuilds everything derived from the columns and pair slots: the pair table, the
+    /// Rebuilds everything derived from the columns and pair entries: the pair table, the
     /// movers' broad phase, the movers' tree and the static tree, each by one batch insert in
     /// slot order. The movers' broad phase then reports every overlapping pair as begun; the
-    /// pair slots already hold that state, so the report is only used as a check and dropped.
+    /// pair entries already hold that state, so the report is only used as a check and dropped.
     ///
-    /// The check: the live pair slots (`keys`, sorted) must be exactly the candidate pairs the
-    /// structures find (fat boxes overlap, filters allow, not both static), as in a world that
-    /// got there by stepping. A snapshot with a pair slot missing would otherwise restore into a
-    /// world that silently never reports that pair.
+    /// The check: the live pair entries (`keys`, sorted) must be exactly the candidate pairs
+    /// the structures find (fat boxes overlap, filters allow, not both static), as in a world
+    /// that got there by stepping. A snapshot with a pair entry missing would otherwise restore
+    /// into a world that silently never reports that pair.
     pub(super) fn rebuild_structures(&mut self, keys: &[Pair]) -> Result<()> {
         self.pair_table.reserve(keys.len());
         for (p, pair) in self.pairs.iter().enumerate() {
-            if pair.ids != [NONE, NONE] {
-                self.pair_table.insert(pair.ids, p as u32);
+            if !pair.is_free() {
+                self.pair_table.insert(pair.key(), PairIndex::from_index(p));
             }
         }
         let (mut in_tree, mut movers) = (Vec::new(), Vec::new());
@@ -397,8 +407,8 @@ impl World {
         }
         self.tree.insert_batch(&in_tree);
         self.movers.insert_batch(&movers);
-        for &(slot, _) in &movers {
-            self.mover_tree.touch(slot);
+        for &(id, _) in &movers {
+            self.mover_tree.touch(ColliderSlot::new(id));
         }
         let mut found = std::mem::take(&mut self.scratch.began);
         found.clear();
@@ -408,15 +418,18 @@ impl World {
             self.scratch.ended.clear();
         }
         // Pairs with a tree resident, found the way the step finds them.
-        for &(slot, fat) in &in_tree {
+        for &(id, fat) in &in_tree {
             self.query_both_trees(&fat);
-            found.extend(self.scratch.query_hits.iter().filter(|&&o| o != slot).map(|&o| crate::broad::pair(slot, o)));
+            found.extend(self.scratch.query_hits.iter().filter(|&&o| o != id).map(|&o| crate::broad::pair(id, o)));
         }
         let (cols, config) = (&self.cols, &self.config);
         // A collider whose flags or filter changed since the last step keeps its old pairs until
         // the next step refreshes them: its pairs are not checked.
         let settled = |&[a, b]: &Pair| (cols.flags[a as usize] | cols.flags[b as usize]) & flags::REFRESH == 0;
-        found.retain(|&[a, b]| World::may_pair(cols, config, a, b));
+        found.retain(|&key| {
+            let [a, b] = slots_of(key);
+            World::may_pair(cols, config, a, b)
+        });
         found.retain(settled);
         found.sort_unstable();
         found.dedup();
@@ -428,10 +441,10 @@ impl World {
         // list also keeps the last step's own, no longer flagged).
         for i in 0..self.moved.len() {
             let s = self.moved[i];
-            if self.cols.alive[s as usize] && self.cols.flags[s as usize] & flags::MOVED != 0 {
+            if self.cols.alive[s.index()] && self.cols.flags[s.index()] & flags::MOVED != 0 {
                 self.mover_tree.change(s);
             }
         }
-        if same { Ok(()) } else { Err(bad("the pair slots are not the pairs whose fat boxes overlap")) }
+        if same { Ok(()) } else { Err(bad("the pair entries are not the pairs whose fat boxes overlap")) }
     }
 }

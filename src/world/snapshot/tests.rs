@@ -184,8 +184,8 @@ fn named_corruptions_are_caught() {
 }
 
 #[test]
-fn a_missing_pair_slot_is_refused() {
-    // Regression guard: a snapshot whose pair slots miss a candidate pair would restore
+fn a_missing_pair_entry_is_refused() {
+    // Regression guard: a snapshot whose pair entries miss a candidate pair would restore
     // into a world that never reports that pair (the broad phase believes it known).
     let config = WorldConfig { broad_phase: BroadPhaseKind::BruteForce, ..WorldConfig::default() };
     let mut w = World::with_config(config).unwrap();
@@ -199,7 +199,7 @@ fn a_missing_pair_slot_is_refused() {
     w.destroy_pair(p, false);
     assert_eq!(
         World::from_bytes(&w.to_bytes()).err(),
-        Some(bad("the pair slots are not the pairs whose fat boxes overlap"))
+        Some(bad("the pair entries are not the pairs whose fat boxes overlap"))
     );
 }
 

@@ -3,7 +3,8 @@
 use super::codec::{SlotRecord, Writer};
 use super::{PAIR_REFUSED, PAIR_SENSOR};
 use crate::broad::BroadPhaseKind;
-use crate::world::{NONE, World, WorldConfig};
+use crate::storage::ColliderSlot;
+use crate::world::{World, WorldConfig};
 
 pub(super) fn conf(w: &mut Writer<'_>, c: &WorldConfig) {
     match c.broad_phase {
@@ -42,21 +43,22 @@ pub(super) fn slots(w: &mut Writer<'_>, world: &World) {
 }
 
 pub(super) fn lists(w: &mut Writer<'_>, world: &World) {
-    w.u32s(&world.cols.free);
-    w.u32s(&world.released);
-    w.u32s(&world.moved);
+    // Typed indices are their u32s (`repr(transparent)`).
+    w.u32s(bytemuck::cast_slice(&world.cols.free));
+    w.u32s(bytemuck::cast_slice(&world.released));
+    w.u32s(bytemuck::cast_slice(&world.moved));
 }
 
 pub(super) fn pairs(w: &mut Writer<'_>, world: &World) {
     w.len(world.pairs.len());
     for p in &world.pairs {
-        w.u32(p.ids[0]);
-        w.u32(p.ids[1]);
-        w.u32(p.contact);
+        w.u32(p.ids[0].get());
+        w.u32(p.ids[1].get());
+        w.u32(p.contact.get());
         w.bool(p.touching);
         w.u8(if p.sensor { PAIR_SENSOR } else { 0 } | if p.refused { PAIR_REFUSED } else { 0 });
     }
-    w.u32s(&world.free_pairs);
+    w.u32s(bytemuck::cast_slice(&world.free_pairs));
 }
 
 pub(super) fn links(w: &mut Writer<'_>, world: &World) {
@@ -66,11 +68,11 @@ pub(super) fn links(w: &mut Writer<'_>, world: &World) {
         w.u32(0);
         let mut n = 0u32;
         let mut p = head;
-        while p != NONE {
-            w.u32(p);
+        while !p.is_null() {
+            w.u32(p.get());
             n += 1;
-            let pair = &world.pairs[p as usize];
-            p = pair.next[World::end_of(pair, s as u32)];
+            let pair = &world.pairs[p.index()];
+            p = pair.next[World::end_of(pair, ColliderSlot::from_index(s))];
         }
         w.out[at..at + 4].copy_from_slice(&n.to_le_bytes());
     }
@@ -79,7 +81,7 @@ pub(super) fn links(w: &mut Writer<'_>, world: &World) {
 pub(super) fn contacts(w: &mut Writer<'_>, world: &World) {
     w.len(world.contacts.len());
     for (c, &p) in world.contacts.iter().zip(&world.contact_pair) {
-        w.u32(p);
+        w.u32(p.get());
         let m = &c.manifold;
         w.vec2(m.normal);
         for pt in &m.points {

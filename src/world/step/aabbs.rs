@@ -4,7 +4,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::math::Aabb;
-use crate::storage::flags;
+use crate::storage::{ColliderSlot, flags};
 use crate::world::World;
 
 impl World {
@@ -21,30 +21,31 @@ impl World {
         // bits, and clears them at its end.
         let bits = &mut scratch.moved_bits;
         bits.resize(cols.alive.len().div_ceil(64), 0);
-        for &s in &self.moved {
-            let f = &mut cols.flags[s as usize];
-            if cols.alive[s as usize] && *f & flags::MOVED != 0 {
+        for &slot in &self.moved {
+            let s = slot.index();
+            let f = &mut cols.flags[s];
+            if cols.alive[s] && *f & flags::MOVED != 0 {
                 *f &= !flags::MOVED;
-                bits[s as usize >> 6] |= 1 << (s & 63);
+                bits[s >> 6] |= 1 << (s & 63);
             }
         }
         self.moved.clear();
         for (w, &word) in bits.iter().enumerate() {
             let mut rest = word;
             while rest != 0 {
-                self.moved.push((w << 6) as u32 | rest.trailing_zeros());
+                self.moved.push(ColliderSlot::new((w << 6) as u32 | rest.trailing_zeros()));
                 rest &= rest - 1;
             }
         }
         let (shapes, poses) = (&cols.shape, &cols.pose);
         self.moved
             .par_iter()
-            .map(|&s| shapes[s as usize].aabb(&poses[s as usize]))
+            .map(|&s| shapes[s.index()].aabb(&poses[s.index()]))
             .collect_into_vec(&mut scratch.moved_aabbs);
 
         scratch.escaped.clear();
         for (&slot, &tight) in self.moved.iter().zip(&scratch.moved_aabbs) {
-            let s = slot as usize;
+            let s = slot.index();
             let last_tight = std::mem::replace(&mut cols.aabb[s], tight);
             let fat = cols.fat[s];
             // What the fat box must cover: the tight box, or for a bullet its whole sweep.
@@ -94,10 +95,11 @@ impl World {
 /// multiples would line them up again. Drawn afresh, the time to the next escape varies by about
 /// a period at each renewal, so after one renewal the escapes are spread over the period and each
 /// step does close to the mean work.
-fn renewal_jitter(slot: u32, tight: &Aabb) -> f32 {
+fn renewal_jitter(slot: ColliderSlot, tight: &Aabb) -> f32 {
     // SplitMix64's finaliser (Steele, Lea, Flood 2014) over the slot and the box's corner.
-    let mut z = (u64::from(slot) << 32 | u64::from(tight.min.x.to_bits() ^ tight.max.y.to_bits().rotate_left(16)))
-        .wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = (u64::from(slot.get()) << 32
+        | u64::from(tight.min.x.to_bits() ^ tight.max.y.to_bits().rotate_left(16)))
+    .wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^= z >> 31;

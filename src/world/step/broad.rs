@@ -9,9 +9,10 @@ use rayon::prelude::*;
 
 use crate::broad::BroadPhase;
 use crate::math::Aabb;
-use crate::storage::flags;
+use crate::storage::{ColliderSlot, flags};
+use crate::world::World;
+use crate::world::pairs::{PairIndex, slots_of};
 use crate::world::scratch::SearchChunk;
-use crate::world::{NONE, World};
 
 impl World {
     /// (b) The broad phase in place: escaped movers through the movers' structure (as one
@@ -21,8 +22,8 @@ impl World {
         self.place_escaped();
         self.movers.insert_batch(&self.scratch.escaped_inserts);
         self.movers.update_batch(&self.scratch.escaped_updates);
-        for &(slot, _) in self.scratch.escaped_inserts.iter().chain(&self.scratch.escaped_updates) {
-            self.mover_tree.touch(slot);
+        for &(id, _) in self.scratch.escaped_inserts.iter().chain(&self.scratch.escaped_updates) {
+            self.mover_tree.touch(ColliderSlot::new(id));
         }
         self.scratch.began.clear();
         self.scratch.ended.clear();
@@ -45,7 +46,7 @@ impl World {
         scratch.escaped_updates.clear();
         scratch.escaped_inserts.clear();
         for &(slot, old_fat) in &scratch.escaped {
-            let s = slot as usize;
+            let (s, id) = (slot.index(), slot.get());
             let (tight, new_fat) = (cols.aabb[s], cols.fat[s]);
             let is_new = old_fat == Aabb::EMPTY;
             let wants_tree =
@@ -59,25 +60,25 @@ impl World {
             scratch.escaped_old.push(by_tree.then_some(old_fat));
             if !is_new && wants_tree != in_tree {
                 if in_tree {
-                    self.tree.remove(slot);
+                    self.tree.remove(id);
                 } else {
-                    self.movers.remove(slot);
+                    self.movers.remove(id);
                     self.mover_tree.touch(slot);
                 }
             }
             if wants_tree {
                 cols.flags[s] |= flags::IN_TREE;
                 if is_new || !in_tree {
-                    self.tree.insert(slot, new_fat);
+                    self.tree.insert(id, new_fat);
                 } else {
-                    self.tree.update(slot, new_fat);
+                    self.tree.update(id, new_fat);
                 }
             } else {
                 cols.flags[s] &= !flags::IN_TREE;
                 if is_new || in_tree {
-                    scratch.escaped_inserts.push((slot, new_fat));
+                    scratch.escaped_inserts.push((id, new_fat));
                 } else {
-                    scratch.escaped_updates.push((slot, new_fat));
+                    scratch.escaped_updates.push((id, new_fat));
                 }
             }
         }
@@ -103,11 +104,11 @@ impl World {
         let config = &self.config;
         let (cols, pairs, table, tree, movers) = (&self.cols, &self.pairs, &self.pair_table, &self.tree, &self.movers);
         let escaped = self.scratch.escaped.par_chunks(CHUNK).zip(self.scratch.escaped_old.par_chunks(CHUNK));
-        self.scratch.search[..chunks].par_iter_mut().zip(escaped).for_each(|(out, (slots, olds))| {
+        self.scratch.search[..chunks].par_iter_mut().zip(escaped).for_each(|(out, (escaped, olds))| {
             out.began.clear();
             out.ended.clear();
-            for (&(slot, _), old) in slots.iter().zip(olds) {
-                let s = slot as usize;
+            for (&(slot, _), old) in escaped.iter().zip(olds) {
+                let (s, id) = (slot.index(), slot.get());
                 let fat = cols.fat[s];
                 if cols.flags[s] & flags::IN_TREE == 0 {
                     out.hits.clear();
@@ -120,8 +121,11 @@ impl World {
                         true
                     });
                     for &other in &out.hits {
-                        let p = crate::broad::pair(slot, other);
-                        if other != slot && Self::may_pair(cols, config, slot, other) && !table.contains(p) {
+                        let p = crate::broad::pair(id, other);
+                        if other != id
+                            && Self::may_pair(cols, config, slot, ColliderSlot::new(other))
+                            && !table.contains(p)
+                        {
                             out.began.push(p);
                         }
                     }
@@ -134,18 +138,18 @@ impl World {
                     // dropped by the apply's pair-table lookup.
                     tree.query(old, |other| {
                         if !cols.fat[other as usize].overlaps(&fat) {
-                            out.ended.push(crate::broad::pair(slot, other));
+                            out.ended.push(crate::broad::pair(id, other));
                         }
                         true
                     });
                     continue;
                 }
                 let mut p = cols.pair_head[s];
-                while p != NONE {
-                    let pair = &pairs[p as usize];
+                while !p.is_null() {
+                    let pair = &pairs[p.index()];
                     let [a, b] = pair.ids;
-                    if !cols.fat[a as usize].overlaps(&cols.fat[b as usize]) {
-                        out.ended.push(pair.ids);
+                    if !cols.fat[a.index()].overlaps(&cols.fat[b.index()]) {
+                        out.ended.push(pair.key());
                     }
                     p = pair.next[Self::end_of(pair, slot)];
                 }
@@ -161,7 +165,7 @@ impl World {
         // again (ended pairs are applied first).
         for i in 0..self.scratch.escaped.len() {
             let slot = self.scratch.escaped[i].0;
-            let s = slot as usize;
+            let (s, id) = (slot.index(), slot.get());
             let refresh = self.cols.flags[s] & flags::REFRESH != 0;
             if self.cols.flags[s] & flags::IN_TREE == 0 && !refresh {
                 continue;
@@ -169,11 +173,11 @@ impl World {
             if refresh {
                 self.cols.flags[s] &= !flags::REFRESH;
                 let mut p = self.cols.pair_head[s];
-                while p != NONE {
-                    let pair = &self.pairs[p as usize];
+                while !p.is_null() {
+                    let pair = &self.pairs[p.index()];
                     let [a, b] = pair.ids;
                     if !Self::pair_fits(&self.cols, &self.config, a, b, pair.sensor) {
-                        self.scratch.ended.push(pair.ids);
+                        self.scratch.ended.push(pair.key());
                     }
                     p = pair.next[Self::end_of(pair, slot)];
                 }
@@ -181,8 +185,8 @@ impl World {
             let fat = self.cols.fat[s];
             self.query_both_trees(&fat);
             for &other in &self.scratch.query_hits {
-                if other != slot && Self::may_pair(&self.cols, &self.config, slot, other) {
-                    self.scratch.began.push(crate::broad::pair(slot, other));
+                if other != id && Self::may_pair(&self.cols, &self.config, slot, ColliderSlot::new(other)) {
+                    self.scratch.began.push(crate::broad::pair(id, other));
                 }
             }
         }
@@ -201,39 +205,41 @@ impl World {
     }
 
     /// Applies `began` and `ended`: ended first (so a pair that ended and began again is a fresh
-    /// pair), each list sorted so that slot allocation and events do not depend on discovery
-    /// order. A touching pair freed here raises its ended event.
+    /// pair), each list sorted so that pair entry allocation and events do not depend on
+    /// discovery order. A touching pair freed here raises its ended event.
     pub(in crate::world) fn apply_pair_changes(&mut self) {
         self.scratch.ended.sort_unstable();
         self.scratch.ended.dedup();
         for i in 0..self.scratch.ended.len() {
-            let [a, b] = self.scratch.ended[i];
+            let key = self.scratch.ended[i];
+            let [a, b] = slots_of(key);
             // A collider moving between the movers' structure and the tree makes the former
             // report its pairs as ended although the fat boxes still overlap: those pairs live on,
             // unless a flag or filter change excludes them or changed their kind.
-            let Some(p) = self.pair_table.get([a, b]) else { continue };
-            if !self.cols.fat[a as usize].overlaps(&self.cols.fat[b as usize])
-                || !Self::pair_fits(&self.cols, &self.config, a, b, self.pairs[p as usize].sensor)
+            let Some(p) = self.pair_table.get(key) else { continue };
+            if !self.cols.fat[a.index()].overlaps(&self.cols.fat[b.index()])
+                || !Self::pair_fits(&self.cols, &self.config, a, b, self.pairs[p.index()].sensor)
             {
-                self.pair_table.remove([a, b]);
+                self.pair_table.remove(key);
                 self.free_pair(p, false);
             }
         }
         self.scratch.began.sort_unstable();
         self.scratch.began.dedup();
         for i in 0..self.scratch.began.len() {
-            let [a, b] = self.scratch.began[i];
+            let key = self.scratch.began[i];
+            let [a, b] = slots_of(key);
             if !Self::may_pair(&self.cols, &self.config, a, b) {
                 continue;
             }
-            // One probe that claims the key for the slot `create_pair` will take, instead of a
-            // lookup and then an insert; a pair already present (rare) gets its slot back.
-            let p = self.free_pairs.last().copied().unwrap_or(self.pairs.len() as u32);
-            if let Some(old) = self.pair_table.insert(self.scratch.began[i], p) {
-                self.pair_table.insert(self.scratch.began[i], old);
+            // One probe that claims the key for the entry `create_pair` will take, instead of a
+            // lookup and then an insert; a pair already present (rare) gets its entry back.
+            let p = self.free_pairs.last().copied().unwrap_or(PairIndex::from_index(self.pairs.len()));
+            if let Some(old) = self.pair_table.insert(key, p) {
+                self.pair_table.insert(key, old);
                 continue;
             }
-            let sensor = (self.cols.flags[a as usize] | self.cols.flags[b as usize]) & flags::SENSOR != 0;
+            let sensor = (self.cols.flags[a.index()] | self.cols.flags[b.index()]) & flags::SENSOR != 0;
             self.create_pair(a, b, sensor);
         }
     }

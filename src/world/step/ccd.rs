@@ -17,10 +17,10 @@ use rayon::prelude::*;
 use crate::math::{Aabb, Pose};
 use crate::query::{self, Sweep, ToiState};
 use crate::shape::Shape;
-use crate::storage::{Columns, flags};
-use crate::world::pairs::PairSlot;
+use crate::storage::{ColliderSlot, Columns, flags};
+use crate::world::pairs::PairEntry;
 use crate::world::weld::Welds;
-use crate::world::{Impact, NONE, World};
+use crate::world::{Impact, World};
 
 /// A box covering `shape` swept from `start` to `end` (the union of its tight boxes at both
 /// poses; `tight_end` is the one at `end`). For a pure translation that union is exactly the
@@ -61,7 +61,7 @@ impl World {
         }
         // `moved` is sorted by slot and free of dead slots after phase (a).
         let cols = &self.cols;
-        scratch.bullets.extend(self.moved.iter().copied().filter(|&s| cols.flags[s as usize] & flags::BULLET != 0));
+        scratch.bullets.extend(self.moved.iter().copied().filter(|&s| cols.flags[s.index()] & flags::BULLET != 0));
         let (pairs, welds) = (&self.pairs, &self.welds);
         scratch
             .bullets
@@ -70,7 +70,7 @@ impl World {
             .collect_into_vec(&mut scratch.bullet_impacts);
         self.impacts.extend(scratch.bullet_impacts.iter().flatten());
         for &b in &scratch.bullets {
-            self.cols.sweep_start[b as usize] = self.cols.pose[b as usize];
+            self.cols.sweep_start[b.index()] = self.cols.pose[b.index()];
         }
     }
 
@@ -132,22 +132,22 @@ impl World {
 
     /// Bullet `b`'s earliest impact over its non-sensor pairs, ties to the smaller slot of the
     /// other collider (the pair list's order depends on history, the result must not).
-    fn earliest_impact(cols: &Columns, welds: &Welds, pairs: &[PairSlot], b: u32) -> Option<Impact> {
-        let s = b as usize;
+    fn earliest_impact(cols: &Columns, welds: &Welds, pairs: &[PairEntry], b: ColliderSlot) -> Option<Impact> {
+        let s = b.index();
         let sweep = Self::sweep_of(cols, s);
         if sweep.start == sweep.end {
             return None;
         }
         let shape = &cols.shape[s];
         let reach = sweep_box(shape, &sweep.start, &sweep.end, cols.aabb[s]);
-        let mut best: Option<(f32, u32, query::Toi)> = None;
+        let mut best: Option<(f32, ColliderSlot, query::Toi)> = None;
         let mut p = cols.pair_head[s];
-        while p != NONE {
-            let pair = &pairs[p as usize];
+        while !p.is_null() {
+            let pair = &pairs[p.index()];
             let end = Self::end_of(pair, b);
             p = pair.next[end];
             let other = pair.ids[1 - end];
-            let o = other as usize;
+            let o = other.index();
             if pair.sensor || pair.refused {
                 continue;
             }
@@ -181,7 +181,7 @@ impl World {
             fraction,
             point: toi.point,
             // A welded static's seams have no normal of their own (see `World::cast_shape`).
-            normal: -welds.hit_normal(cols, other as usize, toi.point, -toi.normal),
+            normal: -welds.hit_normal(cols, other.index(), toi.point, -toi.normal),
             pose: sweep.at(fraction),
         })
     }

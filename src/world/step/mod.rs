@@ -4,7 +4,7 @@
 //!  (a) aabbs         tight boxes of the moved colliders (parallel); each collider whose tight
 //!                    box left its fat box gets a new fat box
 //!  (b) broad phase   the escaped colliders moved through the structures; the candidate pairs
-//!                    they began and ended searched (parallel) and applied: pair slots made and
+//!                    they began and ended searched (parallel) and applied: pair entries made and
 //!                    freed, and a touching pair whose fat boxes parted ends with its event;
 //!                    then the welds of changed statics and their neighbours (`weld`)
 //!  (c) narrow phase  manifolds of the pairs with a moved end (parallel), written to the

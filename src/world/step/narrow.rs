@@ -3,12 +3,12 @@
 use rayon::prelude::*;
 
 use crate::collide::{self, Manifold};
-use crate::storage::Columns;
+use crate::storage::{ColliderSlot, Columns};
+use crate::world::World;
 use crate::world::hooks::{self, PairHooks};
-use crate::world::pairs::PairSlot;
+use crate::world::pairs::{PairEntry, PairIndex};
 use crate::world::scratch::NarrowChunk;
 use crate::world::weld::Welds;
-use crate::world::{NONE, World};
 
 impl World {
     /// (c) The narrow phase over the pairs of moved colliders, in parallel, then the serial
@@ -23,7 +23,7 @@ impl World {
     /// out the same for any thread count.
     ///
     /// Which pairs a chunk covers depends on how much moved. When the movers own a good share
-    /// of all pairs (say half the colliders move), one pass over the pair slots testing a
+    /// of all pairs (say half the colliders move), one pass over the pair entries testing a
     /// bit per end beats chasing each mover's pair list through memory, and the touching pairs
     /// are updated where they live in `contacts` (Box2D v3's scheme) by a second parallel pass.
     /// When few colliders moved (a big still world), chunks of the moved list walk their
@@ -36,19 +36,19 @@ impl World {
     /// impulses from the manifold it replaces, point by point by feature id
     /// ([`Manifold::carry_impulses`], after the contact hook, as Box2D's `b2UpdateContact`
     /// matches after its pre-solve callback). The old manifold is the one being overwritten, in
-    /// the contact's own slot: the serial apply reads it from the line it writes anyway, the
+    /// the contact's own place: the serial apply reads it from the line it writes anyway, the
     /// in-place pass from the contact its worker owns. A pair that begins touching starts from
     /// the kernels' zero impulses; one not recomputed keeps its own.
     pub(super) fn narrow_phase(&mut self) {
         // The movers own about `moved × 2 × live_pairs / colliders` pair visits, each a dependent
-        // load from a random place; a scan reads every slot in order, about 8 slots for the cost
-        // of one visit. So scan once the movers are 1/16 of the colliders, whatever the pairs
+        // load from a random place; a scan reads every entry in order, about 8 entries for the
+        // cost of one visit. So scan once the movers are 1/16 of the colliders, whatever the pairs
         // per collider: the pair count cancels out of the comparison.
         let scan = self.moved.len() * 16 >= self.cols.alive_count as usize;
         if scan {
             self.update_contacts_in_place();
         }
-        // Pair slots per chunk when scanning, moved colliders per chunk when walking lists.
+        // Pair entries per chunk when scanning, moved colliders per chunk when walking lists.
         const CHUNK: usize = 1024;
         const MOVERS: usize = 256;
         let chunks = if scan { self.pairs.len().div_ceil(CHUNK) } else { self.moved.len().div_ceil(MOVERS) };
@@ -63,10 +63,10 @@ impl World {
                 out.updates.clear();
                 out.changes.clear();
                 for (i, pair) in chunk.iter().enumerate() {
-                    // Free slots hold `[NONE, NONE]`, which is never a moved slot; touching
+                    // Free entries hold `[NULL, NULL]`, which is never a moved slot; touching
                     // non-sensor pairs were updated in place.
-                    if pair.contact == NONE && (is_set(bits, pair.ids[0]) || is_set(bits, pair.ids[1])) {
-                        Self::evaluate_into(cols, welds, hooks, pair, (k * CHUNK + i) as u32, out);
+                    if pair.contact.is_null() && (is_set(bits, pair.ids[0]) || is_set(bits, pair.ids[1])) {
+                        Self::evaluate_into(cols, welds, hooks, pair, PairIndex::from_index(k * CHUNK + i), out);
                     }
                 }
             });
@@ -75,9 +75,9 @@ impl World {
                 out.updates.clear();
                 out.changes.clear();
                 for &slot in movers {
-                    let mut p = cols.pair_head[slot as usize];
-                    while p != NONE {
-                        let pair = &pairs[p as usize];
+                    let mut p = cols.pair_head[slot.index()];
+                    while !p.is_null() {
+                        let pair = &pairs[p.index()];
                         let end = Self::end_of(pair, slot);
                         let other = pair.ids[1 - end];
                         if other > slot || !is_set(bits, other) {
@@ -90,7 +90,7 @@ impl World {
         }
         for k in 0..chunks {
             for &(c, mut m) in &self.scratch.narrow[k].updates {
-                let contact = &mut self.contacts[c as usize];
+                let contact = &mut self.contacts[c.index()];
                 m.carry_impulses(&contact.manifold);
                 contact.manifold = m;
             }
@@ -102,27 +102,27 @@ impl World {
             }
         }
         for &s in &self.moved {
-            self.scratch.moved_bits[s as usize >> 6] = 0;
+            self.scratch.moved_bits[s.index() >> 6] = 0;
         }
         // Every refused pair that touched had a moved end, so it was evaluated and ended.
         self.refusals_pending = false;
     }
 
-    /// Evaluates `pair` (slot `p`) and records what the serial apply must do with the result.
+    /// Evaluates `pair` (entry `p`) and records what the serial apply must do with the result.
     #[inline]
     fn evaluate_into(
         cols: &Columns,
         welds: &Welds,
         hooks: Option<&dyn PairHooks>,
-        pair: &PairSlot,
-        p: u32,
+        pair: &PairEntry,
+        p: PairIndex,
         out: &mut NarrowChunk,
     ) {
         let m = if pair.refused { Manifold::EMPTY } else { Self::evaluate(cols, welds, hooks, pair.ids, pair.sensor) };
         let touching = m.count > 0;
         if touching != pair.touching {
             out.changes.push((p, m));
-        } else if touching && pair.contact != NONE {
+        } else if touching && !pair.contact.is_null() {
             out.updates.push((pair.contact, m));
         }
     }
@@ -130,8 +130,14 @@ impl World {
     /// The manifold of the colliders in slots `ids` (for a sensor pair, one point when they
     /// overlap: sensors only need a yes/no), through the contact hook when there is one.
     #[inline]
-    fn evaluate(cols: &Columns, welds: &Welds, hooks: Option<&dyn PairHooks>, ids: [u32; 2], sensor: bool) -> Manifold {
-        let [a, b] = ids.map(|s| s as usize);
+    fn evaluate(
+        cols: &Columns,
+        welds: &Welds,
+        hooks: Option<&dyn PairHooks>,
+        ids: [ColliderSlot; 2],
+        sensor: bool,
+    ) -> Manifold {
+        let [a, b] = ids.map(ColliderSlot::index);
         if !cols.aabb[a].overlaps(&cols.aabb[b]) {
             return Manifold::EMPTY;
         }
@@ -152,11 +158,11 @@ impl World {
     /// Recomputes, in parallel and in place, the manifold of every contact with a moved collider
     /// (`moved_bits`), then ends, serially, the contacts that stopped touching.
     ///
-    /// Touching pairs own their slot in `contacts`, so their new manifolds need no serial copy.
+    /// Touching pairs own their contact in `contacts`, so their new manifolds need no serial copy.
     /// Chunks of the contacts array are fixed by its length, and the ended pairs are taken
     /// chunk by chunk in array order, so the array comes out the same for any thread count.
     /// Only after a call that refused touching pairs (`refusals_pending`) does a contact's
-    /// pair slot need a look, for its refused flag.
+    /// pair entry need a look, for its refused flag.
     fn update_contacts_in_place(&mut self) {
         const CHUNK: usize = 1024;
         let chunks = self.contacts.len().div_ceil(CHUNK);
@@ -171,11 +177,11 @@ impl World {
             .for_each(|(out, (contacts, owners))| {
                 out.ended.clear();
                 for (c, &p) in contacts.iter_mut().zip(owners) {
-                    let ids = [c.a.index(), c.b.index()];
+                    let ids = [c.a.slot(), c.b.slot()];
                     if !ids.iter().any(|&s| is_set(bits, s)) {
                         continue;
                     }
-                    let refused = refusals && pairs[p as usize].refused;
+                    let refused = refusals && pairs[p.index()].refused;
                     let mut m = if refused { Manifold::EMPTY } else { Self::evaluate(cols, welds, hooks, ids, false) };
                     if m.count == 0 {
                         out.ended.push(p);
@@ -187,7 +193,7 @@ impl World {
         for k in 0..chunks {
             for i in 0..self.scratch.narrow[k].ended.len() {
                 let p = self.scratch.narrow[k].ended[i];
-                let pair = self.pairs[p as usize];
+                let pair = self.pairs[p.index()];
                 self.end_touch(p);
                 self.push_event(&pair, false);
             }
@@ -195,8 +201,9 @@ impl World {
     }
 }
 
-/// Whether bit `s` is set (`false` past the end, which covers `NONE`).
+/// Whether slot `s`'s bit is set (`false` past the end, which covers `NULL`).
 #[inline]
-fn is_set(bits: &[u64], s: u32) -> bool {
+fn is_set(bits: &[u64], s: ColliderSlot) -> bool {
+    let s = s.get();
     bits.get(s as usize >> 6).is_some_and(|w| w >> (s & 63) & 1 != 0)
 }

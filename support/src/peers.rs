@@ -166,7 +166,7 @@ impl SapwoodSide {
 
     /// Tells the world every moving collider's pose, then steps it.
     pub fn step(&mut self, scene: &Scene) {
-        for c in scene.colliders().iter().filter(|c| c.moving) {
+        for c in scene.moving() {
             self.world.set_pose(self.ids[c.id as usize], c.pose).expect("live id, valid pose");
         }
         self.world.step();
@@ -299,7 +299,7 @@ impl RapierSide {
 
     /// Tells rapier every moving collider's pose (`set_position`), then steps the pipeline.
     pub fn step(&mut self, scene: &Scene) {
-        for c in scene.colliders().iter().filter(|c| c.moving) {
+        for c in scene.moving() {
             let co = self.colliders.get_mut(self.handles[c.id as usize]).expect("live handle");
             co.set_position(to_rapier_pose(&c.pose));
         }

@@ -317,6 +317,9 @@ pub struct Scene {
     /// once they have grown to the churn size.
     removed: Vec<u32>,
     inserted: Vec<u32>,
+    /// Indices into `colliders` of the moving ones, in order: a driver tells an engine about
+    /// its movers alone, as a game does, not after a scan of every still tile.
+    movers: Vec<u32>,
     steps: u64,
 }
 
@@ -526,9 +529,10 @@ impl Scene {
             SceneKind::Seed(SeedScenario::Churn) => churn_count(colliders.len()),
             _ => 0,
         };
-        Scene {
+        let mut scene = Scene {
             kind,
             bounds,
+            movers: Vec::with_capacity(colliders.len()),
             colliders,
             index_of,
             rng,
@@ -536,7 +540,22 @@ impl Scene {
             removed: Vec::with_capacity(churn),
             inserted: Vec::with_capacity(churn),
             steps: 0,
-        }
+        };
+        scene.index_movers();
+        scene
+    }
+
+    /// Lists the moving colliders again (after churn changed the colliders); within the
+    /// capacity of the collider count, so it never allocates.
+    fn index_movers(&mut self) {
+        self.movers.clear();
+        let moving = self.colliders.iter().enumerate().filter(|(_, c)| c.moving).map(|(i, _)| i as u32);
+        self.movers.extend(moving);
+    }
+
+    /// The moving colliders, in collider order (see [`Scene::colliders`]).
+    pub fn moving(&self) -> impl Iterator<Item = &Collider> + '_ {
+        self.movers.iter().map(|&i| &self.colliders[i as usize])
     }
 
     /// What this scene is.
@@ -627,19 +646,21 @@ impl Scene {
             // A simulation places the boxes (`set_pose`).
             SceneKind::Pyramids { .. } => {}
             SceneKind::StaticTiles { .. } => {
-                for c in self.colliders.iter_mut().filter(|c| c.moving) {
+                for &i in &self.movers {
+                    let c = &mut self.colliders[i as usize];
                     c.velocity = Rot::from_angle(self.rng.range(-MOVER_TURN, MOVER_TURN)).rotate(c.velocity);
                     c.advance(&walls);
                 }
             }
             SceneKind::Seed(_) | SceneKind::Peer { .. } => {
-                for c in self.colliders.iter_mut().filter(|c| c.moving) {
-                    c.advance(&walls);
+                for &i in &self.movers {
+                    self.colliders[i as usize].advance(&walls);
                 }
             }
         }
         if self.kind == SceneKind::Seed(SeedScenario::Churn) {
             self.churn();
+            self.index_movers();
         }
         self.steps += 1;
     }

@@ -206,7 +206,7 @@ impl Box2dSide {
 
     /// Tells Box2D every moving collider's pose (`b2Body_SetTransform`), then steps the world.
     pub fn step(&mut self, scene: &Scene) {
-        for c in scene.colliders().iter().filter(|c| c.moving) {
+        for c in scene.moving() {
             let (p, q) = to_box2d_pose(&c.pose);
             // SAFETY: a live body of the live world, outside `b2World_Step`.
             unsafe { b2Body_SetTransform(self.bodies[c.id as usize], p, q) };

@@ -47,17 +47,18 @@ pub use glam::Vec2;
 #[cfg(feature = "hecs")]
 pub use hecs;
 pub use math::{Aabb, Pose, Ray, Rot};
+pub use query::PointProjection;
 pub use shape::{
     Capsule, Chain, ChainOptions, ChainSegment, Circle, Compound, Cuboid, DecompositionError, MAX_CHAIN_VERTICES,
-    MAX_COMPOUND_PARTS, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE, MAX_TILE_MAP_CELLS, Polygon, Segment, Shape, ShapeError,
-    ShapeKind, Tile, TileMap, TileMapError,
+    MAX_COMPOUND_PARTS, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE, MAX_TILE_MAP_CELLS, MassProperties, Polygon, Segment,
+    Shape, ShapeError, ShapeKind, Tile, TileMap, TileMapError,
 };
 pub use storage::{ColliderId, Filter};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{
     CharacterConfig, CharacterHit, CharacterMove, ColliderDesc, ColliderView, Contact, Event, EventKind, Impact,
     MAX_COORDINATE, PairHooks, QueryFilter, StepTimings, World, WorldCastHit, WorldClosestPoints, WorldConfig,
-    WorldError, WorldRayHit,
+    WorldError, WorldPointProjection, WorldRayHit,
 };
 
 // Not part of the API: public only so that this workspace's tests, benches and examples (and the

@@ -402,6 +402,28 @@ fn build() -> Matrix {
     for (input, s, want) in bad_shapes() {
         m.pure("Shape::validate", input, &want.replace("InvalidShape(", "").replacen("))", ")", 1), || r(s.validate()));
     }
+    let unit = Shape::cuboid(Vec2::splat(0.5)).unwrap();
+    for (input, shape, density, want) in [
+        ("density NaN", unit.clone(), NAN, "Err(NonFinite)"),
+        ("density +inf", unit.clone(), INF, "Err(NonFinite)"),
+        ("density -inf", unit.clone(), -INF, "Err(NonFinite)"),
+        ("density -1", unit.clone(), -1.0, "Err(NegativeDensity)"),
+        ("density -0 (zero)", unit.clone(), -0.0, "Ok(mass 0)"),
+        (
+            "density f32::MAX, 2e6 box (mass overflows)",
+            Shape::cuboid(Vec2::splat(1e6)).unwrap(),
+            f32::MAX,
+            "Err(TooLarge)",
+        ),
+        ("circle radius NaN (from fields)", Shape::Circle(Circle { radius: NAN }), 1.0, "Err(NonFinite)"),
+        ("bow-tie polygon (from bytes)", bow_tie(), 1.0, "Err(Collinear)"),
+        ("bare segment (no area)", Shape::segment(Vec2::ZERO, Vec2::X).unwrap(), 1.0, "Ok(mass 0)"),
+    ] {
+        m.pure("Shape::mass_properties(density)", input, want, || match shape.mass_properties(density) {
+            Ok(mp) => format!("Ok(mass {})", mp.mass),
+            Err(e) => format!("Err({e:?})"),
+        });
+    }
 
     // ---- World::with_config ----------------------------------------------------------------
     let d = WorldConfig::default();
@@ -1051,6 +1073,52 @@ fn build() -> Matrix {
                 Ok(h) => format!("Ok({})", if h.is_some() { "Some" } else { "None" }),
                 Err(e) => format!("Err({e:?})"),
             }
+        });
+    }
+    for (input, point, max_distance, want) in [
+        ("NaN point", Vec2::new(NAN, 0.0), 1.0, "Err(NonFinite)"),
+        ("+inf point", Vec2::new(INF, 0.0), 1.0, "Err(NonFinite)"),
+        ("NaN max_distance", Vec2::ZERO, NAN, "Err(NonFinite)"),
+        ("max_distance -1", Vec2::ZERO, -1.0, "Err(Negative)"),
+        ("max_distance 0, clear of everything", Vec2::new(0.0, 5.0), 0.0, "Ok(None)"),
+        ("max_distance 0, inside the ground (allowed)", Vec2::ZERO, 0.0, "Ok(Some, inside)"),
+        ("1e30 point, max_distance +inf (allowed)", Vec2::splat(1e30), INF, "Ok(Some)"),
+    ] {
+        m.world("World::project_point", input, want, |w, _| match w.project_point(point, max_distance, &f) {
+            Ok(Some(h)) if h.distance < 0.0 => "Ok(Some, inside)".into(),
+            Ok(h) => format!("Ok({})", if h.is_some() { "Some" } else { "None" }),
+            Err(e) => format!("Err({e:?})"),
+        });
+    }
+    for (input, pose, point, want) in [
+        ("NaN point", Pose::IDENTITY, Vec2::new(NAN, 0.0), "Err(NonFinite)"),
+        ("-inf point", Pose::IDENTITY, Vec2::new(0.0, -INF), "Err(NonFinite)"),
+        ("1e30 point (allowed)", Pose::IDENTITY, Vec2::splat(1e30), "Ok"),
+    ]
+    .into_iter()
+    .chain(bad_poses().into_iter().map(|(input, pose, want)| {
+        // The world's pose errors are its own; a query's are NonFinite, and a far pose is
+        // answered.
+        (input, pose, Vec2::ONE, if want == "Err(OutOfRange)" { "Ok" } else { "Err(NonFinite)" })
+    })) {
+        m.pure("query::project_point", input, want, || {
+            q(query::project_point(&ball, &pose, point).map(|p| {
+                if p.point.is_finite() && p.surface_normal.is_finite() { "Ok".into() } else { format!("{p:?}") }
+            }))
+        });
+    }
+    let mut odd: Vec<(&str, Shape)> = bad_shapes().into_iter().map(|(i, s, _)| (i, s)).collect();
+    let mut many =
+        raw_polygon(&[Vec2::ZERO, Vec2::X, Vec2::Y], &[Vec2::NEG_Y, Vec2::ONE.normalize(), Vec2::NEG_X], 0.0);
+    if let Shape::Polygon(p) = &mut many {
+        bytemuck::cast_slice_mut::<Polygon, u32>(std::slice::from_mut(p))[35] = 200;
+    }
+    odd.push(("polygon claiming 200 vertices (raw bytes)", many));
+    for (input, shape) in odd {
+        m.pure("query::project_point", &format!("shape: {input}"), "answered", || {
+            let _ = query::project_point(&shape, &Pose::IDENTITY, Vec2::new(0.3, 0.2));
+            let _ = query::project_point(&shape, &at(2.0, 1.0), Vec2::new(5.0, -3.0));
+            "answered".into()
         });
     }
     let player = || Shape::capsule(Vec2::new(0.0, -0.5), Vec2::new(0.0, 0.5), 0.4).unwrap();

@@ -40,7 +40,7 @@ fn run(threads: usize) -> (u64, usize, usize) {
         for step in 0..STEPS {
             if step > 0 {
                 scene.step();
-                for c in scene.colliders().iter().filter(|c| c.moving) {
+                for c in scene.moving() {
                     world.set_pose(ids[c.id as usize].unwrap(), c.pose).unwrap();
                 }
             }

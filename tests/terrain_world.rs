@@ -186,36 +186,21 @@ fn terrain_steady_state_step_allocates_nothing() {
     pool.install(|| {
         let mut scene = Scene::build();
         let mut hits = Vec::with_capacity(1024);
-        // Warm-up periods size every scratch buffer (as tests/world_alloc.rs does).
-        for t in 0..12 * PERIOD {
+        let ray = Ray::new(Vec2::new(0.5, 7.5), Vec2::new(1.0, -0.1));
+        let mut frame = |scene: &mut Scene, t| {
             scene.animate(t);
             scene.world.step();
             hits.clear();
-            scene
-                .world
-                .ray_cast_all(
-                    &Ray::new(Vec2::new(0.5, 7.5), Vec2::new(1.0, -0.1)),
-                    60.0,
-                    &QueryFilter::default(),
-                    &mut hits,
-                )
-                .unwrap();
+            scene.world.ray_cast_all(&ray, 60.0, &QueryFilter::default(), &mut hits).unwrap();
+        };
+        // Warm-up periods size every scratch buffer (as tests/world_alloc.rs does).
+        for t in 0..12 * PERIOD {
+            frame(&mut scene, t);
         }
         alloc_count::take();
         alloc_count::set_counting(true);
         for t in 12 * PERIOD..13 * PERIOD {
-            scene.animate(t);
-            scene.world.step();
-            hits.clear();
-            scene
-                .world
-                .ray_cast_all(
-                    &Ray::new(Vec2::new(0.5, 7.5), Vec2::new(1.0, -0.1)),
-                    60.0,
-                    &QueryFilter::default(),
-                    &mut hits,
-                )
-                .unwrap();
+            frame(&mut scene, t);
         }
         alloc_count::set_counting(false);
         assert_eq!(alloc_count::allocations(), 0, "allocations in a steady-state terrain period");

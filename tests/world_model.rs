@@ -495,6 +495,23 @@ fn check_queries(world: &World, model: &Model, rng: &mut SplitMix64, extent: f32
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let got = world.distance_to_nearest(&probe, &start, max_distance, &filter).unwrap();
         assert_eq!(got.map(|h| (h.distance, h.id)), nearest, "distance_to_nearest");
+
+        // The nearest surface to a point on the ray, a collider holding it first (negative
+        // distance), against the pair query over every collider.
+        let point = origin + dir * rng.range(0.0, max_t);
+        let max_distance = if rng.next_f32() < 0.25 { f32::INFINITY } else { rng.range(0.0, 4.0) };
+        let nearest = model
+            .live
+            .values()
+            .filter(|c| pass(c))
+            .map(|c| {
+                let p = query::project_point(&c.desc.shape, &c.desc.pose, point).unwrap();
+                (p.distance, c.id, p.part, p.point)
+            })
+            .filter(|&(d, ..)| d <= max_distance)
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let got = world.project_point(point, max_distance, &filter).unwrap();
+        assert_eq!(got.map(|h| (h.distance, h.id, h.part, h.point)), nearest, "project_point {point:?}");
     }
 }
 

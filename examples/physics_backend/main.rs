@@ -6,13 +6,19 @@
 //! cargo run --release --example physics_backend -- --scene pile
 //! cargo run --release --example physics_backend -- --seconds 20     # window quits after 20 s
 //! cargo run --release --example physics_backend -- --headless --scene pyramid --png out.png
+//! cargo run --release --example physics_backend -- --headless --scene pyramids --pyramids 20
 //! ```
 //! Scenes: `pyramid` (20 rows of boxes), `column` (20 boxes on each other), `pile` (circles and capsules), `pour` (convex polygons
 //! poured into a container), `bullets` (balls at 600 m/s against a 5 cm wall: sapwood bullets,
-//! stopped at their time of impact). Headless mode steps `--seconds` of simulated time at 60 Hz and
-//! writes the last frame as a PNG; it is the default when `DISPLAY` is unset. The window, paced
-//! at 60 Hz, closes itself after `--seconds` of wall-clock time if given, and prints its median
-//! and 99th-percentile frame time on exit, split into collision, solver, drawing and presenting.
+//! stopped at their time of impact), `pyramids` (Box2D's many-pyramids layout, `--pyramids N`
+//! pyramids of 210 boxes side by side, 4 by default; 4, 20 and 100 are the 840, 4,200 and 21,000
+//! boxes of `examples/peers --scene pyramids`). Headless mode steps `--seconds` of simulated
+//! time at 60 Hz, prints the collision share of the frame (sapwood's time, `set_pose` and
+//! `World::step`, over the whole frame) as median, mean, p90 and p99 over the frames after the
+//! first second, and writes the last frame as a PNG; it is the default when `DISPLAY` is unset.
+//! The window, paced at 60 Hz, closes itself after `--seconds` of wall-clock time if given, and
+//! prints its median and 99th-percentile frame time on exit, split into collision, solver,
+//! drawing and presenting.
 
 mod render;
 mod scenes;
@@ -24,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use sapwood::Vec2;
 use sapwood_support::SplitMix64;
-use sapwood_support::frame_times::{FrameTimes, ms_since};
+use sapwood_support::frame_times::{FrameTimes, Stats, ms_since};
 use sapwood_support::pacer::Pacer;
 use sapwood_support::pixels::rgba_to_0rgb;
 use tiny_skia::Pixmap;
@@ -48,7 +54,7 @@ struct Scene {
 }
 
 impl Scene {
-    fn new(name: &str) -> Option<Scene> {
+    fn new(name: &str, pyramids: usize) -> Option<Scene> {
         let mut stepper = Stepper::new(Settings::default());
         let mut gun = None;
         let (view, pour) = match name {
@@ -68,6 +74,12 @@ impl Scene {
             "pour" => {
                 scenes::pour_container(&mut stepper);
                 (View { center: Vec2::new(0.0, 6.5), scale: 42.0 }, Some((160, SplitMix64::new(3))))
+            }
+            "pyramids" => {
+                scenes::many_pyramids(&mut stepper, pyramids);
+                // The whole row: 21 m per pyramid, across the picture's width.
+                let width = 21.0 * pyramids as f32 + 2.0;
+                (View { center: Vec2::new(0.0, 10.0), scale: (WIDTH as f32 / width).min(28.0) }, None)
             }
             "bullets" => {
                 scenes::bullets(&mut stepper);
@@ -104,6 +116,8 @@ struct Args {
     scene: String,
     png: String,
     seconds: Option<f32>,
+    /// Pyramids in the `pyramids` scene.
+    pyramids: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -112,6 +126,7 @@ fn parse_args() -> Result<Args, String> {
         scene: "pyramid".into(),
         png: String::new(),
         seconds: None,
+        pyramids: 4,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -119,6 +134,13 @@ fn parse_args() -> Result<Args, String> {
             "--headless" => args.headless = true,
             "--scene" => args.scene = it.next().ok_or("--scene needs a name")?,
             "--png" => args.png = it.next().ok_or("--png needs a path")?,
+            "--pyramids" => {
+                args.pyramids = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or("--pyramids needs a positive count")?
+            }
             "--seconds" => {
                 args.seconds = Some(it.next().and_then(|s| s.parse().ok()).ok_or("--seconds needs a number")?)
             }
@@ -134,10 +156,10 @@ fn parse_args() -> Result<Args, String> {
 fn main() {
     let args = sapwood_support::window::args_or_exit(
         parse_args(),
-        "physics_backend [--headless] [--scene pyramid|column|pile|pour|bullets] [--png PATH] [--seconds S]",
+        "physics_backend [--headless] [--scene pyramid|column|pile|pour|bullets|pyramids] [--pyramids N] [--png PATH] [--seconds S]",
     );
-    let Some(mut scene) = Scene::new(&args.scene) else {
-        eprintln!("unknown scene {:?}: use pyramid, column, pile, pour or bullets", args.scene);
+    let Some(mut scene) = Scene::new(&args.scene, args.pyramids) else {
+        eprintln!("unknown scene {:?}: use pyramid, column, pile, pour, bullets or pyramids", args.scene);
         std::process::exit(2);
     };
     if args.headless {
@@ -154,11 +176,22 @@ fn headless(scene: &mut Scene, args: &Args) {
     });
     let frames = (seconds / DT).round() as u64;
     let (mut points, mut hits) = (0usize, 0usize);
+    // Per frame after the first second (the scenes settle, the first frame finds every pair):
+    // the whole frame's ms, sapwood's ms and sapwood's share.
+    let (mut frame_ms, mut collision_ms, mut share) = (Vec::new(), Vec::new(), Vec::new());
     let start = Instant::now();
-    for _ in 0..frames {
+    for frame in 0..frames {
+        let t = Instant::now();
         scene.step();
+        let ms = ms_since(t);
         points += scene.stepper.stats.points;
         hits += scene.stepper.stats.warm_hits;
+        if frame as f32 * DT >= 1.0 {
+            let collision = scene.stepper.stats.collision_ms;
+            frame_ms.push(ms);
+            collision_ms.push(collision);
+            share.push(collision / ms);
+        }
     }
     let wall = start.elapsed();
     println!(
@@ -170,6 +203,22 @@ fn headless(scene: &mut Scene, args: &Args) {
         1e3 * wall.as_secs_f64() / frames.max(1) as f64,
         100.0 * hits as f64 / points.max(1) as f64,
     );
+    if !frame_ms.is_empty() {
+        let line = |name: &str, v: &mut [f64], scale: f64, unit: &str| {
+            let s = Stats::of(v);
+            println!(
+                "  {name}, median / mean / p90 / p99: {:.2} / {:.2} / {:.2} / {:.2}{unit}",
+                scale * s.median,
+                scale * s.mean,
+                scale * s.p90,
+                scale * s.p99
+            );
+        };
+        println!("  {} frames after the first second:", frame_ms.len());
+        line("frame", &mut frame_ms, 1.0, " ms");
+        line("collision (sapwood: set_pose and World::step)", &mut collision_ms, 1.0, " ms");
+        line("collision share of the frame", &mut share, 100.0, "%");
+    }
     let mut pixmap = Pixmap::new(WIDTH, HEIGHT).expect("non-zero size");
     render::draw(&scene.stepper, scene.view, &mut pixmap);
     match pixmap.save_png(&args.png) {

@@ -32,6 +32,24 @@ pub fn pyramid(stepper: &mut Stepper, rows: usize) -> Vec<usize> {
     ids
 }
 
+/// Box2D's many-pyramids layout, as `examples/peers --scene pyramids` runs it
+/// (`sapwood_support::scenes::Scene::pyramids`, `docs/SCENES.md` §4): `count` pyramids of 20
+/// rows of unit boxes side by side, 1 m apart, on one static ground box whose top is at y = 0.
+/// Returns the boxes' body indices, pyramid by pyramid, each bottom row first.
+pub fn many_pyramids(stepper: &mut Stepper, count: usize) -> Vec<usize> {
+    let layout = sapwood_support::scenes::Scene::pyramids(count);
+    let mut boxes = Vec::with_capacity(layout.len());
+    for c in layout.colliders() {
+        let desc = BodyDesc::new(c.shape.clone(), c.pose);
+        if c.fixed {
+            stepper.add(desc.fixed());
+        } else {
+            boxes.push(stepper.add(desc));
+        }
+    }
+    boxes
+}
+
 /// A column of `rows` unit boxes standing on each other at x = 0 (place a ground first).
 pub fn column(stepper: &mut Stepper, rows: usize) -> Vec<usize> {
     let shape = Shape::cuboid(Vec2::splat(PYRAMID_BOX)).expect("valid box");

@@ -141,76 +141,6 @@ impl Body {
     }
 }
 
-/// Mass, centroid and rotational inertia about the centroid of a shape of density 1.
-pub fn mass_properties(shape: &Shape) -> (f32, Vec2, f32) {
-    use std::f32::consts::PI;
-    match shape {
-        Shape::Circle(c) => {
-            let m = PI * c.radius * c.radius;
-            (m, Vec2::ZERO, 0.5 * m * c.radius * c.radius)
-        }
-        Shape::Cuboid(b) => {
-            let h = b.half_extents;
-            let m = 4.0 * h.x * h.y;
-            (m, Vec2::ZERO, m * (h.x * h.x + h.y * h.y) / 3.0)
-        }
-        Shape::Capsule(c) => {
-            // A rectangle 2r × L plus a disc split in two halves at the ends (Box2D's
-            // b2ComputeCapsuleMass): each half's centroid sits 4r/3π beyond its end.
-            let (r, len) = (c.radius, (c.b - c.a).length());
-            let (rect, disc) = (2.0 * r * len, PI * r * r);
-            let lc = 4.0 * r / (3.0 * PI);
-            let h = 0.5 * len;
-            let i_rect = rect * (len * len + 4.0 * r * r) / 12.0;
-            let i_disc = disc * (0.5 * r * r + h * h + 2.0 * h * lc);
-            (rect + disc, 0.5 * (c.a + c.b), i_rect + i_disc)
-        }
-        Shape::Polygon(p) => {
-            // Triangle fan from the first vertex. A rounded polygon is approximated by pushing
-            // each vertex out along its corner bisector (Box2D v3's b2ComputePolygonMass).
-            let vs = p.vertices();
-            let n = vs.len();
-            let mut pts = [Vec2::ZERO; 8];
-            for i in 0..n {
-                let prev = p.normals()[(i + n - 1) % n];
-                let bisector = (prev + p.normals()[i]).normalize_or_zero();
-                pts[i] = vs[i] + std::f32::consts::SQRT_2 * p.radius() * bisector;
-            }
-            let origin = pts[0];
-            let (mut area, mut center, mut inertia) = (0.0, Vec2::ZERO, 0.0);
-            for i in 1..n - 1 {
-                let (e1, e2) = (pts[i] - origin, pts[i + 1] - origin);
-                let a = 0.5 * e1.perp_dot(e2);
-                area += a;
-                center += a * (e1 + e2) / 3.0;
-                let intx2 = e1.x * e1.x + e2.x * e1.x + e2.x * e2.x;
-                let inty2 = e1.y * e1.y + e2.y * e1.y + e2.y * e2.y;
-                inertia += (0.25 / 3.0 * e1.perp_dot(e2)) * (intx2 + inty2);
-            }
-            let c = center / area;
-            // `inertia` is about `origin`; move it to the centroid.
-            (area, origin + c, inertia - area * c.length_squared())
-        }
-        Shape::Compound(c) => {
-            // Parts are summed as if disjoint (true of decomposed polygons), then moved to the
-            // common centroid by the parallel-axis theorem.
-            let props: Vec<(f32, Vec2, f32)> = c
-                .parts()
-                .iter()
-                .map(|(pose, part)| {
-                    let (m, centroid, i) = mass_properties(part);
-                    (m, pose.transform_point(centroid), i)
-                })
-                .collect();
-            let mass: f32 = props.iter().map(|p| p.0).sum();
-            let center = props.iter().map(|p| p.0 * p.1).sum::<Vec2>() / mass;
-            let inertia = props.iter().map(|&(m, c, i)| i + m * (c - center).length_squared()).sum();
-            (mass, center, inertia)
-        }
-        Shape::Segment(_) | Shape::Chain(_) => unreachable!("the example builds no segments or chains"),
-    }
-}
-
 /// `shape` moved by `-offset` in its local frame.
 fn shifted(shape: &Shape, offset: Vec2) -> Shape {
     match shape {
@@ -315,12 +245,15 @@ impl Stepper {
 
     /// Adds a body and its collider; returns the body index.
     pub fn add(&mut self, desc: BodyDesc) -> usize {
-        let (area, centroid, inertia) = mass_properties(&desc.shape);
+        let (inv_mass, inv_inertia, centroid) = if desc.density > 0.0 {
+            let mass = desc.shape.mass_properties(desc.density).expect("scene bodies have finite mass");
+            (1.0 / mass.mass, 1.0 / mass.inertia, mass.center)
+        } else {
+            (0.0, 0.0, Vec2::ZERO)
+        };
         let shape = if centroid.length() > 1e-6 { shifted(&desc.shape, centroid) } else { desc.shape.clone() };
         let position = desc.pose.transform_point(centroid);
         let angle = desc.pose.q.angle();
-        let (inv_mass, inv_inertia) =
-            if desc.density > 0.0 { (1.0 / (desc.density * area), 1.0 / (desc.density * inertia)) } else { (0.0, 0.0) };
         let mut collider_desc = ColliderDesc::new(shape.clone(), Pose { p: position, q: desc.pose.q });
         if inv_mass == 0.0 {
             collider_desc = collider_desc.fixed();

@@ -202,3 +202,24 @@ fn bullets_never_tunnel_through_the_thin_wall() {
     assert_eq!(impacts, 0);
     assert!(passed > shots / 2, "only {passed} of {shots} unmarked balls passed: the scene does not test tunnelling");
 }
+
+/// The `pyramids` scene is the peers run's layout (two pyramids here): 210 boxes each plus the
+/// ground, and after a second of simulation both tops still stand where they were built.
+#[test]
+fn many_pyramids_layout_stands() {
+    let mut stepper = Stepper::new(Settings::default());
+    let boxes = scenes::many_pyramids(&mut stepper, 2);
+    assert_eq!((boxes.len(), stepper.bodies.len()), (420, 421));
+    let tops = [boxes[209], boxes[419]];
+    let start: Vec<Vec2> = tops.iter().map(|&i| stepper.bodies[i].position).collect();
+    assert!(start.iter().all(|p| p.y == 19.5));
+    assert_eq!(start[1].x - start[0].x, 21.0, "pyramids 21 m apart");
+    for _ in 0..60 {
+        stepper.step(DT);
+        assert!(stepper.stats.collision_ms > 0.0);
+    }
+    for (&i, p) in tops.iter().zip(&start) {
+        let moved = (stepper.bodies[i].position - *p).length();
+        assert!(moved < 0.05, "top box moved {moved} m");
+    }
+}

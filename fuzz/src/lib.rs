@@ -534,6 +534,7 @@ fn swept_queries(b: &mut Bytes, world: &World, model: &Model, filter: &QueryFilt
     let res = world.cast_shape_all(&shape, &pose, translation, &options, filter, &mut all);
     let closest = world.cast_shape(&shape, &pose, translation, &options, filter);
     let bad = !pose.is_valid()
+        || shape.validate().is_err()
         || !translation.is_finite()
         || !options.max_fraction.is_finite()
         || !options.target_distance.is_finite()
@@ -624,7 +625,7 @@ fn distance_queries(b: &mut Bytes, world: &World, model: &Model, filter: &QueryF
     let (shape, pose, max_distance) = (b.shape(), b.pose(), b.f32());
     let got = world.distance_to_nearest(&shape, &pose, max_distance, filter);
     let bad_max = max_distance.is_nan() || max_distance < 0.0;
-    assert_eq!(got.is_err(), bad_max || !pose.is_valid(), "distance_to_nearest refusal");
+    assert_eq!(got.is_err(), bad_max || !pose.is_valid() || shape.validate().is_err(), "distance_to_nearest refusal");
     let point = b.vec2();
     let got_point = world.distance_to_nearest_point(point, max_distance, filter);
     assert_eq!(got_point.is_err(), bad_max || !point.is_finite(), "distance_to_nearest_point refusal");

@@ -78,10 +78,14 @@ pub(crate) fn clip(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: 
     // put the shallow end r_inc·(1 - cos θ) inside the incident shape and over-report its depth
     // by as much.
     let e = inc.v2 - inc.v1;
-    // The incident face's outward normal, the perpendicular facing the reference face.
-    let perp = Vec2::new(e.y, -e.x).normalize_or_zero();
-    let ns = if perp.dot(n) <= 0.0 { perp } else { -perp };
-    let (w1, w2) = (inc.v1 + r_inc * ns, inc.v2 + r_inc * ns);
+    let (w1, w2) = if r_inc > 0.0 {
+        // The incident face's outward normal, the perpendicular facing the reference face.
+        let perp = Vec2::new(e.y, -e.x).normalize_or_zero();
+        let ns = if perp.dot(n) <= 0.0 { perp } else { -perp };
+        (inc.v1 + r_inc * ns, inc.v2 + r_inc * ns)
+    } else {
+        (inc.v1, inc.v2) // a sharp incident shape (most boxes and polygons): no square root
+    };
     let t = n.perp(); // the reference edge's direction, r.v1 → r.v2
     let lat = |x: Vec2| (x - r.v1).dot(t);
     let upper1 = (r.v2 - r.v1).dot(t);

@@ -266,7 +266,7 @@ fn compound_distance(sa: &Shape, sb: &Shape, xf: &Pose) -> (LocalDistance, u32, 
 /// the origin. The search for a first segment grows a box about the origin until it meets one.
 /// `None` (no cull) when no bound comes out finite: a shape assembled from bytes may have a
 /// NaN or infinite size, and its answer is unspecified but must come in finite time.
-fn near_segments(chain: &Chain, origin: Vec2, r: f32) -> Option<Aabb> {
+pub(super) fn near_segments(chain: &Chain, origin: Vec2, r: f32) -> Option<Aabb> {
     let around = |g: f32| Aabb::new(origin - Vec2::splat(g), origin + Vec2::splat(g));
     let whole = chain.aabb();
     let mut g = r.max(1e-6 * (origin.abs().max_element() + 1.0));

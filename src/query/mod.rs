@@ -4,6 +4,7 @@
 //! |---|---|---|
 //! | where does a ray enter a shape? | [`ray_cast`], [`ray_cast_part`] | closed form per kind, in the shape's frame |
 //! | is a point inside? | [`contains_point`], [`containing_part`] | closed form per kind |
+//! | where is the nearest surface point, inside or out? | [`project_point`] | closed form per kind |
 //! | how far apart, and where? | [`distance`], [`distance_cached`] | GJK on the cores plus the radii; closed forms for circles and boxes |
 //! | where do two translating shapes first meet? | [`cast_shapes`] | conservative advancement (Newton's method on the convex distance); closed form for two circles |
 //! | when do two translating, turning shapes first meet? | [`time_of_impact`] | conservative advancement with a rotation bound |
@@ -30,6 +31,7 @@
 //! | [`WorldClosestPoints`](crate::WorldClosestPoints) (`normal`) | [`World::distance_to_nearest`](crate::World::distance_to_nearest) | from the probe to the collider |
 //! | [`query::RayHit`](crate::query::RayHit), [`WorldRayHit`](crate::WorldRayHit) (`surface_normal`) | ray casts | out of the surface hit, back towards the ray's origin |
 //! | [`WorldCastHit`](crate::WorldCastHit) (`surface_normal`) | [`World::cast_shape`](crate::World::cast_shape) | out of the collider hit, back towards the cast shape |
+//! | [`query::PointProjection`](crate::query::PointProjection), [`WorldPointProjection`](crate::WorldPointProjection) (`surface_normal`) | [`project_point`], [`World::project_point`](crate::World::project_point) | out of the surface at the projected point (for a chain or a bare segment, towards the queried point) |
 //! | [`CharacterHit`](crate::CharacterHit) (`surface_normal`) | [`World::move_character`](crate::World::move_character) | out of the surface, towards the character |
 //!
 //! # Bad input
@@ -87,6 +89,7 @@ mod distance;
 mod gjk;
 mod planes;
 mod point;
+mod project;
 mod ray;
 #[cfg(test)]
 mod tests;
@@ -102,6 +105,7 @@ pub use planes::{Plane, PlaneSolution, solve_planes};
 pub(crate) use point::part_containing;
 pub(crate) use point::{EdgeRegion, edge_region, max_separation, within};
 pub use point::{containing_part, contains_point};
+pub use project::{PointProjection, project_point};
 pub(crate) use ray::cast_ray;
 pub use ray::{RayHit, ray_cast, ray_cast_part};
 pub use toi::{Toi, ToiState, time_of_impact};

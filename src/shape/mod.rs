@@ -22,6 +22,7 @@
 mod chain;
 mod compound;
 mod decompose;
+mod mass;
 mod polygon;
 mod tile_map;
 
@@ -29,6 +30,7 @@ pub use chain::{Chain, ChainOptions, ChainSegment, MAX_CHAIN_VERTICES};
 pub(crate) use compound::PART_SHIFT;
 pub use compound::{Compound, MAX_COMPOUND_PARTS};
 pub use decompose::DecompositionError;
+pub use mass::MassProperties;
 pub use polygon::{MAX_POLYGON_VERTICES, Polygon};
 pub use tile_map::{MAX_TILE_MAP_CELLS, Tile, TileMap, TileMapError};
 
@@ -39,7 +41,7 @@ use crate::math::{Aabb, Pose};
 /// Why a shape could not be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ShapeError {
-    /// A coordinate, size or radius was NaN or infinite.
+    /// A coordinate, size, radius or density was NaN or infinite.
     NonFinite,
     /// A radius or half-extent was zero or negative where a positive size is required.
     NonPositiveSize,
@@ -67,6 +69,8 @@ pub enum ShapeError {
     /// equal, or so close that the square of their distance underflows: the segment between
     /// them has no direction.
     DuplicateVertex,
+    /// A density given to [`Shape::mass_properties`] was negative.
+    NegativeDensity,
 }
 
 /// The largest radius, half-extent or local vertex coordinate a world accepts (1e6). Beyond it
@@ -88,6 +92,7 @@ impl std::fmt::Display for ShapeError {
             ShapeError::NestedCompound => "compound part is itself a compound or a chain",
             ShapeError::InvalidPartPose => "compound part pose is non-finite or not a unit rotation",
             ShapeError::DuplicateVertex => "two consecutive chain vertices are equal",
+            ShapeError::NegativeDensity => "density must not be negative",
         })
     }
 }

@@ -39,7 +39,8 @@ mod weld;
 
 pub use hooks::{ColliderView, PairHooks};
 pub use query::{
-    CharacterConfig, CharacterHit, CharacterMove, QueryFilter, WorldCastHit, WorldClosestPoints, WorldRayHit,
+    CharacterConfig, CharacterHit, CharacterMove, QueryFilter, WorldCastHit, WorldClosestPoints, WorldPointProjection,
+    WorldRayHit,
 };
 pub use types::{
     ColliderDesc, Contact, Event, EventKind, Impact, MAX_COORDINATE, StepTimings, WorldConfig, WorldError,
@@ -99,6 +100,7 @@ pub mod snapshot;
 /// | [`WorldClosestPoints`](crate::WorldClosestPoints) (`normal`) | [`World::distance_to_nearest`](crate::World::distance_to_nearest) | from the probe to the collider |
 /// | [`query::RayHit`](crate::query::RayHit), [`WorldRayHit`](crate::WorldRayHit) (`surface_normal`) | ray casts | out of the surface hit, back towards the ray's origin |
 /// | [`WorldCastHit`](crate::WorldCastHit) (`surface_normal`) | [`World::cast_shape`](crate::World::cast_shape) | out of the collider hit, back towards the cast shape |
+/// | [`query::PointProjection`](crate::query::PointProjection), [`WorldPointProjection`](crate::WorldPointProjection) (`surface_normal`) | [`query::project_point`](crate::query::project_point), [`World::project_point`] | out of the surface at the projected point (for a chain or a bare segment, towards the queried point) |
 /// | [`CharacterHit`](crate::CharacterHit) (`surface_normal`) | [`World::move_character`](crate::World::move_character) | out of the surface, towards the character |
 ///
 /// Bad input is a typed error and leaves the world as it was: [`WorldError`] from the
@@ -367,7 +369,9 @@ impl World {
     }
 
     /// Moves a collider. Queries find it at its new pose at once; its pairs are re-evaluated at
-    /// the next step.
+    /// the next step. Setting the pose it already has, bit for bit, is not a move (a solver
+    /// hands every body's pose back each step, and a body at rest often keeps its bits): its
+    /// pairs keep their manifolds, which the kernels would recompute unchanged.
     ///
     /// # Errors
     /// [`WorldError::StaleId`], [`WorldError::InvalidPose`] or [`WorldError::OutOfRange`]; the
@@ -375,6 +379,9 @@ impl World {
     pub fn set_pose(&mut self, id: ColliderId, pose: Pose) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
         Self::check_pose(&pose)?;
+        if bytemuck::bytes_of(&self.cols.pose[s]) == bytemuck::bytes_of(&pose) {
+            return Ok(());
+        }
         self.weld_touch(s);
         self.cols.pose[s] = pose;
         self.mark_moved(s);

@@ -91,6 +91,33 @@ fn spread(samples: &[f64]) -> String {
     format!("{median:.2} / {:.2}", quantile(&mut v, 0.99))
 }
 
+/// Median, mean and tail of a set of step (or frame) times, in milliseconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    /// The middle value (the mean of the two middle ones for an even count).
+    pub median: f64,
+    /// The mean: what a run of many steps costs per step.
+    pub mean: f64,
+    /// The 90th percentile, by nearest rank.
+    pub p90: f64,
+    /// The 99th percentile, by nearest rank: the frames a player feels.
+    pub p99: f64,
+}
+
+impl Stats {
+    /// The statistics of `ms` (sorted in place); all zero for an empty slice.
+    pub fn of(ms: &mut [f64]) -> Stats {
+        if ms.is_empty() {
+            return Stats::default();
+        }
+        let p90 = quantile(ms, 0.9);
+        let p99 = quantile(ms, 0.99);
+        let n = ms.len();
+        let median = if n % 2 == 1 { ms[n / 2] } else { (ms[n / 2 - 1] + ms[n / 2]) / 2.0 };
+        Stats { median, mean: ms.iter().sum::<f64>() / n as f64, p90, p99 }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

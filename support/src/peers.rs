@@ -1,7 +1,8 @@
-//! sapwood's `World`, rapier2d's collision-only pipeline and Box2D v3 ([`box2d`]), driven by one
-//! standard scene.
+//! sapwood's `World`, rapier2d's collision-only pipeline and Box2D v3 ([`box2d`] as a
+//! collision-only peer, [`box2d_sim`] simulating with its own solver), driven by one standard
+//! scene.
 //!
-//! Shared by `examples/peers.rs` and `benches/peers.rs`, so that the table and the criterion
+//! Shared by `examples/peers` and `benches/peers.rs`, so that the table and the criterion
 //! numbers come from the same code. The rules are those of `docs/SCENES.md` ("Peers to run beside
 //! sapwood"):
 //!
@@ -11,23 +12,31 @@
 //! - every engine is built **as a user would**: one collider at a time, in scene order
 //!   (sapwood's `insert_batch`, which places a batch in Z-order, only on request: see
 //!   [`Insertion`]);
-//! - a step is: the scene moves, then each engine is told every moved collider's new pose
-//!   (`World::set_pose`; rapier: `Collider::set_position`; Box2D: `b2Body_SetTransform`) and
-//!   steps (`World::step`; `CollisionPipeline::step`; `b2World_Step`). Telling and stepping are
-//!   timed together, per engine;
-//! - rapier's colliders have no rigid body, `ActiveCollisionTypes::all()` (otherwise the
-//!   fixed–fixed pairs, i.e. every pair here, would be skipped) and the prediction distance is 0;
+//! - a step is: the scene moves (in the pyramids, [`Box2dSim`] steps and hands its poses to the
+//!   scene), then each engine is told every moving collider's new pose (`World::set_pose`;
+//!   rapier: `Collider::set_position`; Box2D: `b2Body_SetTransform`) and steps (`World::step`;
+//!   `CollisionPipeline::step`; `b2World_Step`). Telling and stepping are timed together, per
+//!   engine;
+//! - fixed colliders (static geometry: the pyramids' ground, the static scene's tiles) are
+//!   sapwood's [`ColliderDesc::fixed`] colliders and Box2D's static bodies;
+//! - rapier's colliders have no rigid body and the prediction distance is 0; every collider but a
+//!   fixed one has `ActiveCollisionTypes::all()` (a collider without a body counts as fixed, so
+//!   without it every pair would be skipped as fixed–fixed), a fixed one the default types, so
+//!   that fixed–fixed pairs are skipped as sapwood and Box2D skip them;
 //! - a pair is touching in sapwood when it is in `World::contacts` (depth ≥ 0: exactly touching
 //!   counts), in rapier when one of its manifold points has a negative distance.
 
 pub mod box2d;
 pub mod box2d_query;
+pub mod box2d_sim;
 
 use std::time::{Duration, Instant};
 
 pub use box2d::{Box2dProfile, Box2dSide};
+pub use box2d_sim::Box2dSim;
 
-use crate::frame_times::quantile;
+/// The step-time statistics every table prints (re-exported from `frame_times`).
+pub use crate::frame_times::Stats;
 use crate::scenes::{Collider, Scene};
 /// The rapier2d (and, through it, parry2d) this harness drives, for callers that query it.
 pub use rapier2d;
@@ -67,20 +76,33 @@ pub fn rapier_collider(c: &Collider) -> ColliderBuilder {
             panic!("the peer scene has no capsules, segments, compounds or chains")
         }
     };
-    builder
-        .position(to_rapier_pose(&c.pose))
-        .active_collision_types(ActiveCollisionTypes::all())
-        .user_data(u128::from(c.id))
+    // A fixed collider keeps rapier's default types, which skip fixed–fixed pairs, as sapwood
+    // and Box2D do; pairs with any other collider are kept by that collider's types.
+    let types = if c.fixed { ActiveCollisionTypes::default() } else { ActiveCollisionTypes::all() };
+    builder.position(to_rapier_pose(&c.pose)).active_collision_types(types).user_data(u128::from(c.id))
 }
 
 /// sapwood's side: a default `World` and the id of every scene collider.
 pub struct SapwoodSide {
     /// The world, default config.
     pub world: World,
+    /// How long building it took.
+    pub build_times: BuildTimes,
     /// `ids[scene id]`.
     ids: Vec<ColliderId>,
     /// `scene_of[slot index]`: the scene id of a world slot.
     scene_of: Vec<u32>,
+}
+
+/// The phases of [`SapwoodSide::build_with`], wall time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BuildTimes {
+    /// Inserting the fixed colliders (none in the seed table and the peer scene).
+    pub insert_fixed: Duration,
+    /// Inserting the others.
+    pub insert_rest: Duration,
+    /// The first step.
+    pub first_step: Duration,
 }
 
 /// How sapwood's world receives the scene's colliders.
@@ -102,33 +124,49 @@ impl SapwoodSide {
     }
 
     /// The same with another config (diagnostics only: the comparison uses the default) or
-    /// insertion.
+    /// insertion. Fixed colliders ([`ColliderDesc::fixed`]) are inserted first, then the
+    /// others, each in scene order (every standard scene lists its fixed colliders first, so
+    /// this is scene order), timed apart in [`SapwoodSide::build_times`].
     pub fn build_with(scene: &Scene, config: WorldConfig, insertion: Insertion) -> SapwoodSide {
         let mut world = World::with_config(config).expect("valid config");
-        let descs = scene.colliders().iter().map(|c| ColliderDesc::new(c.shape.clone(), c.pose));
+        let desc = |c: &Collider| {
+            let d = ColliderDesc::new(c.shape.clone(), c.pose);
+            if c.fixed { d.fixed() } else { d }
+        };
+        let (fixed, rest): (Vec<&Collider>, Vec<&Collider>) = scene.colliders().iter().partition(|c| c.fixed);
         let mut inserted = Vec::with_capacity(scene.len());
-        match insertion {
-            Insertion::OneByOne => {
-                inserted.extend(descs.map(|d| world.insert(d).expect("valid scene collider")));
+        let mut insert = |group: &[&Collider]| -> Duration {
+            match insertion {
+                Insertion::OneByOne => {
+                    time(|| {
+                        inserted.extend(group.iter().map(|&c| world.insert(desc(c)).expect("valid scene collider")))
+                    })
+                    .1
+                }
+                Insertion::Batch => {
+                    let descs: Vec<ColliderDesc> = group.iter().map(|&c| desc(c)).collect();
+                    let mut out = Vec::with_capacity(descs.len());
+                    let took = time(|| world.insert_batch(&descs, &mut out).expect("valid scene colliders")).1;
+                    inserted.append(&mut out);
+                    took
+                }
             }
-            Insertion::Batch => {
-                let descs: Vec<ColliderDesc> = descs.collect();
-                world.insert_batch(&descs, &mut inserted).expect("valid scene colliders");
-            }
-        }
+        };
+        let insert_fixed = insert(&fixed);
+        let insert_rest = insert(&rest);
         let mut ids = vec![inserted[0]; scene.id_bound()];
         let mut scene_of = vec![u32::MAX; inserted.iter().map(|id| id.index() as usize + 1).max().unwrap_or(0)];
-        for (c, &id) in scene.colliders().iter().zip(&inserted) {
+        for (c, &id) in fixed.iter().chain(&rest).zip(&inserted) {
             ids[c.id as usize] = id;
             scene_of[id.index() as usize] = c.id;
         }
-        world.step();
-        SapwoodSide { world, ids, scene_of }
+        let first_step = time(|| world.step()).1;
+        SapwoodSide { world, build_times: BuildTimes { insert_fixed, insert_rest, first_step }, ids, scene_of }
     }
 
     /// Tells the world every moving collider's pose, then steps it.
     pub fn step(&mut self, scene: &Scene) {
-        for c in scene.colliders().iter().filter(|c| c.moving) {
+        for c in scene.moving() {
             self.world.set_pose(self.ids[c.id as usize], c.pose).expect("live id, valid pose");
         }
         self.world.step();
@@ -261,7 +299,7 @@ impl RapierSide {
 
     /// Tells rapier every moving collider's pose (`set_position`), then steps the pipeline.
     pub fn step(&mut self, scene: &Scene) {
-        for c in scene.colliders().iter().filter(|c| c.moving) {
+        for c in scene.moving() {
             let co = self.colliders.get_mut(self.handles[c.id as usize]).expect("live handle");
             co.set_position(to_rapier_pose(&c.pose));
         }
@@ -357,33 +395,6 @@ pub fn median_ms(samples: &mut [Duration]) -> f64 {
     let n = samples.len();
     let mid = if n % 2 == 1 { samples[n / 2] } else { (samples[n / 2 - 1] + samples[n / 2]) / 2 };
     mid.as_secs_f64() * 1e3
-}
-
-/// Median, mean and tail of a set of step times, in milliseconds.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Stats {
-    /// The middle value (the mean of the two middle ones for an even count), as [`median_ms`].
-    pub median: f64,
-    /// The mean: what a run of many steps costs per step.
-    pub mean: f64,
-    /// The 90th percentile, by nearest rank.
-    pub p90: f64,
-    /// The 99th percentile, by nearest rank: the frames a player feels.
-    pub p99: f64,
-}
-
-impl Stats {
-    /// The statistics of `ms` (sorted in place); all zero for an empty slice.
-    pub fn of(ms: &mut [f64]) -> Stats {
-        if ms.is_empty() {
-            return Stats::default();
-        }
-        let p90 = quantile(ms, 0.9);
-        let p99 = quantile(ms, 0.99);
-        let n = ms.len();
-        let median = if n % 2 == 1 { ms[n / 2] } else { (ms[n / 2 - 1] + ms[n / 2]) / 2.0 };
-        Stats { median, mean: ms.iter().sum::<f64>() / n as f64, p90, p99 }
-    }
 }
 
 /// Runs `f` once and returns how long it took.

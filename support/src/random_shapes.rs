@@ -13,6 +13,48 @@ pub fn v2(v: DVec2) -> Vec2 {
     Vec2::new(v.x as f32, v.y as f32)
 }
 
+/// A random convex shape of about `size`, of every kind (polygons sharp or rounded, capsules,
+/// circles, boxes, rounded boxes, rounded segments, and with `bare_segments` segments of radius
+/// 0), its core around `offset` where the kind allows (circles, boxes and rounded boxes are
+/// centred on their origin). Only shapes that pass `Shape::validate`.
+pub fn random_convex_at(rng: &mut F64Rng, size: f64, offset: DVec2, bare_segments: bool) -> Shape {
+    loop {
+        let s = match rng.below(if bare_segments { 8 } else { 7 }) {
+            0 | 1 => {
+                let n = 3 + rng.below(6) as usize;
+                let stretch = DVec2::new(1.0, rng.range(0.2, 1.0));
+                let pts: Vec<Vec2> =
+                    (0..n).map(|_| v2(offset + rng.dir() * size * rng.range(0.3, 1.0) * stretch)).collect();
+                let r = if rng.chance(0.5) { 0.0 } else { size * rng.log_range(0.005, 0.5) };
+                Shape::polygon(&pts, r as f32)
+            }
+            2 => {
+                let a = rng.dir() * size * rng.range(0.05, 1.0);
+                Shape::capsule(v2(offset + a), v2(offset - a), (size * rng.range(0.05, 0.6)) as f32)
+            }
+            3 => Shape::circle((size * rng.range(0.1, 1.0)) as f32),
+            4 => Shape::cuboid(v2(DVec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0)))),
+            5 => Shape::rounded_box(
+                v2(DVec2::new(size * rng.range(0.05, 1.0), size * rng.range(0.05, 1.0))),
+                (size * rng.log_range(0.005, 0.5)) as f32,
+            ),
+            6 if bare_segments => {
+                let a = rng.dir() * size * rng.range(0.05, 1.0);
+                Shape::segment(v2(offset + a), v2(offset - a))
+            }
+            _ => {
+                let a = rng.dir() * size * rng.range(0.05, 1.0);
+                Shape::rounded_segment(v2(offset + a), v2(offset - a), (size * rng.range(0.05, 0.6)) as f32)
+            }
+        };
+        if let Ok(s) = s
+            && s.validate().is_ok()
+        {
+            return s;
+        }
+    }
+}
+
 /// A random convex hull of 3–8 vertices with the origin strictly inside, rounded by `radius`.
 pub fn random_hull(rng: &mut F64Rng, size: f64, radius: f32) -> Shape {
     loop {

@@ -49,6 +49,25 @@
 //! direction `U(0, 2π)`, speed `U(0.02, 0.10)` units per step, then, except for circles, spin
 //! `U(-0.05, 0.05)` radians per step.
 //!
+//! ## Pyramids (section 4): no randomness
+//! Box2D's many-pyramids layout with pyramids of [`PYRAMID_ROWS`] rows ([`PYRAMID_BOXES`] boxes
+//! of half-extent `h =` [`PYRAMID_HALF`]), `count` of them side by side on one fixed ground box
+//! whose top is at `y = 0`, `2h (rows + 1)` apart, so that neighbouring bases are `2h` apart.
+//! Collider 0 is the ground; then pyramid by pyramid from the left, row by row from the bottom,
+//! box by box from the left. Every box is `moving`, but nothing moves it here: a simulation
+//! does, and hands its poses over with [`Scene::set_pose`]; [`Scene::step`] leaves them alone.
+//!
+//! ## Static tiles (section 5), per mover in order
+//! `n` fixed unit tiles (squares of side 1) in blocks of [`TILE_BLOCK`]² tiles, the blocks on a
+//! square grid with corridors of [`TILE_CORRIDOR`] between them and half a corridor at the
+//! walls; tile `t` is tile `t % 100` (row-major from the lower left) of block `t / 100`
+//! (row-major, `ceil(sqrt(blocks))` blocks a row). Then the movers: `k = f`; `k < 0.5` → circle,
+//! radius `U(0.2, 0.3)`; otherwise a box, half-extents `U(0.2, 0.3)` then `U(0.2, 0.3)`. Then
+//! `x`, `y` uniform inside the walls; for boxes the angle `U(-π, π)`; direction `U(0, 2π)`,
+//! speed `U(0.02, 0.10)` units per step, and, for boxes, spin `U(-0.05, 0.05)`. Each
+//! [`Scene::step`] first turns each mover's velocity, in scene order, by `U(-t, t)` radians
+//! (`t =` [`MOVER_TURN`]: a random walk), then moves it.
+//!
 //! # Motion and walls
 //! A moving collider's **centre** (`pose.p`) moves by `velocity` every step; when it would leave
 //! the walls it is reflected back in and that velocity component changes sign. The centre never
@@ -78,6 +97,29 @@ pub const PEER_DENSITY: f32 = 0.5;
 
 /// Collider count of the big world (section 3).
 pub const BIG_WORLD_COLLIDERS: usize = 1_000_000;
+
+/// Rows of a pyramid (section 4): its base holds this many boxes, its top one.
+pub const PYRAMID_ROWS: usize = 20;
+
+/// Boxes in one pyramid: `20 + 19 + … + 1`.
+pub const PYRAMID_BOXES: usize = PYRAMID_ROWS * (PYRAMID_ROWS + 1) / 2;
+
+/// Half-extent of the pyramids' boxes: one-metre boxes.
+pub const PYRAMID_HALF: f32 = 0.5;
+
+/// Tiles along a side of one block of the static scene (section 5).
+pub const TILE_BLOCK: usize = 10;
+
+/// Width of the corridors between the static scene's blocks: room for the movers (at most
+/// about 0.85 across) to pass one another between blocks.
+pub const TILE_CORRIDOR: f32 = 3.0;
+
+/// Movers of the static scene.
+pub const STATIC_MOVERS: usize = 1000;
+
+/// Largest turn of a static-scene mover's heading per step, in radians: enough to wander over
+/// blocks and corridors within a few hundred steps, small enough that a mover still travels.
+pub const MOVER_TURN: f32 = 0.3;
 
 /// The eight scenarios of the seed table (section 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -170,8 +212,15 @@ pub struct Collider {
     pub pose: Pose,
     /// The angle of `pose.q`, kept so that spinning does not accumulate rounding in `Rot`.
     pub angle: f32,
-    /// Whether [`Scene::step`] moves it. A still collider has zero velocity and spin.
+    /// Whether [`Scene::step`] moves it (or, in the pyramids, a simulation does). A still
+    /// collider has zero velocity and spin.
     pub moving: bool,
+    /// Static geometry, which engines are told about as such: sapwood's
+    /// [`ColliderDesc::fixed`](sapwood::ColliderDesc::fixed), rapier without fixed–fixed pairs,
+    /// a Box2D static body. Only the pyramids' ground and the static scene's tiles are fixed; the
+    /// still colliders of the seed table and the peer scene are ordinary colliders that happen
+    /// not to move. Fixed colliders come first in scene order.
+    pub fixed: bool,
     /// Displacement of the centre per step, in world units.
     pub velocity: Vec2,
     /// Rotation per step, in radians (always 0 for circles and the seed table's shapes).
@@ -227,6 +276,16 @@ pub enum SceneKind {
         /// One collider in `every` moves.
         every: usize,
     },
+    /// Box2D's many pyramids (section 4); the boxes' poses come from a simulation.
+    Pyramids {
+        /// Pyramids side by side.
+        count: usize,
+    },
+    /// Fixed tiles in blocks and movers on a random walk (section 5).
+    StaticTiles {
+        /// Fixed tiles; the movers follow them in scene order.
+        tiles: usize,
+    },
 }
 
 /// A standard scene: colliders, walls and the generator that drives churn.
@@ -258,6 +317,9 @@ pub struct Scene {
     /// once they have grown to the churn size.
     removed: Vec<u32>,
     inserted: Vec<u32>,
+    /// Indices into `colliders` of the moving ones, in order: a driver tells an engine about
+    /// its movers alone, as a game does, not after a scan of every still tile.
+    movers: Vec<u32>,
     steps: u64,
 }
 
@@ -289,6 +351,7 @@ impl Scene {
                 pose: Pose::from_translation(p),
                 angle: 0.0,
                 moving: scenario.moves(i),
+                fixed: false,
                 velocity,
                 spin: 0.0,
             });
@@ -351,9 +414,113 @@ impl Scene {
             } else {
                 (Vec2::ZERO, 0.0)
             };
-            colliders.push(Collider { id: i as u32, shape, pose: Pose::new(p, angle), angle, moving, velocity, spin });
+            let pose = Pose::new(p, angle);
+            colliders.push(Collider { id: i as u32, shape, pose, angle, moving, fixed: false, velocity, spin });
         }
         Scene::from_parts(SceneKind::Peer { every }, walls, colliders, rng)
+    }
+
+    /// Box2D's many-pyramids layout (section 4): a fixed ground, then `count` pyramids of
+    /// [`PYRAMID_BOXES`] boxes side by side, every box `moving` (a simulation places them).
+    ///
+    /// # Panics
+    /// When `count` is 0.
+    #[must_use]
+    pub fn pyramids(count: usize) -> Scene {
+        assert!(count > 0, "at least one pyramid");
+        let h = PYRAMID_HALF;
+        // Box2D's spacing: a pyramid's base is `2h rows` wide and the next starts `2h` after it.
+        let pitch = 2.0 * h * (PYRAMID_ROWS + 1) as f32;
+        let ground_half = 0.5 * pitch * count as f32;
+        let ground = Shape::cuboid(Vec2::new(ground_half, 2.0 * h)).expect("positive half-extents");
+        let mut colliders = Vec::with_capacity(1 + count * PYRAMID_BOXES);
+        let body = |id: u32, shape: Shape, pose: Pose, fixed: bool| Collider {
+            id,
+            shape,
+            pose,
+            angle: 0.0,
+            moving: !fixed,
+            fixed,
+            velocity: Vec2::ZERO,
+            spin: 0.0,
+        };
+        colliders.push(body(0, ground, Pose::from_translation(Vec2::new(0.0, -2.0 * h)), true));
+        let cube = Shape::cuboid(Vec2::splat(h)).expect("positive half-extents");
+        for p in 0..count {
+            let base_left = -ground_half + p as f32 * pitch + 2.0 * h;
+            for row in 0..PYRAMID_ROWS {
+                for k in 0..PYRAMID_ROWS - row {
+                    let x = base_left + row as f32 * h + k as f32 * 2.0 * h;
+                    let y = (2 * row + 1) as f32 * h;
+                    let id = colliders.len() as u32;
+                    colliders.push(body(id, cube.clone(), Pose::from_translation(Vec2::new(x, y)), false));
+                }
+            }
+        }
+        let height = 2.0 * h * PYRAMID_ROWS as f32;
+        let walls = Aabb::new(Vec2::new(-ground_half, -4.0 * h), Vec2::new(ground_half, height));
+        Scene::from_parts(SceneKind::Pyramids { count }, walls, colliders, SplitMix64::new(0))
+    }
+
+    /// The static scene (section 5): `tiles` fixed unit tiles in blocks with corridors between
+    /// them, then `movers` circles and boxes on a random walk over them.
+    ///
+    /// # Panics
+    /// When `tiles` is 0 or `tiles + movers` does not fit in `u32`.
+    #[must_use]
+    pub fn static_tiles(tiles: usize, movers: usize, seed: u64) -> Scene {
+        assert!(tiles > 0, "at least one tile");
+        assert!(u32::try_from(tiles + movers).is_ok(), "too many colliders");
+        let per_block = TILE_BLOCK * TILE_BLOCK;
+        let blocks = tiles.div_ceil(per_block);
+        let across = (blocks as f64).sqrt().ceil() as usize;
+        let up = blocks.div_ceil(across);
+        let pitch = TILE_BLOCK as f32 + TILE_CORRIDOR;
+        let walls = Aabb::new(Vec2::ZERO, Vec2::new(across as f32 * pitch, up as f32 * pitch));
+        let tile = Shape::cuboid(Vec2::splat(0.5)).expect("positive half-extents");
+        let mut colliders = Vec::with_capacity(tiles + movers);
+        for t in 0..tiles {
+            let (b, k) = (t / per_block, t % per_block);
+            let block = Vec2::new((b % across) as f32, (b / across) as f32) * pitch + Vec2::splat(0.5 * TILE_CORRIDOR);
+            let offset = Vec2::new((k % TILE_BLOCK) as f32 + 0.5, (k / TILE_BLOCK) as f32 + 0.5);
+            colliders.push(Collider {
+                id: t as u32,
+                shape: tile.clone(),
+                pose: Pose::from_translation(block + offset),
+                angle: 0.0,
+                moving: false,
+                fixed: true,
+                velocity: Vec2::ZERO,
+                spin: 0.0,
+            });
+        }
+        let mut rng = SplitMix64::new(seed);
+        for m in 0..movers {
+            let is_circle = rng.next_f32() < 0.5;
+            let shape = if is_circle {
+                Shape::circle(rng.range(0.2, 0.3)).expect("positive radius")
+            } else {
+                let hx = rng.range(0.2, 0.3);
+                Shape::cuboid(Vec2::new(hx, rng.range(0.2, 0.3))).expect("positive half-extents")
+            };
+            let x = rng.range(walls.min.x, walls.max.x);
+            let p = Vec2::new(x, rng.range(walls.min.y, walls.max.y));
+            let angle = if is_circle { 0.0 } else { rng.range(-PI, PI) };
+            let dir = rng.range(0.0, TAU);
+            let velocity = rng.range(0.02, 0.10) * Vec2::from_angle(dir);
+            let spin = if is_circle { 0.0 } else { rng.range(-0.05, 0.05) };
+            colliders.push(Collider {
+                id: (tiles + m) as u32,
+                shape,
+                pose: Pose::new(p, angle),
+                angle,
+                moving: true,
+                fixed: false,
+                velocity,
+                spin,
+            });
+        }
+        Scene::from_parts(SceneKind::StaticTiles { tiles }, walls, colliders, rng)
     }
 
     fn from_parts(kind: SceneKind, bounds: Aabb, colliders: Vec<Collider>, rng: SplitMix64) -> Scene {
@@ -362,9 +529,10 @@ impl Scene {
             SceneKind::Seed(SeedScenario::Churn) => churn_count(colliders.len()),
             _ => 0,
         };
-        Scene {
+        let mut scene = Scene {
             kind,
             bounds,
+            movers: Vec::with_capacity(colliders.len()),
             colliders,
             index_of,
             rng,
@@ -372,7 +540,22 @@ impl Scene {
             removed: Vec::with_capacity(churn),
             inserted: Vec::with_capacity(churn),
             steps: 0,
-        }
+        };
+        scene.index_movers();
+        scene
+    }
+
+    /// Lists the moving colliders again (after churn changed the colliders); within the
+    /// capacity of the collider count, so it never allocates.
+    fn index_movers(&mut self) {
+        self.movers.clear();
+        let moving = self.colliders.iter().enumerate().filter(|(_, c)| c.moving).map(|(i, _)| i as u32);
+        self.movers.extend(moving);
+    }
+
+    /// The moving colliders, in collider order (see [`Scene::colliders`]).
+    pub fn moving(&self) -> impl Iterator<Item = &Collider> + '_ {
+        self.movers.iter().map(|&i| &self.colliders[i as usize])
     }
 
     /// What this scene is.
@@ -459,13 +642,39 @@ impl Scene {
         self.removed.clear();
         self.inserted.clear();
         let walls = self.bounds;
-        for c in self.colliders.iter_mut().filter(|c| c.moving) {
-            c.advance(&walls);
+        match self.kind {
+            // A simulation places the boxes (`set_pose`).
+            SceneKind::Pyramids { .. } => {}
+            SceneKind::StaticTiles { .. } => {
+                for &i in &self.movers {
+                    let c = &mut self.colliders[i as usize];
+                    c.velocity = Rot::from_angle(self.rng.range(-MOVER_TURN, MOVER_TURN)).rotate(c.velocity);
+                    c.advance(&walls);
+                }
+            }
+            SceneKind::Seed(_) | SceneKind::Peer { .. } => {
+                for &i in &self.movers {
+                    self.colliders[i as usize].advance(&walls);
+                }
+            }
         }
         if self.kind == SceneKind::Seed(SeedScenario::Churn) {
             self.churn();
+            self.index_movers();
         }
         self.steps += 1;
+    }
+
+    /// Places the collider with this id (the pyramids' boxes are placed by a simulation). Its
+    /// angle follows the pose.
+    ///
+    /// # Panics
+    /// When no live collider has this id.
+    pub fn set_pose(&mut self, id: u32, pose: Pose) {
+        let i = self.index_of[id as usize];
+        let c = &mut self.colliders[i as usize];
+        c.pose = pose;
+        c.angle = pose.q.angle();
     }
 
     /// Advances `count` steps; [`Scene::removed`] and [`Scene::inserted`] then describe only the
@@ -509,6 +718,7 @@ impl Scene {
                 pose: Pose::from_translation(p),
                 angle: 0.0,
                 moving,
+                fixed: false,
                 velocity,
                 spin: 0.0,
             });
@@ -788,6 +998,100 @@ mod tests {
         scene.moving_aabbs(&mut moved);
         assert!(moved.iter().all(|(id, _)| !scene.inserted().contains(id)));
         assert!(!moved.is_empty());
+    }
+
+    #[test]
+    fn pyramids_follow_box2d_layout() {
+        let count = 3;
+        let mut scene = Scene::pyramids(count);
+        assert_eq!(scene.len(), 1 + count * PYRAMID_BOXES);
+        assert_eq!(PYRAMID_BOXES, 210);
+        let ground = &scene.colliders()[0];
+        assert!(ground.fixed && !ground.moving);
+        assert_eq!(ground.aabb().max.y, 0.0);
+        let boxes = &scene.colliders()[1..];
+        assert!(boxes.iter().all(|c| c.moving && !c.fixed && c.pose.q.is_identity()));
+        // Each pyramid: 20 boxes on the ground, each row centred on the one below, the top box
+        // at 19.5; bases 1 m apart; the ground overhangs the outer bases by half a box.
+        for (p, pyramid) in boxes.chunks(PYRAMID_BOXES).enumerate() {
+            let base = &pyramid[..PYRAMID_ROWS];
+            assert!(base.iter().all(|c| c.aabb().min.y == 0.0));
+            for pair in base.windows(2) {
+                assert_eq!(pair[1].aabb().min.x, pair[0].aabb().max.x, "neighbours touch");
+            }
+            let top = pyramid.last().unwrap();
+            assert_eq!(top.pose.p.y, 19.5);
+            assert!((top.pose.p.x - 0.5 * (base[0].pose.p.x + base[19].pose.p.x)).abs() < 1e-4);
+            if p + 1 < count {
+                let next = &boxes[(p + 1) * PYRAMID_BOXES];
+                assert_eq!(next.aabb().min.x - base[19].aabb().max.x, 1.0);
+            }
+        }
+        assert_eq!(boxes[0].aabb().min.x - ground.aabb().min.x, 0.5);
+        assert_eq!(ground.aabb().max.x - boxes[(count - 1) * PYRAMID_BOXES + 19].aabb().max.x, 0.5);
+        // A simulation places the boxes; stepping moves nothing.
+        let before = scene.colliders().to_vec();
+        scene.step();
+        assert_eq!(scene.colliders(), &before[..]);
+        let pose = Pose::new(Vec2::new(1.0, 2.0), 0.25);
+        scene.set_pose(5, pose);
+        assert_eq!((scene.get(5).unwrap().pose, scene.get(5).unwrap().angle), (pose, pose.q.angle()));
+    }
+
+    #[test]
+    fn static_tiles_make_blocks_and_movers_wander() {
+        let (tiles, movers) = (1_050, 300);
+        let mut scene = Scene::static_tiles(tiles, movers, DEFAULT_SEED);
+        assert_eq!(scene.len(), tiles + movers);
+        // 11 blocks (the last half full) on a 4 × 3 grid of 13-unit cells.
+        assert_eq!(scene.bounds(), Aabb::new(Vec2::ZERO, Vec2::new(52.0, 39.0)));
+        let (fixed, moving): (Vec<&Collider>, Vec<&Collider>) = scene.colliders().iter().partition(|c| c.fixed);
+        assert_eq!((fixed.len(), moving.len()), (tiles, movers));
+        assert!(scene.colliders()[..tiles].iter().all(|c| c.fixed && !c.moving));
+        for c in &fixed {
+            let b = c.aabb();
+            assert_eq!(b.max - b.min, Vec2::ONE);
+            // Inside its block: half a corridor from the cell's edge.
+            let cell = (b.min / 13.0).floor() * 13.0;
+            assert!((b.min - cell).cmpge(Vec2::splat(1.5)).all() && (b.max - cell).cmple(Vec2::splat(11.5)).all());
+        }
+        let mut corners: Vec<(i32, i32)> =
+            fixed.iter().map(|c| (c.aabb().min.x as i32, c.aabb().min.y as i32)).collect();
+        corners.sort_unstable();
+        corners.dedup();
+        assert_eq!(corners.len(), tiles, "no two tiles in one place");
+        let circles = moving.iter().filter(|c| matches!(c.shape, Shape::Circle(_))).count();
+        assert!((100..200).contains(&circles), "{circles}");
+        for c in &moving {
+            assert!(c.moving && !c.fixed && scene.bounds().contains_point(c.pose.p));
+            assert!(c.aabb().max.x - c.aabb().min.x <= 0.85);
+        }
+        // The walk turns headings, keeps speeds and stays inside the walls; tiles stay put.
+        let start: Vec<Collider> = scene.colliders().to_vec();
+        let mut over_tiles = 0;
+        for _ in 0..200 {
+            scene.step();
+            for c in &scene.colliders()[tiles..] {
+                assert!(scene.bounds().contains_point(c.pose.p));
+                let cell = c.pose.p % 13.0;
+                over_tiles += usize::from(cell.cmpgt(Vec2::splat(1.5)).all() && cell.cmplt(Vec2::splat(11.5)).all());
+            }
+        }
+        assert_eq!(scene.colliders()[..tiles], start[..tiles]);
+        let mut turned = 0;
+        for (a, b) in start[tiles..].iter().zip(&scene.colliders()[tiles..]) {
+            assert!((a.velocity.length() - b.velocity.length()).abs() < 1e-4 * a.velocity.length());
+            turned += usize::from(a.velocity.normalize().dot(b.velocity.normalize()) < 0.995);
+        }
+        // After 200 turns of up to 0.3 rad a heading is nearly uniform: within 0.1 rad of its
+        // start with probability 0.1 / π.
+        assert!(turned > movers * 9 / 10, "{turned}");
+        // Over blocks and in corridors alike.
+        let share = over_tiles as f64 / (200 * movers) as f64;
+        assert!((0.3..0.8).contains(&share), "{share}");
+        let mut again = Scene::static_tiles(tiles, movers, DEFAULT_SEED);
+        again.step_n(200);
+        assert_eq!(again.colliders(), scene.colliders());
     }
 
     #[test]

@@ -28,34 +28,48 @@ pub struct WorldClosestPoints {
     pub normal: Vec2,
 }
 
+/// An answer of the nearest-collider search: its signed distance and its collider.
+pub(super) trait Ranked {
+    fn rank(&self) -> (f32, ColliderId);
+}
+
+impl Ranked for WorldClosestPoints {
+    fn rank(&self) -> (f32, ColliderId) {
+        (self.distance, self.id)
+    }
+}
+
 impl World {
-    /// The nearest-collider search both variants share: each tree walked nearest subtree
-    /// first, with the bound lowered to the best distance found (so the cost follows the
-    /// answer, not `max_distance`); `exact(slot)` gives a candidate's exact distance output.
-    fn nearest(
+    /// The nearest-collider search the distance and projection queries share: each tree walked
+    /// nearest subtree first, with the bound lowered to the best distance found (so the cost
+    /// follows the answer, not `max_distance`); `exact(slot)` gives a candidate's exact answer.
+    /// The least [`Ranked`] distance wins, ties to the smaller id. A negative distance (a point
+    /// inside a collider, for a projection) bounds the walk at 0: only boxes holding the probe
+    /// can hold a deeper answer.
+    pub(super) fn nearest<H: Ranked>(
         &self,
         probe_box: Aabb,
         max_distance: f32,
         filter: &QueryFilter,
-        mut exact: impl FnMut(ColliderSlot) -> Option<WorldClosestPoints>,
-    ) -> Option<WorldClosestPoints> {
+        mut exact: impl FnMut(ColliderSlot) -> Option<H>,
+    ) -> Option<H> {
         // The exact distance, computed in the shapes' frames, can come out below the boxes'
         // distance by a rounding error: grow both by their slack.
         let probe_box = probe_box.with_rounding_slack();
-        let mut best: Option<WorldClosestPoints> = None;
+        let mut best: Option<H> = None;
         let movers = self.mover_tree.read(&self.cols);
         for (tree, resident) in self.query_trees(&movers) {
-            let bound = best.map_or(max_distance, |b| b.distance);
+            let bound = best.as_ref().map_or(max_distance, |b| b.rank().0.max(0.0));
             tree.nearest_with(&probe_box, bound, true, |raw, _, bound| {
                 let slot = ColliderSlot::new(raw);
                 if !self.accepts(slot, filter, resident) {
                     return;
                 }
                 let Some(hit) = exact(slot) else { return };
-                let better =
-                    best.is_none_or(|b| hit.distance < b.distance || (hit.distance == b.distance && hit.id < b.id));
-                if hit.distance <= *bound && better {
-                    *bound = hit.distance;
+                let (distance, id) = hit.rank();
+                let better = best.as_ref().is_none_or(|b| (distance, id) < b.rank());
+                if distance <= *bound && better {
+                    *bound = distance.max(0.0);
                     best = Some(hit);
                 }
             });

@@ -17,11 +17,13 @@
 mod cast;
 mod character;
 mod distance;
+mod project;
 mod ray;
 
 pub use cast::WorldCastHit;
 pub use character::{CharacterConfig, CharacterHit, CharacterMove};
 pub use distance::WorldClosestPoints;
+pub use project::WorldPointProjection;
 pub use ray::WorldRayHit;
 
 use glam::Vec2;

@@ -35,18 +35,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use boxdd_sys::ffi::{
     b2Body_SetTransform, b2BodyId, b2BodyType_b2_dynamicBody, b2BodyType_b2_staticBody, b2Circle, b2ComputeHull,
     b2CreateBody, b2CreateCircleShape, b2CreatePolygonShape, b2CreateWorld, b2DefaultBodyDef, b2DefaultShapeDef,
-    b2DefaultWorldDef, b2DestroyWorld, b2MakeBox, b2MakePolygon, b2Polygon, b2Pos, b2Rot, b2ShapeId, b2Vec2,
-    b2World_GetCounters, b2World_GetProfile, b2World_SetContactRecycleDistance, b2World_SetPreSolveCallback,
+    b2DefaultWorldDef, b2DestroyWorld, b2MakeBox, b2MakePolygon, b2Polygon, b2Pos, b2Rot, b2ShapeDef, b2ShapeId,
+    b2Vec2, b2World_GetCounters, b2World_GetProfile, b2World_SetContactRecycleDistance, b2World_SetPreSolveCallback,
     b2World_Step, b2WorldId,
 };
 use sapwood::{Pose, Shape};
 
 use crate::scenes::{Collider, Scene};
 
-/// The time step handed to `b2World_Step` (it only scales the solver, which has nothing to do).
-const TIME_STEP: f32 = 1.0 / 60.0;
+/// The time step handed to `b2World_Step` (here it only scales the solver, which has nothing to
+/// do; the pyramids' simulation steps at this rate too).
+pub(super) const TIME_STEP: f32 = 1.0 / 60.0;
 /// Box2D's default sub-step count.
-const SUB_STEPS: i32 = 4;
+pub(super) const SUB_STEPS: i32 = 4;
 
 /// Box2D's own timings of one step, in milliseconds (`b2World_GetProfile`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -57,6 +58,13 @@ pub struct Box2dProfile {
     pub pairs: f64,
     /// The manifolds of the awake contacts (the narrow phase).
     pub collide: f64,
+}
+
+/// The profile of a live world's last step.
+pub(super) fn profile_of(world: b2WorldId) -> Box2dProfile {
+    // SAFETY: the callers own a live world.
+    let p = unsafe { b2World_GetProfile(world) };
+    Box2dProfile { step: f64::from(p.step), pairs: f64::from(p.pairs), collide: f64::from(p.collide) }
 }
 
 impl Box2dProfile {
@@ -95,7 +103,7 @@ unsafe extern "C" fn count_and_disable(
     false
 }
 
-fn to_box2d_pose(p: &Pose) -> (b2Pos, b2Rot) {
+pub(super) fn to_box2d_pose(p: &Pose) -> (b2Pos, b2Rot) {
     (b2Vec2 { x: p.p.x, y: p.p.y }, b2Rot { c: p.q.c, s: p.q.s })
 }
 
@@ -118,6 +126,40 @@ fn box2d_polygon(shape: &Shape) -> b2Polygon {
             unsafe { b2MakePolygon(&hull, 0.0) }
         }
         _ => unreachable!("only boxes and polygons are polygons"),
+    }
+}
+
+/// One body with one shape for a scene collider: static unless it moves, at the collider's pose,
+/// the shape made from `shape` with the scene id as its user data.
+///
+/// # Safety
+/// `world` is live and not inside `b2World_Step`.
+///
+/// # Panics
+/// On a capsule, a segment, a compound, a chain or a rounded polygon: no standard scene has them.
+pub(super) unsafe fn create_body(world: b2WorldId, c: &Collider, mut shape: b2ShapeDef) -> b2BodyId {
+    // SAFETY: the definitions come from Box2D's `b2Default*Def` and are passed by pointer for the
+    // duration of each call; the body id handed back belongs to the live `world`.
+    unsafe {
+        let mut body = b2DefaultBodyDef();
+        body.type_ = if c.moving { b2BodyType_b2_dynamicBody } else { b2BodyType_b2_staticBody };
+        (body.position, body.rotation) = to_box2d_pose(&c.pose);
+        let id = b2CreateBody(world, &body);
+        shape.userData = c.id as usize as *mut c_void;
+        match &c.shape {
+            Shape::Circle(ci) => {
+                let circle = b2Circle { center: b2Vec2 { x: 0.0, y: 0.0 }, radius: ci.radius };
+                b2CreateCircleShape(id, &shape, &circle);
+            }
+            Shape::Cuboid(_) | Shape::Polygon(_) => {
+                let polygon = box2d_polygon(&c.shape);
+                b2CreatePolygonShape(id, &shape, &polygon);
+            }
+            Shape::Capsule(_) | Shape::Segment(_) | Shape::Compound(_) | Shape::Chain(_) => {
+                panic!("no standard scene has capsules, segments, compounds or chains")
+            }
+        }
+        id
     }
 }
 
@@ -146,41 +188,13 @@ impl Box2dSide {
             let mut side = Box2dSide { world, bodies: Vec::with_capacity(scene.id_bound()), touching };
             side.bodies.resize(scene.id_bound(), b2BodyId { index1: 0, world0: 0, generation: 0 });
             for c in scene.colliders() {
-                side.bodies[c.id as usize] = side.create(c);
+                let mut shape = b2DefaultShapeDef();
+                // Pre-solve applies to contacts with a dynamic body's shape, i.e. every contact here.
+                shape.enablePreSolveEvents = c.moving;
+                side.bodies[c.id as usize] = create_body(world, c, shape);
             }
             side.step_world();
             side
-        }
-    }
-
-    /// One body with one shape.
-    ///
-    /// # Safety
-    /// `self.world` is live.
-    unsafe fn create(&mut self, c: &Collider) -> b2BodyId {
-        // SAFETY: as in `build`.
-        unsafe {
-            let mut body = b2DefaultBodyDef();
-            body.type_ = if c.moving { b2BodyType_b2_dynamicBody } else { b2BodyType_b2_staticBody };
-            (body.position, body.rotation) = to_box2d_pose(&c.pose);
-            let id = b2CreateBody(self.world, &body);
-            let mut shape = b2DefaultShapeDef();
-            // Pre-solve applies to contacts with a dynamic body's shape, i.e. every contact here.
-            shape.enablePreSolveEvents = c.moving;
-            match &c.shape {
-                Shape::Circle(ci) => {
-                    let circle = b2Circle { center: b2Vec2 { x: 0.0, y: 0.0 }, radius: ci.radius };
-                    b2CreateCircleShape(id, &shape, &circle);
-                }
-                Shape::Cuboid(_) | Shape::Polygon(_) => {
-                    let polygon = box2d_polygon(&c.shape);
-                    b2CreatePolygonShape(id, &shape, &polygon);
-                }
-                Shape::Capsule(_) | Shape::Segment(_) | Shape::Compound(_) | Shape::Chain(_) => {
-                    panic!("the peer scene has no capsules, segments, compounds or chains")
-                }
-            }
-            id
         }
     }
 
@@ -192,7 +206,7 @@ impl Box2dSide {
 
     /// Tells Box2D every moving collider's pose (`b2Body_SetTransform`), then steps the world.
     pub fn step(&mut self, scene: &Scene) {
-        for c in scene.colliders().iter().filter(|c| c.moving) {
+        for c in scene.moving() {
             let (p, q) = to_box2d_pose(&c.pose);
             // SAFETY: a live body of the live world, outside `b2World_Step`.
             unsafe { b2Body_SetTransform(self.bodies[c.id as usize], p, q) };
@@ -203,9 +217,7 @@ impl Box2dSide {
     /// Box2D's timings of the last step.
     #[must_use]
     pub fn profile(&self) -> Box2dProfile {
-        // SAFETY: the world is live.
-        let p = unsafe { b2World_GetProfile(self.world) };
-        Box2dProfile { step: f64::from(p.step), pairs: f64::from(p.pairs), collide: f64::from(p.collide) }
+        profile_of(self.world)
     }
 
     /// Contacts whose manifold had points in the last step: touching, or within Box2D's

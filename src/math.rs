@@ -97,6 +97,14 @@ impl Aabb {
     /// its size plus 1e-6 of its largest coordinate magnitude. An exact shape test computed in
     /// the shape's own frame (a ray cast, a point test) rounds differently from a test against
     /// the box in world coordinates, and can accept a query that misses the box by that much.
+    /// The distance between two boxes (0 when they overlap or touch): a lower bound on the
+    /// distance between any shapes inside them.
+    #[inline]
+    #[must_use]
+    pub(crate) fn distance(&self, other: &Aabb) -> f32 {
+        (self.min - other.max).max(other.min - self.max).max(Vec2::ZERO).length()
+    }
+
     #[inline]
     #[must_use]
     pub(crate) fn with_rounding_slack(&self) -> Aabb {

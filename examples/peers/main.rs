@@ -347,27 +347,29 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     match args.scene {
         SceneName::Pyramids => {
-            let mut rows = Vec::new();
-            for &n in &args.sizes {
-                for &threads in &args.threads {
-                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
-                    eprintln!("running the pyramids, {n} boxes, threads={threads} …");
-                    rows.push(pool.install(|| pyramids::run(n, threads, &args))?);
-                }
-            }
+            let rows = each_size_and_thread_count(&args, |n, threads| pyramids::run(n, threads, &args))?;
             pyramids::print_tables(&rows, &args);
         }
         SceneName::Peer | SceneName::Static => {
-            let mut rows = Vec::new();
-            for &n in &args.sizes {
-                for &threads in &args.threads {
-                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
-                    eprintln!("running n={n} threads={threads} …");
-                    rows.push(pool.install(|| collision_only::run(n, threads, &args))?);
-                }
-            }
+            let rows = each_size_and_thread_count(&args, |n, threads| collision_only::run(n, threads, &args))?;
             collision_only::print_tables(&rows, &args);
         }
     }
     Ok(())
+}
+
+/// One row per size and thread count of `args`, each run in a pool of that many threads.
+fn each_size_and_thread_count<R: Send>(
+    args: &Args,
+    run: impl Fn(usize, usize) -> Result<R, String> + Sync,
+) -> Result<Vec<R>, Box<dyn Error>> {
+    let mut rows = Vec::new();
+    for &n in &args.sizes {
+        for &threads in &args.threads {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+            eprintln!("running n={n} threads={threads} …");
+            rows.push(pool.install(|| run(n, threads))?);
+        }
+    }
+    Ok(rows)
 }

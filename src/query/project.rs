@@ -230,18 +230,13 @@ fn polygon(poly: &Polygon, p: Vec2) -> Local {
     Local { point: p + (r - s) * ns[i], normal: ns[i], distance: s - r }
 }
 
-/// The distance from `p` to the box (0 inside it).
-fn box_distance(b: &Aabb, p: Vec2) -> f32 {
-    (b.min - p).max(p - b.max).max(Vec2::ZERO).length()
-}
-
 /// The part of least signed distance, the first on ties. A part whose box (grown by its
 /// rounding slack) is farther than the best distance so far, or than 0 once the point is
 /// inside a part, cannot beat it.
 fn compound(c: &Compound, p: Vec2) -> (Local, u32) {
     let mut best: Option<(Local, u32)> = None;
     for (i, ((pose, part), bounds)) in c.parts().iter().zip(c.part_aabbs()).enumerate() {
-        if best.is_some_and(|(b, _)| box_distance(&bounds.with_rounding_slack(), p) > b.distance.max(0.0)) {
+        if best.is_some_and(|(b, _)| bounds.with_rounding_slack().distance(&Aabb::new(p, p)) > b.distance.max(0.0)) {
             continue;
         }
         let local = convex(part, pose.inv_transform_point(p)).placed(pose);

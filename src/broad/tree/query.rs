@@ -97,13 +97,6 @@ impl RaySlab {
     }
 }
 
-/// The distance between two boxes (0 when they overlap or touch): a lower bound on the distance
-/// between any shapes inside them.
-#[inline]
-pub(super) fn box_distance(a: &Aabb, b: &Aabb) -> f32 {
-    (a.min - b.max).max(b.min - a.max).max(Vec2::ZERO).length()
-}
-
 impl DynamicTree {
     /// Calls `f` with every id whose tight box overlaps `aabb` (touching counts), in unspecified
     /// order, until `f` returns `false`. Returns `false` when stopped early.
@@ -279,7 +272,7 @@ impl DynamicTree {
 
     /// Visits the leaves whose tight boxes lie within the current bound of `aabb` (box
     /// distance, 0 when they overlap), nearer subtrees first, pruning every node farther than the
-    /// bound, which `visit(id, box_distance, &mut bound)` may lower as it finds closer shapes:
+    /// bound, which `visit(id, distance, &mut bound)` may lower as it finds closer shapes:
     /// a nearest-neighbour search whose cost shrinks with the answer, not with `max_distance`.
     /// Nodes exactly at the bound are still visited, so an equally near candidate with a
     /// smaller id can still win. With `slack`, stored boxes are grown by their rounding slack.
@@ -294,7 +287,7 @@ impl DynamicTree {
             return;
         }
         let grow = if slack { Grow::SLACK } else { Grow::NONE };
-        let dist = |b: &Aabb| box_distance(aabb, &grow.apply(b));
+        let dist = |b: &Aabb| aabb.distance(&grow.apply(b));
         let mut bound = max_distance;
         let exact = self.exact_leaves();
         let mut stack = SmallStack::<(NodeIndex, f32), 64>::new((NodeIndex::NULL, 0.0));

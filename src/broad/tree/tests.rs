@@ -1,7 +1,6 @@
 //! Tests of [`DynamicTree`] against brute force, plus a report of tree quality and query speed
 //! per insertion strategy (`#[ignore]`d; see `tree_quality_report`).
 
-use super::query::box_distance;
 use super::*;
 use crate::broad::test_kit::brute_pairs;
 use crate::broad::{BroadPhaseKind, diff_sorted_pairs};
@@ -778,7 +777,7 @@ fn box_cast_and_nearest_match_brute_force() {
                 }
             });
             let brute = (0..boxes.len() as u32)
-                .map(|i| (box_distance(&probe, &boxes[i as usize]), i))
+                .map(|i| (probe.distance(&boxes[i as usize]), i))
                 .filter(|&(dist, _)| dist <= max_d)
                 .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             assert_eq!(nearest, brute, "nearest box, seed {seed}");

@@ -1292,10 +1292,10 @@ fn build() -> Matrix {
     corrupt("wrong magic", "Err(BadMagic)", &|b| b[0] = b'X');
     corrupt(
         "version 5 (older, before segments and chains)",
-        "Err(UnsupportedVersion { found: 5, supported: 9 })",
+        "Err(UnsupportedVersion { found: 5, supported: 10 })",
         &|b| b[8] = 5,
     );
-    corrupt("version 4 (older, before bullets)", "Err(UnsupportedVersion { found: 4, supported: 9 })", &|b| b[8] = 4);
+    corrupt("version 4 (older, before bullets)", "Err(UnsupportedVersion { found: 4, supported: 10 })", &|b| b[8] = 4);
     corrupt("truncated by one byte", "Err(ChecksumMismatch)", &|b| {
         b.pop();
     });

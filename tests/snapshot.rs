@@ -284,7 +284,7 @@ fn random_garbage_never_panics() {
     assert_eq!(World::from_bytes(&[]).err(), Some(SnapshotError::BadMagic));
     let mut v = valid.clone();
     v[8..12].copy_from_slice(&99u32.to_le_bytes());
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 99, supported: 9 }));
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 99, supported: 10 }));
 }
 
 #[test]

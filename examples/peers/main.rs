@@ -5,7 +5,7 @@
 //! cargo run --release --example peers -- [--scene peer|pyramids|static] [--sizes 1024,8192,65536,262144]
 //!                                         [--steps N] [--warmup N] [--threads 1,2] [--seed 42]
 //!                                         [--only sapwood|rapier|box2d] [--broad sap|tree|grid|hash]
-//!                                         [--insert one|batch] [--box2d-recycle]
+//!                                         [--insert one|batch] [--box2d-recycle] [--no-reuse]
 //! ```
 //!
 //! **Peer scene** (`collision_only.rs`). For every size and thread count: one [`Scene::peer`] is
@@ -41,7 +41,9 @@
 //! `insert_batch` (diagnostics only; the comparison is made with `WorldConfig::default()`, one
 //! collider at a time). `--box2d-recycle` leaves the collision-only Box2D's contact recycling on
 //! (an approximation that skips the kernel of a pair that barely moved); the pyramids always
-//! show Box2D both ways. `--pair a,b --at-step k` describes one pair of the peer or static
+//! show Box2D both ways, and sapwood with `WorldConfig::reuse_manifolds` on and off (checking that
+//! both give the same contacts, bit for bit); `--no-reuse` turns it off for an `--only` run.
+//! `--pair a,b --at-step k` describes one pair of the peer or static
 //! scene's first size after `k` steps.
 //!
 //! Default steps shrink with the size (300 at 1k down to 10 at 256k) so that the default run
@@ -89,6 +91,8 @@ pub struct Args {
     pub insertion: Insertion,
     /// `--box2d-recycle`: leave the collision-only Box2D's contact recycling on.
     pub box2d_recycle: bool,
+    /// `--no-reuse`: sapwood with `WorldConfig::reuse_manifolds` off (A/B of `--only` runs).
+    pub no_reuse: bool,
 }
 
 fn list(s: &str) -> Result<Vec<usize>, Box<dyn Error>> {
@@ -109,6 +113,7 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
         pair: None,
         insertion: Insertion::OneByOne,
         box2d_recycle: false,
+        no_reuse: false,
     };
     let mut at_step = 0;
     let mut it = std::env::args().skip(1);
@@ -138,6 +143,7 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
                 }
             }
             "--box2d-recycle" => args.box2d_recycle = true,
+            "--no-reuse" => args.no_reuse = true,
             "--pair" => {
                 let ids = list(&value()?)?;
                 let [a, b] = ids[..] else { return Err("--pair takes two ids".into()) };
@@ -199,6 +205,7 @@ pub fn sapwood_config(args: &Args, scene: &Scene) -> Result<WorldConfig, String>
         Some("hash") => BroadPhaseKind::SpatialHash { cell_size: 2.0 },
         Some(other) => return Err(format!("--broad takes sap, tree, grid or hash, not {other}")),
     };
+    config.reuse_manifolds = !args.no_reuse;
     Ok(config)
 }
 

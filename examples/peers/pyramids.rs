@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use sapwood::{collide, query};
+use sapwood::{WorldConfig, collide, query};
 use sapwood_support::peers::{Box2dSim, RapierSide, SapwoodSide, Stats, disagreements, time_cpu};
 use sapwood_support::scenes::{Collider, PYRAMID_BOXES, Scene};
 
@@ -65,6 +65,9 @@ pub fn run(n: usize, threads: usize, args: &Args) -> Result<Row, String> {
     let mut sap = None;
     let sap_build = time_cpu(|| sap = Some(SapwoodSide::build_with(&scene, config, args.insertion)));
     let mut sap = sap.expect("built");
+    // The same world with manifold reuse off: its A/B row, and a check that reuse changes no bit.
+    let off = WorldConfig { reuse_manifolds: false, ..config };
+    let mut sap_off = SapwoodSide::build_with(&scene, off, args.insertion);
     let mut rap = None;
     let rap_build = time_cpu(|| rap = Some(RapierSide::build(&scene)));
     let mut rap = rap.expect("built");
@@ -72,9 +75,10 @@ pub fn run(n: usize, threads: usize, args: &Args) -> Result<Row, String> {
     let b2_build = time_cpu(|| b2 = Some(Box2dSim::build(&scene, true)));
     let mut b2 = b2.expect("built");
     let mut b2_off = Box2dSim::build(&scene, false);
-    // Wall ms per measured step and CPU summed: Box2D, sapwood, rapier2d, Box2D recycling off.
-    let mut wall: [Vec<f64>; 4] = std::array::from_fn(|_| Vec::with_capacity(steps));
-    let mut cpu = [Some(Duration::ZERO); 4];
+    // Wall ms per measured step and CPU summed: Box2D, sapwood, rapier2d, Box2D recycling off,
+    // sapwood with reuse off.
+    let mut wall: [Vec<f64>; 5] = std::array::from_fn(|_| Vec::with_capacity(steps));
+    let mut cpu = [Some(Duration::ZERO); 5];
     let (mut b2_collision, mut b2_off_collision) = (Vec::with_capacity(steps), Vec::with_capacity(steps));
     let mut recycled = [(0usize, 0usize); 2];
     let mut rapier_disagreeing: BTreeMap<(u32, u32), bool> = BTreeMap::new();
@@ -96,12 +100,18 @@ pub fn run(n: usize, threads: usize, args: &Args) -> Result<Row, String> {
         record(0, time_cpu(|| b2.step()));
         b2.copy_poses(&mut scene);
         // Rotate which engine goes first, so none always runs on a cache another warmed.
-        for k in 0..3 {
-            match (step + k) % 3 {
+        for k in 0..4 {
+            match (step + k) % 4 {
                 0 => record(1, time_cpu(|| sap.step(&scene))),
                 1 => record(2, time_cpu(|| rap.step(&scene))),
+                2 => record(4, time_cpu(|| sap_off.step(&scene))),
                 _ => record(3, time_cpu(|| b2_off.step())),
             }
+        }
+        if bytemuck::cast_slice::<_, u8>(sap.world.contacts())
+            != bytemuck::cast_slice::<_, u8>(sap_off.world.contacts())
+        {
+            return Err(format!("step {step}: manifold reuse changed a contact"));
         }
         if measured {
             b2_collision.push(b2.profile().collision());
@@ -146,9 +156,14 @@ pub fn run(n: usize, threads: usize, args: &Args) -> Result<Row, String> {
         before.clone_from(&scene);
     }
     let cpu_ms = |c: Option<Duration>| c.map(|d| d.as_secs_f64() * 1e3 / steps as f64);
-    let [wb, ws, wr, wo] = &mut wall;
+    let [wb, ws, wr, wo, wf] = &mut wall;
     let engines = vec![
         Timing { name: "sapwood", wall: Stats::of(ws), cpu_ms: cpu_ms(cpu[1]).filter(|_| threads == 1) },
+        Timing {
+            name: "sapwood, manifold reuse off",
+            wall: Stats::of(wf),
+            cpu_ms: cpu_ms(cpu[4]).filter(|_| threads == 1),
+        },
         Timing { name: "rapier2d", wall: Stats::of(wr), cpu_ms: cpu_ms(cpu[2]) },
         Timing { name: "Box2D v3 b2World_Step (its solver included)", wall: Stats::of(wb), cpu_ms: cpu_ms(cpu[0]) },
         Timing { name: "Box2D v3 pairs + collide", wall: Stats::of(&mut b2_collision), cpu_ms: None },

@@ -67,6 +67,7 @@ mod clip;
 mod compound;
 mod cuboid_cuboid;
 mod polygon_polygon;
+pub(crate) mod reuse;
 mod segment_cuboid;
 mod segment_polygon;
 mod segment_segment;
@@ -80,6 +81,7 @@ use glam::Vec2;
 use crate::math::Pose;
 use crate::query::{QueryError, check_pose};
 use crate::shape::{Shape, ShapeKind};
+use reuse::Witness;
 
 /// Marks an edge in a feature number (vertex `i` is plain `i`).
 pub const EDGE: u16 = 0x100;
@@ -347,6 +349,25 @@ pub(crate) fn manifold(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold
         return contact_ordered(sb, pb, sa, pa).flipped();
     }
     contact_ordered(sa, pa, sb, pb)
+}
+
+/// [`manifold`] for the world's narrow phase: a kernel that supports reuse takes its decisions
+/// from `w` when they provably still hold and records them otherwise (see [`reuse`]). The result
+/// is [`manifold`]'s, bit for bit; only the cost differs.
+pub(crate) fn manifold_reusing(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, w: &mut Witness) -> Manifold {
+    let swapped = swap_order(sa, pa, sb, pb);
+    w.set_order(swapped);
+    let (sa, pa, sb, pb) = if swapped { (sb, pb, sa, pa) } else { (sa, pa, sb, pb) };
+    let m = match (sa, sb) {
+        (Shape::Cuboid(a), Shape::Cuboid(b)) => cuboid_cuboid::manifold_reusing(a, b, &pa.inv_mul(pb), w),
+        _ => {
+            w.clear();
+            let m = contact_ordered(sa, pa, sb, pb);
+            return if swapped { m.flipped() } else { m };
+        }
+    };
+    let m = if m.count == 0 { Manifold::EMPTY } else { m.transformed(pa) };
+    if swapped { m.flipped() } else { m }
 }
 
 #[inline]

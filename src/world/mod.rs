@@ -50,6 +50,7 @@ use std::sync::Arc;
 
 use crate::broad::{BroadPhaseKind, DynamicTree, Movers, PairTable};
 use crate::collide::Manifold;
+use crate::collide::reuse::Witness;
 use crate::index::NULL_INDEX;
 use crate::math::{Aabb, Pose};
 use crate::shape::Shape;
@@ -121,6 +122,9 @@ pub struct World {
     contacts: Vec<Contact>,
     /// `contact_pair[i]` is the pair entry that owns `contacts[i]`.
     contact_pair: Vec<PairIndex>,
+    /// `contact_witness[i]`: the decisions of `contacts[i]`'s last full kernel run, for
+    /// [`WorldConfig::reuse_manifolds`]. Derived state (a cleared one costs a full kernel).
+    contact_witness: Vec<Witness>,
     /// Events of the last step (cleared when the next one starts).
     events: Vec<Event>,
     /// Events raised by removals since the last step, reported with the next step's.
@@ -200,6 +204,7 @@ impl World {
             pair_table: PairTable::new(),
             contacts: Vec::new(),
             contact_pair: Vec::new(),
+            contact_witness: Vec::new(),
             events: Vec::new(),
             pending_events: Vec::new(),
             impacts: Vec::new(),
@@ -422,6 +427,7 @@ impl World {
         // The records' length is the old shape's edge count.
         self.welds.release(s);
         self.cols.shape[s] = shape;
+        self.forget_witnesses(s);
         self.refilter_collider(s);
         self.validate_if_enabled("set_shape");
         Ok(())

@@ -13,6 +13,7 @@
 use super::{Contact, Event, EventKind, World, WorldConfig};
 use crate::broad::Pair;
 use crate::collide::Manifold;
+use crate::collide::reuse::Witness;
 use crate::index::typed_index;
 use crate::storage::{ColliderSlot, Columns, flags};
 
@@ -148,6 +149,19 @@ impl World {
         self.free_pairs.push(p);
     }
 
+    /// Clears the reuse witnesses of slot `s`'s contacts: their decisions were about its old shape.
+    pub(super) fn forget_witnesses(&mut self, s: usize) {
+        let slot = ColliderSlot::from_index(s);
+        let mut p = self.cols.pair_head[s];
+        while !p.is_null() {
+            let pair = &self.pairs[p.index()];
+            if !pair.contact.is_null() {
+                self.contact_witness[pair.contact.index()].clear();
+            }
+            p = pair.next[Self::end_of(pair, slot)];
+        }
+    }
+
     /// Drops a pair's contact (swap-remove, fixing the moved contact's back-reference).
     pub(super) fn end_touch(&mut self, p: PairIndex) {
         let pair = &mut self.pairs[p.index()];
@@ -156,6 +170,7 @@ impl World {
         if !c.is_null() {
             self.contacts.swap_remove(c.index());
             self.contact_pair.swap_remove(c.index());
+            self.contact_witness.swap_remove(c.index());
             if let Some(&moved) = self.contact_pair.get(c.index()) {
                 self.pairs[moved.index()].contact = c;
             }
@@ -202,6 +217,7 @@ impl World {
             self.pairs[p.index()].contact = ContactIndex::from_index(self.contacts.len());
             self.contacts.push(Contact { a: self.cols.id(pair.ids[0]), b: self.cols.id(pair.ids[1]), manifold: m });
             self.contact_pair.push(p);
+            self.contact_witness.push(Witness::default());
         }
         self.push_event(&pair, true);
     }

@@ -2,6 +2,7 @@
 
 use crate::broad::Pair;
 use crate::collide::Manifold;
+use crate::collide::reuse::Witness;
 use crate::math::Aabb;
 use crate::storage::ColliderSlot;
 use crate::world::pairs::{ContactIndex, PairIndex};
@@ -58,8 +59,9 @@ pub(super) struct SearchChunk {
 /// depend on the thread count.
 #[derive(Default)]
 pub(super) struct NarrowChunk {
-    /// New manifolds of touching non-sensor pairs that still touch: `(their contact, manifold)`.
-    pub updates: Vec<(ContactIndex, Manifold)>,
+    /// New manifolds of touching non-sensor pairs that still touch: `(their contact, manifold,
+    /// its reuse witness)`.
+    pub updates: Vec<(ContactIndex, Manifold, Witness)>,
     /// Pairs whose touching state flips: `(pair entry, manifold)`.
     pub changes: Vec<(PairIndex, Manifold)>,
     /// Touching pairs, updated in place, that stopped touching.

@@ -102,6 +102,13 @@ pub struct WorldConfig {
     /// meeting a static sensor follows [`WorldConfig::sensors_detect_sensors`]). Default:
     /// `true`, so that a character's ground sensor finds the level.
     pub sensors_detect_static: bool,
+    /// Whether a touching pair that moved only a little since its manifold was last computed
+    /// in full takes the kernel's discrete decisions (reference face, incident face) from that
+    /// computation when a recorded margin proves they still hold, and computes only the points.
+    /// The manifolds are the same bit for bit either way (see `collide::reuse` in the
+    /// repository); resting stacks cost less. Boxes so far. The switch is for A/B measurement.
+    /// Default: `true`.
+    pub reuse_manifolds: bool,
 }
 
 impl Default for WorldConfig {
@@ -119,6 +126,7 @@ impl Default for WorldConfig {
             weld_static_edges: true,
             sensors_detect_sensors: false,
             sensors_detect_static: true,
+            reuse_manifolds: true,
         }
     }
 }

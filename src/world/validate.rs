@@ -86,6 +86,7 @@ impl World {
             ));
         }
         if self.contacts.len() != self.contact_pair.len()
+            || self.contacts.len() != self.contact_witness.len()
             || self
                 .contact_pair
                 .iter()

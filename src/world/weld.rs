@@ -22,6 +22,7 @@
 use glam::Vec2;
 
 use super::World;
+use crate::collide::reuse::Witness;
 use crate::collide::welded::{self, EdgeWeld};
 use crate::collide::{self, Manifold};
 use crate::index::NULL_INDEX;
@@ -76,8 +77,11 @@ impl Welds {
 
     /// The manifold of the colliders in slots `a` and `b` (world space, normal from `a` to
     /// `b`): through the welded kernel when one of them is a welded static.
+    ///
+    /// With a witness, a pair of unwelded colliders goes through [`collide::manifold_reusing`]
+    /// (the same result, less work for a pair at rest); a welded pair does not use it.
     #[inline]
-    pub fn contact(&self, cols: &Columns, a: usize, b: usize) -> Manifold {
+    pub fn contact(&self, cols: &Columns, a: usize, b: usize, witness: Option<&mut Witness>) -> Manifold {
         let (sa, pa, sb, pb) = (&cols.shape[a], &cols.pose[a], &cols.shape[b], &cols.pose[b]);
         if let Some(w) = self.of(a)
             && welded::applies(sb)
@@ -89,7 +93,10 @@ impl Welds {
         {
             return welded::manifold(sb, pb, w, sa, pa).flipped();
         }
-        collide::manifold(sa, pa, sb, pb)
+        match witness {
+            Some(w) => collide::manifold_reusing(sa, pa, sb, pb, w),
+            None => collide::manifold(sa, pa, sb, pb),
+        }
     }
 
     /// [`collide::contact_parts`] for slots `a` and `b`, through the welded kernel when one of

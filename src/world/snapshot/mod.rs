@@ -21,16 +21,17 @@
 //! checksum gives a [`SnapshotError`], never a panic, and no length read from the bytes
 //! allocates more than the bytes could fill.
 //!
-//! # Format (version 9, little-endian throughout)
+//! # Format (version 10, little-endian throughout)
 //! ```text
 //!  magic     8 bytes  "SAPWOOD\0"
-//!  version   u32      9 (other versions are refused: there is no migration)
+//!  version   u32      10 (other versions are refused: there is no migration)
 //!  checksum  u64      XXH3-64, seed 0, of every byte after this field
 //!  then eight sections, always in this order, each  tag [u8; 4] | byte length u64 | payload
 //!   CONF  broad-phase kind (u8 tag + fields), aabb_margin, aabb_margin_ratio, large_extent,
 //!         aabb_motion_factor (f32 bits), weld_static_edges u8 (0 or 1; the welds themselves
-//!         are derived from the statics and recomputed on restore), sensor rules u8 (bit 0
-//!         sensors detect sensors, bit 1 sensors detect statics)
+//!         are derived from the statics and recomputed on restore), switches u8 (bit 0
+//!         sensors detect sensors, bit 1 sensors detect statics, bit 2 manifold reuse; the
+//!         reuse witnesses are derived and start empty on restore)
 //!   SLOT  n u32, then per slot: generation u32, alive u8, flags u16 (bits: 1 static,
 //!         2 sensor, 4 in the tree, 8 moved, 16 bullet, 32 disabled, 64 no contact events,
 //!         128 no sensor events, 256 pairs to refresh at the next step), pose 4×f32, sweep start
@@ -68,7 +69,7 @@ use crate::shape::ShapeError;
 
 const MAGIC: [u8; 8] = *b"SAPWOOD\0";
 /// The format version this build writes and reads.
-pub const SNAPSHOT_VERSION: u32 = 9;
+pub const SNAPSHOT_VERSION: u32 = 10;
 /// Where the checksum sits (after magic and version), and where the bytes it covers start.
 const CHECKSUM_AT: usize = MAGIC.len() + 4;
 const PAYLOAD_AT: usize = CHECKSUM_AT + 8;

@@ -12,6 +12,7 @@ use super::{
     PAIR_REFUSED, PAIR_SENSOR, Result, SLOT, SNAPSHOT_VERSION, SnapshotError, bad, checksum,
 };
 use crate::broad::{BroadPhaseKind, Pair};
+use crate::collide::reuse::Witness;
 use crate::collide::{Manifold, ManifoldPoint};
 use crate::math::{Aabb, Pose};
 use crate::storage::{ColliderSlot, flags};
@@ -59,8 +60,8 @@ pub(super) fn conf(r: &mut Reader<'_>) -> Result<World> {
         1 => true,
         _ => return Err(SnapshotError::InvalidConfig),
     };
-    let sensing = s.u8()?;
-    if sensing > 3 {
+    let switches = s.u8()?;
+    if switches > 7 {
         return Err(SnapshotError::InvalidConfig);
     }
     let config = WorldConfig {
@@ -70,8 +71,9 @@ pub(super) fn conf(r: &mut Reader<'_>) -> Result<World> {
         large_extent,
         aabb_motion_factor,
         weld_static_edges,
-        sensors_detect_sensors: sensing & 1 != 0,
-        sensors_detect_static: sensing & 2 != 0,
+        sensors_detect_sensors: switches & 1 != 0,
+        sensors_detect_static: switches & 2 != 0,
+        reuse_manifolds: switches & 4 != 0,
     };
     s.finish(CONF)?;
     World::with_config(config).map_err(|_| SnapshotError::InvalidConfig)
@@ -309,6 +311,7 @@ pub(super) fn contacts(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
     let nc = s.count(CONTACT_BYTES)?;
     world.contacts.reserve_exact(nc);
     world.contact_pair.reserve_exact(nc);
+    world.contact_witness.resize(nc, Witness::default());
     for i in (0..nc).map(ContactIndex::from_index) {
         let p = PairIndex::new(s.u32()?);
         let normal = s.vec2()?;

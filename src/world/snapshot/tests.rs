@@ -117,6 +117,7 @@ fn every_config_round_trips() {
             weld_static_edges: false,
             sensors_detect_sensors: true,
             sensors_detect_static: false,
+            reuse_manifolds: false,
         };
         let w = World::with_config(config).unwrap();
         assert_eq!(World::from_bytes(&w.to_bytes()).unwrap().config, config);
@@ -156,10 +157,10 @@ fn named_corruptions_are_caught() {
     let w = sample();
     let bytes = w.to_bytes();
     let mut v = bytes.clone();
-    v[8] = 8; // the previous format version, whose contact points had no impulses
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 8, supported: 9 }));
+    v[8] = 9; // the previous format version, whose config had no manifold-reuse switch
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 9, supported: 10 }));
     v[8] = 3; // an older one, which had no checksum
-    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 3, supported: 9 }));
+    assert_eq!(World::from_bytes(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 3, supported: 10 }));
     assert!(World::from_bytes(&v).err().unwrap().to_string().contains("older than"));
     // Each edit below is resealed, as a deliberate edit would be, to reach the check it names.
     let edited = |edit: &dyn Fn(&mut Vec<u8>)| {

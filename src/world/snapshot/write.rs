@@ -31,7 +31,9 @@ pub(super) fn conf(w: &mut Writer<'_>, c: &WorldConfig) {
     w.f32(c.large_extent);
     w.f32(c.aabb_motion_factor);
     w.u8(u8::from(c.weld_static_edges));
-    w.u8(u8::from(c.sensors_detect_sensors) | u8::from(c.sensors_detect_static) << 1);
+    w.u8(u8::from(c.sensors_detect_sensors)
+        | u8::from(c.sensors_detect_static) << 1
+        | u8::from(c.reuse_manifolds) << 2);
 }
 
 pub(super) fn slots(w: &mut Writer<'_>, world: &World) {

@@ -2,6 +2,7 @@
 
 use rayon::prelude::*;
 
+use crate::collide::reuse::Witness;
 use crate::collide::{self, Manifold};
 use crate::storage::{ColliderSlot, Columns};
 use crate::world::World;
@@ -56,7 +57,8 @@ impl World {
             self.scratch.narrow.resize_with(chunks, NarrowChunk::default);
         }
         let (pairs, cols, bits, welds) = (&self.pairs, &self.cols, &self.scratch.moved_bits, &self.welds);
-        let hooks = self.hooks.as_deref();
+        let (hooks, witnesses) =
+            (self.hooks.as_deref(), self.config.reuse_manifolds.then_some(&self.contact_witness[..]));
         let outs = &mut self.scratch.narrow[..chunks];
         if scan {
             outs.par_iter_mut().zip(pairs.par_chunks(CHUNK)).enumerate().for_each(|(k, (out, chunk))| {
@@ -66,7 +68,7 @@ impl World {
                     // Free entries hold `[NULL, NULL]`, which is never a moved slot; touching
                     // non-sensor pairs were updated in place.
                     if pair.contact.is_null() && (is_set(bits, pair.ids[0]) || is_set(bits, pair.ids[1])) {
-                        Self::evaluate_into(cols, welds, hooks, pair, PairIndex::from_index(k * CHUNK + i), out);
+                        Self::evaluate_into(cols, welds, hooks, None, pair, PairIndex::from_index(k * CHUNK + i), out);
                     }
                 }
             });
@@ -81,7 +83,7 @@ impl World {
                         let end = Self::end_of(pair, slot);
                         let other = pair.ids[1 - end];
                         if other > slot || !is_set(bits, other) {
-                            Self::evaluate_into(cols, welds, hooks, pair, p, out);
+                            Self::evaluate_into(cols, welds, hooks, witnesses, pair, p, out);
                         }
                         p = pair.next[end];
                     }
@@ -89,10 +91,11 @@ impl World {
             });
         }
         for k in 0..chunks {
-            for &(c, mut m) in &self.scratch.narrow[k].updates {
+            for &(c, mut m, w) in &self.scratch.narrow[k].updates {
                 let contact = &mut self.contacts[c.index()];
                 m.carry_impulses(&contact.manifold);
                 contact.manifold = m;
+                self.contact_witness[c.index()] = w;
             }
         }
         for k in 0..chunks {
@@ -109,31 +112,44 @@ impl World {
     }
 
     /// Evaluates `pair` (entry `p`) and records what the serial apply must do with the result.
+    /// A touching pair's witness (when reuse is on) is read from `witnesses` and its successor
+    /// handed to the apply with the manifold.
     #[inline]
     fn evaluate_into(
         cols: &Columns,
         welds: &Welds,
         hooks: Option<&dyn PairHooks>,
+        witnesses: Option<&[Witness]>,
         pair: &PairEntry,
         p: PairIndex,
         out: &mut NarrowChunk,
     ) {
-        let m = if pair.refused { Manifold::EMPTY } else { Self::evaluate(cols, welds, hooks, pair.ids, pair.sensor) };
+        let mut w = match witnesses {
+            Some(ws) if !pair.contact.is_null() => Some(ws[pair.contact.index()]),
+            _ => None,
+        };
+        let m = if pair.refused {
+            Manifold::EMPTY
+        } else {
+            Self::evaluate(cols, welds, hooks, w.as_mut(), pair.ids, pair.sensor)
+        };
         let touching = m.count > 0;
         if touching != pair.touching {
             out.changes.push((p, m));
         } else if touching && !pair.contact.is_null() {
-            out.updates.push((pair.contact, m));
+            out.updates.push((pair.contact, m, w.unwrap_or_default()));
         }
     }
 
     /// The manifold of the colliders in slots `ids` (for a sensor pair, one point when they
-    /// overlap: sensors only need a yes/no), through the contact hook when there is one.
+    /// overlap: sensors only need a yes/no), through the contact hook when there is one, and
+    /// through the pair's reuse witness when it has one.
     #[inline]
     fn evaluate(
         cols: &Columns,
         welds: &Welds,
         hooks: Option<&dyn PairHooks>,
+        witness: Option<&mut Witness>,
         ids: [ColliderSlot; 2],
         sensor: bool,
     ) -> Manifold {
@@ -147,7 +163,7 @@ impl World {
             m.count = u32::from(collide::touching(sa, pa, sb, pb));
             m
         } else {
-            let m = welds.contact(cols, a, b);
+            let m = welds.contact(cols, a, b, witness);
             match hooks {
                 Some(h) if m.count > 0 => hooks::modify(h, cols, ids[0], ids[1], m),
                 _ => m,
@@ -170,19 +186,22 @@ impl World {
             self.scratch.narrow.resize_with(chunks, NarrowChunk::default);
         }
         let (cols, bits, pairs, welds) = (&self.cols, &self.scratch.moved_bits, &self.pairs, &self.welds);
-        let (hooks, refusals) = (self.hooks.as_deref(), self.refusals_pending);
+        let (hooks, refusals, reuse) = (self.hooks.as_deref(), self.refusals_pending, self.config.reuse_manifolds);
         self.scratch.narrow[..chunks]
             .par_iter_mut()
             .zip(self.contacts.par_chunks_mut(CHUNK).zip(self.contact_pair.par_chunks(CHUNK)))
-            .for_each(|(out, (contacts, owners))| {
+            .zip(self.contact_witness.par_chunks_mut(CHUNK))
+            .for_each(|((out, (contacts, owners)), witnesses)| {
                 out.ended.clear();
-                for (c, &p) in contacts.iter_mut().zip(owners) {
+                for ((c, &p), w) in contacts.iter_mut().zip(owners).zip(witnesses) {
                     let ids = [c.a.slot(), c.b.slot()];
                     if !ids.iter().any(|&s| is_set(bits, s)) {
                         continue;
                     }
                     let refused = refusals && pairs[p.index()].refused;
-                    let mut m = if refused { Manifold::EMPTY } else { Self::evaluate(cols, welds, hooks, ids, false) };
+                    let w = reuse.then_some(w);
+                    let mut m =
+                        if refused { Manifold::EMPTY } else { Self::evaluate(cols, welds, hooks, w, ids, false) };
                     if m.count == 0 {
                         out.ended.push(p);
                     }

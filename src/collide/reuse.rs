@@ -1,0 +1,99 @@
+//! Exact manifold reuse: a kernel's discrete decisions, with a proof of how far the pair may
+//! move before any of them could change.
+//!
+//! A face kernel (SAT, then clipping) first *decides*: whether the shapes touch, which of them
+//! holds the reference face, which face that is, which face of the other is incident. Then it
+//! *computes* the points from those features. Each decision compares two numbers (separations
+//! along axes, components of a rotated normal), and each of those numbers moves by at most
+//!
+//! ```text
+//!   d = |Δp|₁ + reach · |Δq|₁
+//! ```
+//!
+//! when B's pose relative to A moves by `Δp` and its rotation's `(cos, sin)` by `Δq`, `reach`
+//! bounding the lever arms (the offset between the shapes' origins plus their radii about them).
+//! A kernel that records, beside its decisions, a budget smaller than every decision's winning
+//! gap (halved where both sides of a comparison move) proves that any relative pose within
+//! `d <= budget` of the recorded one makes the same decisions. The second half alone, run on the
+//! recorded features at the new pose, is then the full kernel's computation: the manifold is
+//! the same bit for bit, feature ids included.
+//!
+//! Box2D v3 keeps a contact's manifold while the bodies moved less than fixed thresholds and
+//! estimates the new separations from the old points; that is an approximation with a tolerance
+//! chosen for its solver. Here the threshold is each pair's own proof and the points are
+//! recomputed, so reuse changes the cost of a resting pair and nothing else.
+//!
+//! Each kernel that supports reuse packs its decisions into [`Witness::features`] with its own
+//! tag; a witness written by another kernel, by the other call order of the pair, or cleared by
+//! a shape change never passes [`Witness::reusable`].
+
+use crate::math::Pose;
+
+/// The decisions of a pair's last full kernel run and the relative motion they survive.
+/// Derived state: dropping it (a cleared witness) only costs the next evaluation a full kernel.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Witness {
+    /// B's pose in A's frame (the kernel's call order) at the recorded evaluation.
+    xf: Pose,
+    /// The motion `d` (module doc) that every recorded decision survives; 0 when nothing is
+    /// recorded.
+    budget: f32,
+    /// The lever arm of the rotation part of `d`.
+    reach: f32,
+    /// The kernel's tag (high byte) and decisions (its own packing).
+    features: u32,
+    /// The pair was evaluated with its two shapes swapped into canonical order.
+    swapped: bool,
+}
+
+/// The share of `reach` kept from every budget against the rounding of the decisions' f32
+/// arithmetic: a few hundred ulps of the largest magnitude a decision compares, far above the
+/// handful of roundings in any separation and far below any gap a resting pair wins by.
+const ROUNDING: f32 = 2e-5;
+
+impl Witness {
+    /// Forgets the recorded decisions.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.budget = 0.0;
+    }
+
+    /// Records decisions made at `xf`: each won by at least `gap` in a quantity that moves by at
+    /// most `d` (module doc) with lever arm `reach`. A gap that rounding could have decided
+    /// records nothing.
+    #[inline]
+    pub fn record(&mut self, xf: &Pose, gap: f32, reach: f32, features: u32) {
+        let budget = gap - ROUNDING * reach;
+        *self = Witness { xf: *xf, budget: budget.max(0.0), reach, features, swapped: self.swapped };
+    }
+
+    /// The recorded decisions, when they were made by the kernel tagged `tag` and provably
+    /// hold at `xf`.
+    #[inline]
+    pub fn reusable(&self, xf: &Pose, tag: u8) -> Option<u32> {
+        let dp = (xf.p - self.xf.p).abs();
+        let dq = (xf.q.c - self.xf.q.c).abs() + (xf.q.s - self.xf.q.s).abs();
+        let d = dp.x + dp.y + self.reach * dq;
+        (self.features >> 24 == u32::from(tag) && d < self.budget).then_some(self.features & 0x00ff_ffff)
+    }
+
+    /// Keeps the witness only when it was written for the pair in the same call order.
+    #[inline]
+    pub fn set_order(&mut self, swapped: bool) {
+        if self.swapped != swapped {
+            *self = Witness { swapped, ..Witness::default() };
+        }
+    }
+}
+
+/// Packs a kernel's tag and up to 24 bits of its decisions.
+#[inline]
+pub(crate) const fn features(tag: u8, decisions: u32) -> u32 {
+    ((tag as u32) << 24) | (decisions & 0x00ff_ffff)
+}
+
+/// The kernels' tags.
+pub(crate) mod tag {
+    /// `cuboid_cuboid`'s oriented path.
+    pub const CUBOIDS: u8 = 1;
+}

@@ -114,9 +114,11 @@ pub(crate) fn manifold_reusing(a: &Cuboid, b: &Cuboid, xf: &Pose, w: &mut Witnes
         let sa = separation(1 - (faces.a & 1), ha, hb, xf, lb);
         let sb = separation(3 - (faces.b & 1), ha, hb, xf, lb);
         if sa > 0.0 || sb > 0.0 {
+            w.mark_reused();
             return Manifold::EMPTY;
         }
         if (sb > sa + REFERENCE_TOLERANCE * size(a, b)) == faces.flip {
+            w.mark_reused();
             return build(a, b, xf, faces);
         }
     }

@@ -360,6 +360,8 @@ pub(crate) fn manifold_reusing(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, w: 
     let (sa, pa, sb, pb) = if swapped { (sb, pb, sa, pa) } else { (sa, pa, sb, pb) };
     let m = match (sa, sb) {
         (Shape::Cuboid(a), Shape::Cuboid(b)) => cuboid_cuboid::manifold_reusing(a, b, &pa.inv_mul(pb), w),
+        (Shape::Cuboid(a), Shape::Polygon(b)) => polygon_polygon::manifold_cuboid_reusing(a, b, &pa.inv_mul(pb), w),
+        (Shape::Polygon(a), Shape::Polygon(b)) => polygon_polygon::manifold_reusing(a, b, &pa.inv_mul(pb), w),
         _ => {
             w.clear();
             let m = contact_ordered(sa, pa, sb, pb);

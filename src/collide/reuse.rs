@@ -44,6 +44,8 @@ pub(crate) struct Witness {
     features: u32,
     /// The pair was evaluated with its two shapes swapped into canonical order.
     swapped: bool,
+    /// The last evaluation took its decisions from here.
+    reused: bool,
 }
 
 /// The share of `reach` kept from every budget against the rounding of the decisions' f32
@@ -56,6 +58,7 @@ impl Witness {
     #[inline]
     pub fn clear(&mut self) {
         self.budget = 0.0;
+        self.reused = false;
     }
 
     /// Records decisions made at `xf`: each won by at least `gap` in a quantity that moves by at
@@ -64,7 +67,7 @@ impl Witness {
     #[inline]
     pub fn record(&mut self, xf: &Pose, gap: f32, reach: f32, features: u32) {
         let budget = gap - ROUNDING * reach;
-        *self = Witness { xf: *xf, budget: budget.max(0.0), reach, features, swapped: self.swapped };
+        *self = Witness { xf: *xf, budget: budget.max(0.0), reach, features, swapped: self.swapped, reused: false };
     }
 
     /// The recorded decisions, when they were made by the kernel tagged `tag` and provably
@@ -75,6 +78,18 @@ impl Witness {
         let dq = (xf.q.c - self.xf.q.c).abs() + (xf.q.s - self.xf.q.s).abs();
         let d = dp.x + dp.y + self.reach * dq;
         (self.features >> 24 == u32::from(tag) && d < self.budget).then_some(self.features & 0x00ff_ffff)
+    }
+
+    /// Notes that the kernel took its decisions from here.
+    #[inline]
+    pub fn mark_reused(&mut self) {
+        self.reused = true;
+    }
+
+    /// Whether the last evaluation took its decisions from here.
+    #[inline]
+    pub fn reused(&self) -> bool {
+        self.reused
     }
 
     /// Keeps the witness only when it was written for the pair in the same call order.
@@ -96,4 +111,6 @@ pub(crate) const fn features(tag: u8, decisions: u32) -> u32 {
 pub(crate) mod tag {
     /// `cuboid_cuboid`'s oriented path.
     pub const CUBOIDS: u8 = 1;
+    /// `polygon_polygon` with overlapping cores (polygons, and boxes against polygons).
+    pub const POLYGONS: u8 = 2;
 }

@@ -43,7 +43,7 @@ pub use query::{
     WorldRayHit,
 };
 pub use types::{
-    ColliderDesc, Contact, Event, EventKind, Impact, MAX_COORDINATE, StepTimings, WorldConfig, WorldError,
+    ColliderDesc, Contact, Event, EventKind, Impact, MAX_COORDINATE, StepCounts, StepTimings, WorldConfig, WorldError,
 };
 
 use std::sync::Arc;
@@ -132,6 +132,7 @@ pub struct World {
     /// Each moved bullet's earliest impact in the last step, in bullet slot order.
     impacts: Vec<Impact>,
     timings: StepTimings,
+    counts: StepCounts,
     /// Slots removed since the last step, made reusable once the broad phase has seen the
     /// removal (see `Columns::release`).
     released: Vec<ColliderSlot>,
@@ -209,6 +210,7 @@ impl World {
             pending_events: Vec::new(),
             impacts: Vec::new(),
             timings: StepTimings::default(),
+            counts: StepCounts::default(),
             released: Vec::new(),
             moved: Vec::new(),
             scratch: Scratch::default(),

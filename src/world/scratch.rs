@@ -5,6 +5,7 @@ use crate::collide::Manifold;
 use crate::collide::reuse::Witness;
 use crate::math::Aabb;
 use crate::storage::ColliderSlot;
+use crate::world::StepCounts;
 use crate::world::pairs::{ContactIndex, PairIndex};
 
 /// Buffers the step's phases hand to each other. None of them carries state from one step to
@@ -66,4 +67,6 @@ pub(super) struct NarrowChunk {
     pub changes: Vec<(PairIndex, Manifold)>,
     /// Touching pairs, updated in place, that stopped touching.
     pub ended: Vec<PairIndex>,
+    /// Pairs the chunk evaluated, and manifolds it computed from reused decisions.
+    pub counts: StepCounts,
 }

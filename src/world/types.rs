@@ -337,6 +337,18 @@ pub struct StepTimings {
     pub events: Duration,
 }
 
+/// What the narrow phase of one [`World::step`](crate::World::step) did, for profiling and HUDs
+/// (as Box2D's `b2World_GetCounters`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepCounts {
+    /// Candidate pairs with a moved collider, whose manifold (or, for sensors, overlap) was
+    /// computed when their tight boxes overlap.
+    pub pairs: u32,
+    /// Of those, the manifolds computed from decisions reused under
+    /// [`WorldConfig::reuse_manifolds`].
+    pub reused: u32,
+}
+
 impl StepTimings {
     /// The whole step.
     #[must_use]

@@ -24,7 +24,7 @@ mod narrow;
 
 use std::time::Instant;
 
-use super::{StepTimings, World};
+use super::{StepCounts, StepTimings, World};
 
 impl World {
     /// Advances the world: (a) boxes of moved colliders → (b) broad phase and candidate pairs →
@@ -73,5 +73,12 @@ impl World {
     #[must_use]
     pub fn last_step_timings(&self) -> StepTimings {
         self.timings
+    }
+
+    /// What the last [`World::step`]'s narrow phase computed: pairs evaluated, manifolds
+    /// reused.
+    #[must_use]
+    pub fn last_step_counts(&self) -> StepCounts {
+        self.counts
     }
 }

@@ -5,11 +5,11 @@ use rayon::prelude::*;
 use crate::collide::reuse::Witness;
 use crate::collide::{self, Manifold};
 use crate::storage::{ColliderSlot, Columns};
-use crate::world::World;
 use crate::world::hooks::{self, PairHooks};
 use crate::world::pairs::{PairEntry, PairIndex};
 use crate::world::scratch::NarrowChunk;
 use crate::world::weld::Welds;
+use crate::world::{StepCounts, World};
 
 impl World {
     /// (c) The narrow phase over the pairs of moved colliders, in parallel, then the serial
@@ -46,6 +46,7 @@ impl World {
         // cost of one visit. So scan once the movers are 1/16 of the colliders, whatever the pairs
         // per collider: the pair count cancels out of the comparison.
         let scan = self.moved.len() * 16 >= self.cols.alive_count as usize;
+        self.counts = StepCounts::default();
         if scan {
             self.update_contacts_in_place();
         }
@@ -64,6 +65,7 @@ impl World {
             outs.par_iter_mut().zip(pairs.par_chunks(CHUNK)).enumerate().for_each(|(k, (out, chunk))| {
                 out.updates.clear();
                 out.changes.clear();
+                out.counts = StepCounts::default();
                 for (i, pair) in chunk.iter().enumerate() {
                     // Free entries hold `[NULL, NULL]`, which is never a moved slot; touching
                     // non-sensor pairs were updated in place.
@@ -76,6 +78,7 @@ impl World {
             outs.par_iter_mut().zip(self.moved.par_chunks(MOVERS)).for_each(|(out, movers)| {
                 out.updates.clear();
                 out.changes.clear();
+                out.counts = StepCounts::default();
                 for &slot in movers {
                     let mut p = cols.pair_head[slot.index()];
                     while !p.is_null() {
@@ -90,6 +93,7 @@ impl World {
                 }
             });
         }
+        self.add_counts(chunks);
         for k in 0..chunks {
             for &(c, mut m, w) in &self.scratch.narrow[k].updates {
                 let contact = &mut self.contacts[c.index()];
@@ -133,6 +137,8 @@ impl World {
         } else {
             Self::evaluate(cols, welds, hooks, w.as_mut(), pair.ids, pair.sensor)
         };
+        out.counts.pairs += 1;
+        out.counts.reused += u32::from(w.is_some_and(|w| w.reused()));
         let touching = m.count > 0;
         if touching != pair.touching {
             out.changes.push((p, m));
@@ -193,15 +199,20 @@ impl World {
             .zip(self.contact_witness.par_chunks_mut(CHUNK))
             .for_each(|((out, (contacts, owners)), witnesses)| {
                 out.ended.clear();
+                out.counts = StepCounts::default();
                 for ((c, &p), w) in contacts.iter_mut().zip(owners).zip(witnesses) {
                     let ids = [c.a.slot(), c.b.slot()];
                     if !ids.iter().any(|&s| is_set(bits, s)) {
                         continue;
                     }
                     let refused = refusals && pairs[p.index()].refused;
-                    let w = reuse.then_some(w);
-                    let mut m =
-                        if refused { Manifold::EMPTY } else { Self::evaluate(cols, welds, hooks, w, ids, false) };
+                    let mut m = if refused {
+                        Manifold::EMPTY
+                    } else {
+                        Self::evaluate(cols, welds, hooks, reuse.then_some(&mut *w), ids, false)
+                    };
+                    out.counts.pairs += 1;
+                    out.counts.reused += u32::from(reuse && w.reused());
                     if m.count == 0 {
                         out.ended.push(p);
                     }
@@ -209,6 +220,7 @@ impl World {
                     c.manifold = m;
                 }
             });
+        self.add_counts(chunks);
         for k in 0..chunks {
             for i in 0..self.scratch.narrow[k].ended.len() {
                 let p = self.scratch.narrow[k].ended[i];
@@ -216,6 +228,14 @@ impl World {
                 self.end_touch(p);
                 self.push_event(&pair, false);
             }
+        }
+    }
+
+    /// Adds the first `chunks` narrow chunks' counts to the step's.
+    fn add_counts(&mut self, chunks: usize) {
+        for out in &self.scratch.narrow[..chunks] {
+            self.counts.pairs += out.counts.pairs;
+            self.counts.reused += out.counts.reused;
         }
     }
 }

@@ -29,6 +29,8 @@ pub(super) struct Scratch {
     pub escaped_updates: Vec<(u32, Aabb)>,
     /// New movers and colliders joining the movers from the tree: one batch insert.
     pub escaped_inserts: Vec<(u32, Aabb)>,
+    /// New tree residents and colliders joining the tree from the movers: one batch insert.
+    pub tree_inserts: Vec<(u32, Aabb)>,
     /// Candidate pairs that began this step (may hold duplicates until sorted).
     pub began: Vec<Pair>,
     /// Candidate pairs whose fat boxes may have parted this step (duplicates, and pairs that

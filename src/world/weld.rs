@@ -20,6 +20,7 @@
 //! so the welds come out the same for any thread count, and a snapshot restore recomputes them.
 
 use glam::Vec2;
+use rayon::prelude::*;
 
 use super::World;
 use crate::collide::reuse::Witness;
@@ -51,11 +52,16 @@ pub(crate) struct Welds {
     /// Statics the step's maintenance added to the moved list (sorted), taken out after the
     /// narrow phase.
     rewelded: Vec<ColliderSlot>,
-    /// Scratch: the neighbours of the static being welded, their polygons and tolerances, and
-    /// compaction's (first, slot) list.
-    scratch: Scratch,
+    /// Scratch: the neighbours of the static being welded, their polygons and tolerances (one
+    /// per parallel chunk), the welds computed for a block of dirty statics, and compaction's
+    /// (first, slot) list.
+    scratch: Vec<Scratch>,
+    computed: Vec<Computed>,
     order: Vec<(u32, ColliderSlot)>,
 }
+
+/// One static's freshly computed welds: its edge count (0: none welded) and the records.
+type Computed = (usize, [EdgeWeld; MAX_POLYGON_VERTICES]);
 
 impl Welds {
     /// The welds of slot `s`, if it is welded.
@@ -139,7 +145,19 @@ impl Welds {
 }
 
 /// The neighbours of the static being welded, and their polygons and tolerances.
-type Scratch = (Vec<u32>, Vec<(u32, WorldPoly, f32)>);
+type Scratch = (Vec<u32>, Vec<Neighbour>);
+
+/// A neighbour of the static being welded: its polygon, the tolerance between the two, and
+/// where it can matter (see [`WorldPoly::reach`]): the box of its core grown by the tolerance
+/// along its normals, which bounds what `clip` can cut from an edge, and its box grown by the
+/// tolerance, which bounds the points within the tolerance of its edges.
+#[derive(Clone)]
+struct Neighbour {
+    y: WorldPoly,
+    tol: f32,
+    clips: Aabb,
+    near: Aabb,
+}
 
 /// Whether slot `s` can be welded: a live, enabled, non-sensor static box or polygon.
 #[inline]
@@ -186,6 +204,24 @@ impl WorldPoly {
         (self.v[k], self.v[(k + 1) % self.count])
     }
 
+    /// The box of the core grown by `tol` along its face normals (the region `clip` and `holds`
+    /// accept): each vertex moves to where its two faces' offset lines meet, `tol·m` with `m`
+    /// the corner's miter. Grown by a few ulps of the coordinates, so that f32 rounding in those
+    /// tests never reaches past it; everything for a corner so sharp its miter blows up.
+    fn reach(&self, tol: f32) -> Aabb {
+        let mut b = Aabb::EMPTY;
+        for k in 0..self.count {
+            let (n0, n1) = (self.n[(k + self.count - 1) % self.count], self.n[k]);
+            let cos1 = 1.0 + n0.dot(n1);
+            if cos1 < 1e-3 {
+                return Aabb::new(Vec2::splat(f32::NEG_INFINITY), Vec2::splat(f32::INFINITY));
+            }
+            let p = self.v[k] + tol * (n0 + n1) / cos1;
+            b = b.union(&Aabb::from_points(p, p));
+        }
+        b.fattened(slack(&b))
+    }
+
     /// Inside or within `tol` of the core.
     fn holds(&self, p: Vec2, tol: f32) -> bool {
         (0..self.count).all(|k| self.n[k].dot(p - self.v[k]) <= tol)
@@ -226,6 +262,11 @@ impl WorldPoly {
 fn tolerance(x: &WorldPoly, y: &WorldPoly) -> f32 {
     let mag = x.v[0].abs().max_element().max(y.v[0].abs().max_element());
     WELD_TOL * x.size.min(y.size) + 8.0 * f32::EPSILON * mag
+}
+
+/// A few ulps of a box's coordinates.
+fn slack(b: &Aabb) -> f32 {
+    8.0 * f32::EPSILON * b.max.abs().max(b.min.abs()).max_element()
 }
 
 /// A static's box grown by the weld tolerance: where its neighbours are.
@@ -292,32 +333,59 @@ impl World {
         let cols = &self.cols;
         dirty.retain(|&s| s.index() < cols.alive.len() && cols.alive[s.index()]);
         let changed = dirty.len();
-        for i in 0..changed {
-            let s = dirty[i].index();
-            if self.cols.flags[s] & flags::STATIC == 0 {
-                continue;
-            }
-            self.tree.query(&weld_region(&self.cols.aabb[s]), |o| {
-                if o as usize != s {
-                    dirty.push(ColliderSlot::new(o));
+        if changed * 2 >= self.tree.len() {
+            // A level loaded or rebuilt since the last step: with most statics dirty, the search
+            // for their neighbours would mostly find dirty ones again, a tree query each for
+            // nothing. Every placed collider instead (welding skips the movers at once).
+            dirty.clear();
+            dirty.extend((0..cols.alive.len()).filter(|&s| cols.is_placed(s)).map(ColliderSlot::from_index));
+        } else {
+            for i in 0..changed {
+                let s = dirty[i].index();
+                if self.cols.flags[s] & flags::STATIC == 0 {
+                    continue;
                 }
-                true
-            });
+                self.tree.query(&weld_region(&self.cols.aabb[s]), |o| {
+                    if o as usize != s {
+                        dirty.push(ColliderSlot::new(o));
+                    }
+                    true
+                });
+            }
         }
         dirty.sort_unstable();
         dirty.dedup();
         self.welds.rewelded.clear();
-        for &s in &dirty {
-            if self.reweld(s.index()) {
-                let bits = &mut self.scratch.moved_bits;
-                let (w, bit) = (s.index() >> 6, 1u64 << (s.get() & 63));
-                if bits[w] & bit == 0 {
-                    bits[w] |= bit;
-                    self.moved.push(s);
-                    self.welds.rewelded.push(s);
+        // Each static's welds depend on the columns and the tree alone, so blocks of them are
+        // computed in parallel (fixed chunks) and applied serially in slot order.
+        const BLOCK: usize = 8192;
+        const CHUNK: usize = 256;
+        let (mut computed, mut scratch) =
+            (std::mem::take(&mut self.welds.computed), std::mem::take(&mut self.welds.scratch));
+        for block in dirty.chunks(BLOCK) {
+            computed.resize(block.len(), (0, [EdgeWeld::default(); MAX_POLYGON_VERTICES]));
+            scratch.resize_with(block.len().div_ceil(CHUNK), Scratch::default);
+            let world = &*self;
+            computed.par_chunks_mut(CHUNK).zip(block.par_chunks(CHUNK)).zip(scratch.par_iter_mut()).for_each(
+                |((out, slots), scratch)| {
+                    for ((count, edges), s) in out.iter_mut().zip(slots) {
+                        *count = world.compute_welds(s.index(), edges, scratch);
+                    }
+                },
+            );
+            for (&s, (count, edges)) in block.iter().zip(&computed) {
+                if self.apply_welds(s.index(), &edges[..*count]) {
+                    let bits = &mut self.scratch.moved_bits;
+                    let (w, bit) = (s.index() >> 6, 1u64 << (s.get() & 63));
+                    if bits[w] & bit == 0 {
+                        bits[w] |= bit;
+                        self.moved.push(s);
+                        self.welds.rewelded.push(s);
+                    }
                 }
             }
         }
+        (self.welds.computed, self.welds.scratch) = (computed, scratch);
         if !self.welds.rewelded.is_empty() {
             self.moved.sort_unstable();
         }
@@ -368,15 +436,19 @@ impl World {
 
     /// Recomputes slot `s`'s welds; returns whether they changed.
     fn reweld(&mut self, s: usize) -> bool {
+        let mut edges = [EdgeWeld::default(); MAX_POLYGON_VERTICES];
+        let mut scratch = Scratch::default();
+        let count = self.compute_welds(s, &mut edges, &mut scratch);
+        self.apply_welds(s, &edges[..count])
+    }
+
+    /// Stores `new` as slot `s`'s welds (none when empty); returns whether they changed.
+    fn apply_welds(&mut self, s: usize, new: &[EdgeWeld]) -> bool {
         if self.welds.first.len() < self.cols.alive.len() {
             self.welds.first.resize(self.cols.alive.len(), NULL_INDEX);
         }
-        let mut edges = [EdgeWeld::default(); MAX_POLYGON_VERTICES];
-        let mut scratch = std::mem::take(&mut self.welds.scratch);
-        let count = if self.welds_apply(s) { self.compute_welds(s, &mut edges, &mut scratch) } else { 0 };
-        self.welds.scratch = scratch;
+        let count = new.len();
         let old = self.welds.of(s);
-        let new = &edges[..count];
         let same = match old {
             None => count == 0,
             Some(o) => o.len() == count && o.iter().zip(new).all(|(a, b)| a.same(b)),
@@ -392,9 +464,12 @@ impl World {
         true
     }
 
-    /// Fills `out` with slot `s`'s welds, returns the edge count, or 0 when no edge is welded.
-    /// `scratch`: the neighbours' slots and polygons, reused.
+    /// Fills `out` with slot `s`'s welds, returns the edge count, or 0 when no edge is welded
+    /// (or welding does not apply to it). `scratch`: the neighbours' slots and polygons, reused.
     fn compute_welds(&self, s: usize, out: &mut [EdgeWeld; MAX_POLYGON_VERTICES], scratch: &mut Scratch) -> usize {
+        if !self.welds_apply(s) {
+            return 0;
+        }
         let cols = &self.cols;
         let Some(x) = WorldPoly::of(cols, s) else { return 0 };
         let Some(q) = welded::core(&cols.shape[s]) else { return 0 };
@@ -415,7 +490,10 @@ impl World {
         ys.extend(near.iter().filter_map(|&o| {
             let y = WorldPoly::of(cols, o as usize)?;
             let tol = tolerance(&x, &y);
-            ((y.radius - x.radius).abs() <= tol).then_some((o, y, tol))
+            ((y.radius - x.radius).abs() <= tol).then(|| {
+                let near = y.aabb.fattened(tol);
+                Neighbour { clips: y.reach(tol), near: near.fattened(slack(&near)), y, tol }
+            })
         }));
         let n = x.count;
         // The part of each edge not covered from its ends by a neighbour: `[ta, tb]` of the edge.
@@ -425,7 +503,9 @@ impl World {
         for (k, sp) in span.iter_mut().enumerate().take(n) {
             let (a, b) = x.edge(k);
             let eps = WELD_TOL;
-            for (_, y, tol) in ys.iter() {
+            // A neighbour whose reach misses the edge clips nothing from it.
+            let edge_box = Aabb::from_points(a.min(b), a.max(b));
+            for Neighbour { y, tol, .. } in ys.iter().filter(|y| y.clips.overlaps(&edge_box)) {
                 if y.has_face_along(a, b, x.n[k], *tol) {
                     continue;
                 }
@@ -468,7 +548,8 @@ impl World {
             } else {
                 (pose.inv_transform_point(b + e1), None, true)
             };
-            for (_, y, tol) in ys.iter() {
+            // Only a neighbour with an end within the tolerance of its edges offers a candidate.
+            for Neighbour { y, tol, .. } in ys.iter().filter(|y| y.near.contains_point(a) || y.near.contains_point(b)) {
                 for j in 0..y.count {
                     let (c, d) = y.edge(j);
                     // Edges lying on ours are our opposite faces, interior with them.

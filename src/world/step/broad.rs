@@ -40,11 +40,16 @@ impl World {
     /// larger than `large_extent` on a side, the movers' structure for the rest (batched into
     /// `escaped_inserts` / `escaped_updates`), moving it across when it grew past or shrank below
     /// the limit. Also decides, into `escaped_old`, how its parted pairs will be found.
+    ///
+    /// Colliders entering the tree go in as one batch after the others moved: a level loaded
+    /// between two steps (a million tiles) is then one binned-SAH build rather than a million
+    /// branch-and-bound insertions (`DynamicTree::insert_batch` picks).
     fn place_escaped(&mut self) {
         let (cols, scratch) = (&mut self.cols, &mut self.scratch);
         scratch.escaped_old.clear();
         scratch.escaped_updates.clear();
         scratch.escaped_inserts.clear();
+        scratch.tree_inserts.clear();
         for &(slot, old_fat) in &scratch.escaped {
             let (s, id) = (slot.index(), slot.get());
             let (tight, new_fat) = (cols.aabb[s], cols.fat[s]);
@@ -69,7 +74,7 @@ impl World {
             if wants_tree {
                 cols.flags[s] |= flags::IN_TREE;
                 if is_new || !in_tree {
-                    self.tree.insert(id, new_fat);
+                    scratch.tree_inserts.push((id, new_fat));
                 } else {
                     self.tree.update(id, new_fat);
                 }
@@ -82,6 +87,7 @@ impl World {
                 }
             }
         }
+        self.tree.insert_batch(&self.scratch.tree_inserts);
     }
 
     /// Candidate pairs of the escaped colliders, into `began` and `ended`.

@@ -122,10 +122,33 @@ impl World {
                         let answered = movers.query_aabb_shared(&fat, &mut out.hits);
                         debug_assert!(answered, "finds_pairs_by_query kinds answer shared queries");
                     }
-                    tree.query(&fat, |id| {
-                        out.hits.push(id);
-                        true
-                    });
+                    match old {
+                        // Its parted pairs with other movers come from the movers' structure. A
+                        // tree resident it was paired with overlapped its old fat box (the
+                        // resident did not escape, or its own list check covers the pair): the
+                        // tree finds those too, instead of a walk of the pair list through
+                        // memory. One walk with both boxes, which overlap almost entirely,
+                        // serves both searches, each hit sorted by the box it overlaps (a new
+                        // collider's old box is empty). Non-pairs among the parted are dropped by
+                        // the apply's pair-table lookup.
+                        Some(old) => {
+                            tree.query(&fat.union(old), |other| {
+                                let f = &cols.fat[other as usize];
+                                if f.overlaps(&fat) {
+                                    out.hits.push(other);
+                                } else if f.overlaps(old) {
+                                    out.ended.push(crate::broad::pair(id, other));
+                                }
+                                true
+                            });
+                        }
+                        _ => {
+                            tree.query(&fat, |other| {
+                                out.hits.push(other);
+                                true
+                            });
+                        }
+                    }
                     for &other in &out.hits {
                         let p = crate::broad::pair(id, other);
                         if other != id
@@ -136,18 +159,8 @@ impl World {
                         }
                     }
                 }
-                if let Some(old) = old {
-                    // Its parted pairs with other movers come from the movers' structure. A tree
-                    // resident it was paired with overlapped its old fat box (the resident did
-                    // not escape, or its own list check covers the pair): ask the tree, instead
-                    // of walking the pair list through memory. Non-pairs among the hits are
-                    // dropped by the apply's pair-table lookup.
-                    tree.query(old, |other| {
-                        if !cols.fat[other as usize].overlaps(&fat) {
-                            out.ended.push(crate::broad::pair(id, other));
-                        }
-                        true
-                    });
+                if old.is_some() {
+                    // Parted pairs found above (a new tree resident has none).
                     continue;
                 }
                 let mut p = cols.pair_head[s];

@@ -705,7 +705,8 @@ fn render(
             let _ = writeln!(r, "{line}");
         }
     }
-    // Targets that this table can check.
+    // Two ratios a user asks about: against doing nothing clever, and a still world against a
+    // moving one (the project's targets for them are in BENCHMARKS.md).
     if let (Some(sap), Some(brute)) = (
         cell(cells, 1024, SeedScenario::RandomHalf, Algo::Sap),
         cell(cells, 1024, SeedScenario::RandomHalf, Algo::Brute),
@@ -715,9 +716,8 @@ fn render(
         let (ratio, cpu_ratio) = (b / a, bc / ac);
         let _ = writeln!(
             r,
-            "\nTarget: 1024 random-half, default world >= 50x faster than the brute-force world: wall {ratio:.1}x, \
-             CPU {cpu_ratio:.1}x — {}",
-            if ratio >= 50.0 && cpu_ratio >= 50.0 { "holds" } else { "MISSED" }
+            "\n1024 random-half: the default world steps {ratio:.1}x faster than the brute-force world (CPU time: \
+             {cpu_ratio:.1}x)."
         );
     }
     for &n in &o.sizes {
@@ -729,8 +729,7 @@ fn render(
             let (pct, cpu_pct) = (100.0 * a / b, 100.0 * ac / bc);
             let _ = writeln!(
                 r,
-                "Target: {n} random-still <= 5% of random-all (default world): wall {pct:.2}%, CPU {cpu_pct:.2}% — {}",
-                if pct <= 5.0 && cpu_pct <= 5.0 { "holds" } else { "MISSED" }
+                "{n} random-still: a step where nothing moved costs {pct:.2}% of a random-all step (CPU time: {cpu_pct:.2}%)."
             );
         }
     }

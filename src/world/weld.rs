@@ -28,7 +28,7 @@ use crate::collide::welded::{self, EdgeWeld};
 use crate::collide::{self, Manifold};
 use crate::index::NULL_INDEX;
 use crate::math::Aabb;
-use crate::shape::{MAX_POLYGON_VERTICES, Polygon, Shape};
+use crate::shape::{MAX_POLYGON_VERTICES, Shape};
 use crate::storage::{ColliderSlot, Columns, flags};
 
 /// Relative tolerance of a weld: vertices this close (times the smaller shape's size) coincide.
@@ -157,6 +157,8 @@ struct Neighbour {
     tol: f32,
     clips: Aabb,
     near: Aabb,
+    /// Which of its vertices lie inside-or-within the tolerance of the static being welded.
+    held: [bool; MAX_POLYGON_VERTICES],
 }
 
 /// Whether slot `s` can be welded: a live, enabled, non-sensor static box or polygon.
@@ -180,18 +182,30 @@ struct WorldPoly {
 
 impl WorldPoly {
     fn of(cols: &Columns, s: usize) -> Option<WorldPoly> {
-        let q: Polygon = welded::core(&cols.shape[s])?;
+        // A box's corners and normals as `Cuboid::to_polygon` numbers them, without building
+        // the 144-byte polygon: welding a level reads each tile about nine times.
+        let (h, polygon);
+        let (vs, ns, radius): (&[Vec2], &[Vec2], f32) = match &cols.shape[s] {
+            Shape::Cuboid(b) => {
+                h = b.half_extents;
+                let corners = [Vec2::new(-h.x, -h.y), Vec2::new(h.x, -h.y), h, Vec2::new(-h.x, h.y)];
+                polygon = (corners, [Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X]);
+                (&polygon.0, &polygon.1, 0.0)
+            }
+            Shape::Polygon(p) => (p.vertices(), p.normals(), p.radius),
+            _ => return None,
+        };
         let pose = cols.pose[s];
         let mut w = WorldPoly {
             aabb: Aabb::EMPTY,
             v: [Vec2::ZERO; MAX_POLYGON_VERTICES],
             n: [Vec2::ZERO; MAX_POLYGON_VERTICES],
-            count: q.count(),
-            radius: q.radius(),
+            count: vs.len(),
+            radius,
             size: 0.0,
         };
         let mut b = Aabb::EMPTY;
-        for (k, (v, n)) in q.vertices().iter().zip(q.normals()).enumerate() {
+        for (k, (v, n)) in vs.iter().zip(ns).enumerate() {
             w.v[k] = pose.transform_point(*v);
             w.n[k] = pose.transform_vector(*n);
             b = b.union(&Aabb::from_points(w.v[k], w.v[k]));
@@ -201,7 +215,7 @@ impl WorldPoly {
     }
 
     fn edge(&self, k: usize) -> (Vec2, Vec2) {
-        (self.v[k], self.v[(k + 1) % self.count])
+        (self.v[k], self.v[after(k, self.count)])
     }
 
     /// The box of the core grown by `tol` along its face normals (the region `clip` and `holds`
@@ -211,7 +225,7 @@ impl WorldPoly {
     fn reach(&self, tol: f32) -> Aabb {
         let mut b = Aabb::EMPTY;
         for k in 0..self.count {
-            let (n0, n1) = (self.n[(k + self.count - 1) % self.count], self.n[k]);
+            let (n0, n1) = (self.n[before(k, self.count)], self.n[k]);
             let cos1 = 1.0 + n0.dot(n1);
             if cos1 < 1e-3 {
                 return Aabb::new(Vec2::splat(f32::NEG_INFINITY), Vec2::splat(f32::INFINITY));
@@ -262,6 +276,19 @@ impl WorldPoly {
 fn tolerance(x: &WorldPoly, y: &WorldPoly) -> f32 {
     let mag = x.v[0].abs().max_element().max(y.v[0].abs().max_element());
     WELD_TOL * x.size.min(y.size) + 8.0 * f32::EPSILON * mag
+}
+
+/// The index after `k` around a polygon of `n` vertices (a compare, not an integer division:
+/// welding a level asks this tens of millions of times).
+#[inline]
+fn after(k: usize, n: usize) -> usize {
+    if k + 1 == n { 0 } else { k + 1 }
+}
+
+/// The index before `k` around a polygon of `n` vertices.
+#[inline]
+fn before(k: usize, n: usize) -> usize {
+    if k == 0 { n - 1 } else { k - 1 }
 }
 
 /// A few ulps of a box's coordinates.
@@ -492,7 +519,8 @@ impl World {
             let tol = tolerance(&x, &y);
             ((y.radius - x.radius).abs() <= tol).then(|| {
                 let near = y.aabb.fattened(tol);
-                Neighbour { clips: y.reach(tol), near: near.fattened(slack(&near)), y, tol }
+                let held = std::array::from_fn(|j| j < y.count && x.holds(y.v[j], tol));
+                Neighbour { clips: y.reach(tol), near: near.fattened(slack(&near)), y, tol, held }
             })
         }));
         let n = x.count;
@@ -530,14 +558,14 @@ impl World {
             let (a0, b0) = x.edge(k);
             let e1 = b0 - a0;
             let (a, b) = (a0 + span[k].0 * e1, a0 + span[k].1 * e1);
-            let (prev, next) = ((k + n - 1) % n, (k + 2) % n);
+            let (prev, next) = (before(k, n), after(after(k, n), n));
             // Candidates at each end: the polygon's own neighbouring edge when both reach the
             // vertex, and every neighbour edge running into `a` (or out of `b`), by sharing the
             // point or passing through it. The least convex join wins: the union's boundary is
             // the one turning least to the left there. `None` turn: no candidate yet; a trimmed
             // end without one continues flat (the surface goes on inside the neighbour).
             let own_a = span[k].0 == 0.0 && span[prev].1 == 1.0 && !buried(prev);
-            let own_b = span[k].1 == 1.0 && span[(k + 1) % n].0 == 0.0 && !buried((k + 1) % n);
+            let own_b = span[k].1 == 1.0 && span[after(k, n)].0 == 0.0 && !buried(after(k, n));
             let mut ga = if own_a || span[k].0 == 0.0 {
                 (q.vertices()[prev], if own_a { turn(a - x.v[prev], e1) } else { None }, false)
             } else {
@@ -549,11 +577,13 @@ impl World {
                 (pose.inv_transform_point(b + e1), None, true)
             };
             // Only a neighbour with an end within the tolerance of its edges offers a candidate.
-            for Neighbour { y, tol, .. } in ys.iter().filter(|y| y.near.contains_point(a) || y.near.contains_point(b)) {
+            for Neighbour { y, tol, held, .. } in
+                ys.iter().filter(|y| y.near.contains_point(a) || y.near.contains_point(b))
+            {
                 for j in 0..y.count {
                     let (c, d) = y.edge(j);
                     // Edges lying on ours are our opposite faces, interior with them.
-                    if x.holds(c, *tol) && x.holds(d, *tol) {
+                    if held[j] && held[after(j, y.count)] {
                         continue;
                     }
                     if d.distance(a) <= *tol || strictly_on(a, c, d, *tol) {
@@ -572,7 +602,7 @@ impl World {
             }
             let trimmed = span[k] != (0.0, 1.0);
             welded |= ga.2 || gb.2 || trimmed;
-            let (qa, qb) = (q.vertices()[k], q.vertices()[(k + 1) % n]);
+            let (qa, qb) = (q.vertices()[k], q.vertices()[after(k, n)]);
             let (la, lb) = if trimmed { (qa + span[k].0 * (qb - qa), qa + span[k].1 * (qb - qa)) } else { (qa, qb) };
             out[k] = EdgeWeld { a: la, b: lb, ghost_a: ga.0, ghost_b: gb.0, buried: buried(k), count: n as u8 };
         }

@@ -182,6 +182,14 @@ impl World {
         // changed): every allowed pair is offered, the apply keeps the ones it has. A refreshed
         // collider's pairs that no longer fit end, and those whose kind changed end and begin
         // again (ended pairs are applied first).
+        //
+        // A static pairs with no tree resident but a large mover. When a level arrives (many
+        // statics escaped at once) and the tree holds no mover, one scan of the flags spares
+        // each static its walk of the tree.
+        let statics =
+            self.scratch.escaped.iter().filter(|(s, _)| self.cols.flags[s.index()] & flags::STATIC != 0).count();
+        let static_tree =
+            statics >= 4096 && !self.cols.flags.iter().any(|&f| f & (flags::IN_TREE | flags::STATIC) == flags::IN_TREE);
         for i in 0..self.scratch.escaped.len() {
             let slot = self.scratch.escaped[i].0;
             let (s, id) = (slot.index(), slot.get());
@@ -202,7 +210,11 @@ impl World {
                 }
             }
             let fat = self.cols.fat[s];
-            self.query_both_trees(&fat);
+            if static_tree && self.cols.flags[s] & flags::STATIC != 0 {
+                self.query_movers_tree(&fat);
+            } else {
+                self.query_both_trees(&fat);
+            }
             for &other in &self.scratch.query_hits {
                 if other != id && Self::may_pair(&self.cols, &self.config, slot, ColliderSlot::new(other)) {
                     self.scratch.began.push(crate::broad::pair(id, other));
@@ -216,6 +228,17 @@ impl World {
     pub(in crate::world) fn query_both_trees(&mut self, fat: &Aabb) {
         self.scratch.query_hits.clear();
         self.tree.query_aabb(fat, &mut self.scratch.query_hits);
+        self.push_movers_hits(fat);
+    }
+
+    /// Fills `query_hits` with the movers whose fat box overlaps `fat`.
+    fn query_movers_tree(&mut self, fat: &Aabb) {
+        self.scratch.query_hits.clear();
+        self.push_movers_hits(fat);
+    }
+
+    /// Appends to `query_hits` the movers whose fat box overlaps `fat`.
+    fn push_movers_hits(&mut self, fat: &Aabb) {
         let hits = &mut self.scratch.query_hits;
         self.mover_tree.get_mut(&self.cols).query(fat, |id| {
             hits.push(id);

@@ -38,6 +38,7 @@ mod math;
 pub mod query;
 mod shape;
 mod storage;
+mod trig;
 mod world;
 
 pub use broad::BroadPhaseKind;

@@ -213,7 +213,8 @@ impl Rot {
     #[inline]
     #[must_use]
     pub fn from_angle(angle: f32) -> Self {
-        let (s, c) = angle.sin_cos();
+        // sapwood's own sine and cosine: the same bits on every platform.
+        let (s, c) = crate::trig::sin_cos(angle);
         Self { c, s }
     }
 
@@ -221,7 +222,7 @@ impl Rot {
     #[inline]
     #[must_use]
     pub fn angle(&self) -> f32 {
-        self.s.atan2(self.c)
+        crate::trig::atan2(self.s, self.c)
     }
 
     /// Whether this is exactly the identity (the shape's axes are the world's axes).

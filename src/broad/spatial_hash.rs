@@ -138,7 +138,8 @@ impl SpatialHash {
     #[must_use]
     pub fn new(cell_size: f32) -> Self {
         let c = if cell_size.is_finite() && cell_size > 0.0 { cell_size } else { 1.0 };
-        let c = c.clamp(2f32.powi(-40), 2f32.powi(60));
+        // 2^-40 and 2^60, from their exponent bits.
+        let c = c.clamp(f32::from_bits((127 - 40) << 23), f32::from_bits((127 + 60) << 23));
         // Clearing the mantissa gives the power of two at or below a normal float.
         let mut p = f32::from_bits(c.to_bits() & 0xFF80_0000);
         if p < c {

@@ -195,13 +195,13 @@ fn polygon(p: &Polygon) -> Moments {
             // The sector at vertex i + 1, between the normals of edges i and i + 1: angle θ,
             // centroid 4 r sin(θ/2) / 3θ out along the bisector, ∫|x - apex|² = θ r⁴ / 4.
             let (n0, n1) = (ns[i], ns[(i + 1) % n]);
-            let theta = n0.perp_dot(n1).atan2(n0.dot(n1));
+            let theta = crate::trig::atan2_f64(n0.perp_dot(n1), n0.dot(n1));
             if theta > 0.0 {
                 let sector = 0.5 * theta * r * r;
                 let bisector = (n0 + n1).normalize();
-                let reach = 4.0 * r * (0.5 * theta).sin() / (3.0 * theta);
+                let reach = 4.0 * r * crate::trig::sin_cos_f64(0.5 * theta).0 / (3.0 * theta);
                 let c = e2 + reach * bisector;
-                let about_apex = theta * r.powi(4) / 4.0;
+                let about_apex = theta * (r * r) * (r * r) / 4.0;
                 area += sector;
                 first += sector * c;
                 // Apex to centroid, then centroid to o.

@@ -148,7 +148,8 @@ impl Polygon {
         let mut pts = [Vec2::ZERO; MAX_POLYGON_VERTICES];
         for (i, p) in pts.iter_mut().enumerate().take(n) {
             let a = std::f32::consts::TAU * i as f32 / n as f32;
-            *p = circumradius * Vec2::new(a.cos(), a.sin());
+            let (s, c) = crate::trig::sin_cos(a);
+            *p = circumradius * Vec2::new(c, s);
         }
         Polygon::hull(&pts[..n], radius)
     }

@@ -308,7 +308,7 @@ impl TileMap {
 /// The signed turn angle from `d` to `e` (left positive), in `(-π, π]`.
 fn left_turn(d: IVec2, e: IVec2) -> f32 {
     let (d, e) = (d.as_vec2(), e.as_vec2());
-    d.perp_dot(e).atan2(d.dot(e))
+    crate::trig::atan2(d.perp_dot(e), d.dot(e))
 }
 
 /// Drops the vertices of a closed loop where the outline goes straight on.

@@ -318,7 +318,7 @@ fn strictly_on(p: Vec2, c: Vec2, d: Vec2, tol: f32) -> bool {
 /// for a hairpin (the surface doubling back on itself, an edge's coincident opposite).
 fn turn(from: Vec2, to: Vec2) -> Option<f32> {
     let (from, to) = (from.try_normalize()?, to.try_normalize()?);
-    let t = from.perp_dot(to).atan2(from.dot(to));
+    let t = crate::trig::atan2(from.perp_dot(to), from.dot(to));
     (t < std::f32::consts::PI - 1e-3).then_some(t)
 }
 

@@ -716,7 +716,7 @@ impl World {
             start: *pose,
             centre: shape.aabb(pose).center(),
             up,
-            cos_max: config.max_slope.cos(),
+            cos_max: crate::trig::sin_cos(config.max_slope).1,
             skin: config.skin.max(1e-4 * shape.bounding_radius()),
             config,
         };

@@ -178,7 +178,18 @@ mod tests {
         let mut angles: Vec<f32> = (0..200_000).map(|_| rng.range(-10.0, 10.0)).collect();
         angles.extend((0..50_000).map(|_| rng.range(-1e5, 1e5)));
         angles.extend((0..10_000).map(|_| rng.range(-1e-3, 1e-3)));
-        angles.extend([0.0, -0.0, 1e-30, f32::MIN_POSITIVE, 0.5, 1.0, 3.1415927, -3.1415927, 1.5707964, 1e6]);
+        angles.extend([
+            0.0,
+            -0.0,
+            1e-30,
+            f32::MIN_POSITIVE,
+            0.5,
+            1.0,
+            std::f32::consts::PI,
+            -std::f32::consts::PI,
+            std::f32::consts::FRAC_PI_2,
+            1e6,
+        ]);
         for &a in &angles {
             let (s, c) = sin_cos(a);
             let (es, ec) = f64::from(a).sin_cos();

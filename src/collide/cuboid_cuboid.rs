@@ -17,7 +17,7 @@ use glam::Vec2;
 use super::Manifold;
 use super::clip::{Edge, clip};
 use super::polygon_polygon::REFERENCE_TOLERANCE;
-use super::reuse::{Witness, features, tag};
+use super::reuse::{Faces, Witness, features, tag};
 use crate::math::Pose;
 use crate::shape::Cuboid;
 
@@ -154,31 +154,6 @@ fn aligned(a: &Cuboid, b: &Cuboid, xf: &Pose) -> Manifold {
     let reference = edge(ha, f, |v| v);
     let incident = edge(hb, g, |v| v + xf.p);
     clip(&reference, NORMALS[f], &incident, 0.0, 0.0, false, true)
-}
-
-/// The oriented path's decisions: A's face toward B (`a`), B's face toward A (`b`), whether
-/// B's holds the reference face (`flip`), and the other box's incident face.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Faces {
-    a: usize,
-    b: usize,
-    flip: bool,
-    incident: usize,
-}
-
-impl Faces {
-    fn pack(self) -> u32 {
-        (self.a as u32) << 5 | (self.b as u32) << 3 | u32::from(self.flip) << 2 | self.incident as u32
-    }
-
-    fn unpack(bits: u32) -> Faces {
-        Faces {
-            a: (bits >> 5 & 3) as usize,
-            b: (bits >> 3 & 3) as usize,
-            flip: bits >> 2 & 1 != 0,
-            incident: (bits & 3) as usize,
-        }
-    }
 }
 
 /// What each choice of [`decide`] was won by, for [`manifold_reusing`]'s witness.

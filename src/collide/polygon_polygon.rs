@@ -13,7 +13,7 @@
 use glam::Vec2;
 
 use super::clip::{Edge, clip, most_anti_parallel};
-use super::reuse::{Witness, features, tag};
+use super::reuse::{Faces, Witness, features, tag};
 use super::{Manifold, feature_id};
 use crate::math::Pose;
 use crate::shape::{Cuboid, MAX_POLYGON_VERTICES, Polygon};
@@ -364,31 +364,6 @@ pub(crate) fn collide_reusing(a: &Hull, b: &Hull, xf: &Pose, size: f32, w: &mut 
         t => {
             w.clear();
             from_touch(a, &b, t, tol)
-        }
-    }
-}
-
-/// The SAT's choices when the cores overlap: A's face, B's face, whether B's is the reference
-/// face (`flip`), and the other hull's incident face.
-#[derive(Clone, Copy)]
-struct Faces {
-    a: usize,
-    b: usize,
-    flip: bool,
-    incident: usize,
-}
-
-impl Faces {
-    fn pack(self) -> u32 {
-        (self.a as u32) << 9 | (self.b as u32) << 5 | u32::from(self.flip) << 4 | self.incident as u32
-    }
-
-    fn unpack(bits: u32) -> Faces {
-        Faces {
-            a: (bits >> 9 & 15) as usize,
-            b: (bits >> 5 & 15) as usize,
-            flip: bits >> 4 & 1 != 0,
-            incident: (bits & 15) as usize,
         }
     }
 }

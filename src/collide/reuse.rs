@@ -101,6 +101,34 @@ impl Witness {
     }
 }
 
+/// A face kernel's choices: A's face toward B (`a`), B's face toward A (`b`), whether B's
+/// holds the reference face (`flip`), and the other shape's incident face. Faces are numbered
+/// as the shapes number their edges (below 16).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Faces {
+    pub a: usize,
+    pub b: usize,
+    pub flip: bool,
+    pub incident: usize,
+}
+
+impl Faces {
+    /// The choices in 13 bits.
+    pub fn pack(self) -> u32 {
+        (self.a as u32) << 9 | (self.b as u32) << 5 | u32::from(self.flip) << 4 | self.incident as u32
+    }
+
+    /// What [`Faces::pack`] packed.
+    pub fn unpack(bits: u32) -> Faces {
+        Faces {
+            a: (bits >> 9 & 15) as usize,
+            b: (bits >> 5 & 15) as usize,
+            flip: bits >> 4 & 1 != 0,
+            incident: (bits & 15) as usize,
+        }
+    }
+}
+
 /// Packs a kernel's tag and up to 24 bits of its decisions.
 #[inline]
 pub(crate) const fn features(tag: u8, decisions: u32) -> u32 {

@@ -106,6 +106,14 @@ pub mod snapshot;
 ///
 /// Bad input is a typed error and leaves the world as it was: [`WorldError`] from the
 /// mutating calls, [`QueryError`](crate::query::QueryError) from the queries.
+///
+/// # Copies
+/// `clone` gives an independent world in the same state: changed and stepped the same way, it
+/// gives the same contacts, events and [`World::state_hash`] as the original. The
+/// [pair hooks](World::set_pair_hooks) are shared with the copy, not copied (the world holds
+/// them in an `Arc`), as is the immutable data of compound and chain shapes. `{:?}` prints a
+/// summary (counts and the config), not the colliders.
+#[derive(Clone)]
 pub struct World {
     config: WorldConfig,
     cols: Columns,

@@ -106,6 +106,7 @@ pub(crate) struct Boxes {
 }
 
 /// The sweep-and-prune, generic over how it tracks its pairs (see `pairs.rs`).
+#[derive(Clone)]
 pub(crate) struct Sap<T> {
     /// The stored boxes of each id (meaningful where `state` is not `ABSENT`).
     boxes: Vec<Boxes>,
@@ -385,6 +386,7 @@ impl<T: Tracking> Sap<T> {
 
 /// Persistent incremental sweep-and-prune on x and y, keeping the set of current pairs. See the
 /// module documentation.
+#[derive(Clone)]
 pub struct IncrementalSap(Sap<PairSet>);
 
 impl IncrementalSap {

@@ -52,6 +52,7 @@ pub const BRUTE_FORCE_LIMIT: usize = 4096;
 
 /// What [`advise`] found.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Advice {
     /// Every candidate with its median step time, fastest first.
     pub ranking: Vec<(BroadPhaseKind, Duration)>,

@@ -39,6 +39,8 @@ mod index;
 mod math;
 mod par;
 pub mod query;
+#[cfg(feature = "serde")]
+mod serialize;
 mod shape;
 mod storage;
 mod world;

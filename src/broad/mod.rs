@@ -167,6 +167,7 @@ pub trait BroadPhase: Send + Sync {
 
 /// Which broad phase to build, for configs and benchmark tables.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BroadPhaseKind {
     /// [`BruteForce`].
     BruteForce,

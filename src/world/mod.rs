@@ -113,6 +113,10 @@ pub mod snapshot;
 /// [pair hooks](World::set_pair_hooks) are shared with the copy, not copied (the world holds
 /// them in an `Arc`), as is the immutable data of compound and chain shapes. `{:?}` prints a
 /// summary (counts and the config), not the colliders.
+///
+/// With the `serde` feature a world serializes as its [snapshot](crate::snapshot), a byte
+/// string, and deserializes through [`World::from_bytes`] and all its checks: a serde round
+/// trip is a snapshot round trip, and, as there, the pair hooks are not carried.
 #[derive(Clone)]
 pub struct World {
     config: WorldConfig,

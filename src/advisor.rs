@@ -38,10 +38,11 @@
 //! # Ok::<(), sapwood::WorldError>(())
 //! ```
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use glam::Vec2;
 
+use crate::clock::Stamp;
 use crate::math::Aabb;
 use crate::{BroadPhaseKind, World, WorldConfig, WorldError};
 
@@ -51,6 +52,7 @@ pub const BRUTE_FORCE_LIMIT: usize = 4096;
 
 /// What [`advise`] found.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Advice {
     /// Every candidate with its median step time, fastest first.
     pub ranking: Vec<(BroadPhaseKind, Duration)>,
@@ -130,6 +132,9 @@ pub fn advise(world: &World, steps: usize, moves: impl FnMut(&mut World, usize))
 /// apply the same changes to every copy for the comparison to be fair (restart any motion
 /// source when it sees step 0). `world` itself is not changed.
 ///
+/// On `wasm32-unknown-unknown`, which has no clock, every time reads zero and the ranking
+/// keeps the order of `kinds`.
+///
 /// # Errors
 /// [`WorldError::InvalidConfig`] when `kinds` is empty or one of them is invalid (a grid with
 /// empty bounds, a zero cell size).
@@ -147,7 +152,7 @@ pub fn advise_among(
         times.clear();
         for step in 0..steps {
             moves(&mut copy, step);
-            let t = Instant::now();
+            let t = Stamp::now();
             copy.step();
             times.push(t.elapsed());
         }

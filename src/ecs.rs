@@ -51,6 +51,7 @@ use crate::world::{ColliderDesc, EventKind, Impact, World, WorldError};
 /// event switches on, the default filter). Changing it changes the live collider through the
 /// world's setters at the next [`HecsSync::sync`]; the collider keeps its id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColliderOptions {
     /// A static collider, see [`ColliderDesc::is_static`].
     pub is_static: bool,
@@ -118,6 +119,7 @@ impl ColliderOptions {
 /// The collider of an entity, added and maintained by [`HecsSync::sync`]. Read it; do not insert
 /// it yourself (a handle the sync did not issue for this entity is replaced).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColliderHandle(pub ColliderId);
 
 /// What the sync knows about one collider slot.

@@ -1,8 +1,9 @@
 //! **sapwood** is a data-oriented 2D collision library. Its priorities, in order: **exact**
 //! (no missed or invented pair, manifolds checked against an independent oracle), **fast**
 //! (flat arrays, a persistent sweep-and-prune and an SAH dynamic tree updated in place, rayon
-//! over the candidate pairs), **deterministic** (bit-identical output for any thread count) and
-//! **pleasant to embed** (plain data in and out, typed errors, no panics on user input).
+//! over the candidate pairs), **deterministic** (bit-identical output for any thread count, and
+//! without the `parallel` feature, single-threaded with the same bits) and **pleasant to embed**
+//! (plain data in and out, typed errors, no panics on user input).
 //!
 //! ```
 //! use sapwood::{collide, Pose, Shape, Vec2};
@@ -30,12 +31,16 @@ pub struct TerrainDoctests;
 
 pub mod advisor;
 pub mod broad;
+mod clock;
 pub mod collide;
 #[cfg(feature = "hecs")]
 pub mod ecs;
 mod index;
 mod math;
+mod par;
 pub mod query;
+#[cfg(feature = "serde")]
+mod serialize;
 mod shape;
 mod storage;
 mod trig;

@@ -21,6 +21,7 @@ use glam::Vec2;
 /// An axis-aligned bounding box given by its corners. `min <= max` componentwise for a valid box.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Aabb {
     /// Lower-left corner.
     pub min: Vec2,
@@ -192,6 +193,7 @@ impl Aabb {
 /// A rotation stored as its cosine and sine, so that rotating a vector costs four multiplies.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Rot {
     /// Cosine of the angle.
     pub c: f32,
@@ -300,6 +302,7 @@ impl Rot {
 /// A rigid transform: rotate by `q`, then translate by `p`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Pose {
     /// Translation.
     pub p: Vec2,
@@ -388,6 +391,7 @@ impl Pose {
 /// ray casts are in units of `t`, so with a unit `dir` they are true distances.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Ray {
     /// Start point.
     pub origin: Vec2,

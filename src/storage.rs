@@ -33,6 +33,7 @@ typed_index!(
 /// `Pod`, so records holding ids export without a copy (`bytemuck::cast_slice`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Pod, Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColliderId {
     index: u32,
     generation: u32,
@@ -74,6 +75,7 @@ impl ColliderId {
 /// when each one's `category` bits meet the other's `mask`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Pod, Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Filter {
     /// The categories this collider belongs to.
     pub category: u32,

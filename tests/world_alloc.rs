@@ -42,7 +42,7 @@ fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig, hooks:
 }
 
 fn steady_state_step_allocates_nothing_switching(config: sapwood::WorldConfig, hooks: bool, switch: bool) {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).start_handler(|_| alloc_count::enroll()).build().unwrap();
     pool.install(|| {
         alloc_count::take();
         let mut scene = periodic::build_with(4000, 3, config);
@@ -113,7 +113,7 @@ fn steady_state_step_allocates_nothing_switching(config: sapwood::WorldConfig, h
 #[test]
 fn steady_state_step_with_bullets_allocates_nothing() {
     let _turn = alloc_count::serial();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).start_handler(|_| alloc_count::enroll()).build().unwrap();
     pool.install(|| {
         let mut scene = periodic::build_with(3000, 5, sapwood::WorldConfig::default());
         let side = (3000.0f32 / 0.5).sqrt();
@@ -229,15 +229,28 @@ fn character_mover_allocates_nothing() {
     );
 }
 
-/// The counter itself: an allocation made while counting is seen (so the zeros above mean
-/// something).
+/// The counter itself: an allocation made while counting is seen, on the counting thread and
+/// on an enrolled pool's worker (so the zeros above mean something).
 #[test]
 fn the_counter_sees_allocations() {
+    use std::hint::black_box;
     let _turn = alloc_count::serial();
     alloc_count::take();
     alloc_count::set_counting(true);
-    let v = std::hint::black_box(vec![1u8; 100]);
+    let v = black_box(vec![1u8; 100]);
     alloc_count::set_counting(false);
     drop(v);
     assert!(alloc_count::take() >= 1);
+
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).start_handler(|_| alloc_count::enroll()).build().unwrap();
+    let count = |f: &(dyn Fn() -> usize + Sync)| {
+        alloc_count::take();
+        alloc_count::set_counting(true);
+        black_box(pool.install(f));
+        alloc_count::set_counting(false);
+        alloc_count::take()
+    };
+    // Fifty allocations on a worker, well above the few a hand-off to the pool may make.
+    let busy = count(&|| (0..50).map(|i| black_box(vec![i as u8; 100]).len()).sum());
+    assert!(busy >= 50, "a worker's allocations: {busy} counted");
 }

@@ -7,7 +7,7 @@ use crate::broad::{BroadPhase, Pair, PairHistory, pair};
 use crate::math::Aabb;
 
 /// Tests every pair of stored boxes. The oracle.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct BruteForce {
     store: DenseBoxes,
     /// The pairs last reported by `update_pairs`, for the next diff.

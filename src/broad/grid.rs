@@ -67,6 +67,7 @@ impl CellRange {
 }
 
 /// Bounded uniform grid, rebuilt per call by counting sort.
+#[derive(Clone)]
 pub struct UniformGrid {
     /// Lower-left corner of cell (0, 0).
     origin: Vec2,

@@ -35,7 +35,7 @@ mod tree;
 
 pub use brute::BruteForce;
 pub use grid::UniformGrid;
-pub(crate) use movers::Movers;
+pub(crate) use movers::{CloneableBroadPhase, Movers};
 pub(crate) use pair_table::PairTable;
 pub use quadtree::Quadtree;
 pub use sap::IncrementalSap;
@@ -167,6 +167,7 @@ pub trait BroadPhase: Send + Sync {
 
 /// Which broad phase to build, for configs and benchmark tables.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BroadPhaseKind {
     /// [`BruteForce`].
     BruteForce,
@@ -225,6 +226,11 @@ impl BroadPhaseKind {
     /// Builds an empty broad phase of this kind.
     #[must_use]
     pub fn build(&self) -> Box<dyn BroadPhase> {
+        self.build_cloneable()
+    }
+
+    /// [`BroadPhaseKind::build`], as a structure a world can copy.
+    pub(crate) fn build_cloneable(&self) -> Box<dyn CloneableBroadPhase> {
         match *self {
             BroadPhaseKind::BruteForce => Box::new(BruteForce::new()),
             BroadPhaseKind::SortSweep => Box::new(SortSweep::new()),

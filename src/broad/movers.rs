@@ -11,12 +11,31 @@ use crate::math::Aabb;
 /// change). That variant does not report the pairs of removed boxes, which the world drops
 /// itself, so it does not keep [`BroadPhase`]'s contract and is not one: this type offers just
 /// the calls the world makes.
+#[derive(Clone)]
 pub(crate) enum Movers {
     /// The SAP without a pair set, for [`BroadPhaseKind::IncrementalSap`]; boxed, since it is
     /// far larger than the other variant.
     Sap(Box<SapWithoutPairSet>),
-    /// Any other kind, built by [`BroadPhaseKind::build`].
-    Other(Box<dyn BroadPhase>),
+    /// Any other kind, built by [`BroadPhaseKind::build_cloneable`].
+    Other(Box<dyn CloneableBroadPhase>),
+}
+
+/// A [`BroadPhase`] that can be copied behind a `Box<dyn …>`, so that a world (and with it its
+/// movers' structure) is `Clone`. Every broad phase of this crate is one.
+pub(crate) trait CloneableBroadPhase: BroadPhase {
+    fn boxed_clone(&self) -> Box<dyn CloneableBroadPhase>;
+}
+
+impl<T: BroadPhase + Clone + 'static> CloneableBroadPhase for T {
+    fn boxed_clone(&self) -> Box<dyn CloneableBroadPhase> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn CloneableBroadPhase> {
+    fn clone(&self) -> Self {
+        (**self).boxed_clone()
+    }
 }
 
 impl Movers {
@@ -24,7 +43,7 @@ impl Movers {
     pub(crate) fn new(kind: BroadPhaseKind) -> Self {
         match kind {
             BroadPhaseKind::IncrementalSap => Self::Sap(Box::new(SapWithoutPairSet::new())),
-            kind => Self::Other(kind.build()),
+            kind => Self::Other(kind.build_cloneable()),
         }
     }
 

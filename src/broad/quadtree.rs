@@ -83,6 +83,7 @@ struct Rec {
 const ABSENT: Rec = Rec { node: NULL_INDEX, pos: NULL_INDEX };
 
 /// Loose quadtree with flat node storage.
+#[derive(Clone)]
 pub struct Quadtree {
     nodes: Vec<Node>,
     /// Items per node, parallel to `nodes`; a freed node keeps its `Vec`'s capacity for reuse.

@@ -39,7 +39,7 @@ pub(super) struct Active {
 const SHIFTS_PER_BOX: usize = 16;
 
 /// Per-frame sort on `min.x` plus an active-list sweep.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct SortSweep {
     /// id → current box (valid where `present`).
     boxes: Vec<Aabb>,

@@ -109,6 +109,7 @@ struct Cell {
 }
 
 /// Unbounded hashed grid with a reverse map.
+#[derive(Clone)]
 pub struct SpatialHash {
     /// Cell edge length, a power of two.
     cell_size: f32,

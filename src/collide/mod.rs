@@ -96,6 +96,7 @@ pub const fn feature_id(feature_a: u16, feature_b: u16) -> u32 {
 /// One contact point.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ManifoldPoint {
     /// Midpoint between the two surfaces.
     pub point: Vec2,
@@ -116,6 +117,7 @@ pub struct ManifoldPoint {
 /// A contact manifold: up to two points sharing one normal.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Manifold {
     /// Unit normal from A to B.
     pub normal: Vec2,

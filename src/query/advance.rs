@@ -28,6 +28,7 @@ use crate::math::{Pose, Rot};
 /// A shape's motion over one sweep: from `start` to `end`, translating linearly and turning
 /// about the pose's origin the shorter way round (at most half a turn per sweep).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Sweep {
     /// The pose at fraction 0.
     pub start: Pose,

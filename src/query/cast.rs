@@ -11,6 +11,7 @@ use crate::shape::{Chain, ChainSegment, Shape};
 
 /// Options of [`cast_shapes`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CastOptions {
     /// The cast covers fractions `[0, max_fraction]` of the translations. Default 1.
     pub max_fraction: f32,
@@ -26,6 +27,7 @@ impl Default for CastOptions {
 
 /// Where a cast stopped.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CastHit {
     /// The fraction of the translations at which the shapes come within the target distance
     /// (within a small tolerance, never past it).

@@ -9,6 +9,7 @@ use crate::shape::{Chain, Shape};
 
 /// How far apart two shapes are, and where.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ClosestPoints {
     /// The distance between the surfaces; 0 when the shapes touch or overlap.
     pub distance: f32,

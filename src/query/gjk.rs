@@ -132,6 +132,7 @@ impl Proxy {
 /// `SimplexCache::default()`. A cache that does not fit the shapes (another pair's, or after a
 /// shape changed) is ignored, never trusted blindly: the answer is the same with or without it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SimplexCache {
     count: u8,
     index_a: [u8; 3],

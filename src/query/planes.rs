@@ -9,6 +9,7 @@ use super::{QueryError, check_vector};
 /// move along it (`skin - separation`: positive to back out of a surface closer than the skin,
 /// negative when there is room left).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Plane {
     /// Unit normal.
     pub normal: Vec2,
@@ -18,6 +19,7 @@ pub struct Plane {
 
 /// What [`solve_planes`] found.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PlaneSolution {
     /// The displacement.
     pub delta: Vec2,

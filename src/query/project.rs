@@ -27,6 +27,7 @@ use crate::shape::{Chain, ChainSegment, Compound, MAX_POLYGON_VERTICES, Polygon,
 
 /// The closest point on a shape's surface to a point: see [`project_point`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PointProjection {
     /// The closest point on the surface, world space.
     pub point: Vec2,

@@ -9,6 +9,7 @@ use crate::shape::{Capsule, Chain, Polygon, Shape};
 
 /// Where a ray first meets a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RayHit {
     /// Ray parameter of the hit: the point is `ray.origin + t * ray.dir`.
     pub t: f32,

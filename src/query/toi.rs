@@ -9,6 +9,7 @@ use crate::shape::Shape;
 
 /// How a [`time_of_impact`] search ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ToiState {
     /// The shapes come within the tolerance at `fraction` (0 if they start that close without
     /// overlapping).
@@ -26,6 +27,7 @@ pub enum ToiState {
 
 /// The result of [`time_of_impact`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Toi {
     /// How the search ended.
     pub state: ToiState,

@@ -35,6 +35,7 @@ pub const MAX_CHAIN_VERTICES: usize = 1 << 20;
 
 /// How a [`Chain`] closes and which sides collide. `Default` is open and two-sided.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ChainOptions {
     /// The last vertex connects back to the first (do not repeat the first vertex).
     pub closed: bool,
@@ -82,6 +83,7 @@ impl PartialEq for ChainData {
 
 /// One segment of a chain with its neighbouring (ghost) vertices, in the chain's frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ChainSegment {
     /// Start vertex.
     pub a: Vec2,

@@ -40,6 +40,7 @@ use super::{Capsule, Chain, Compound, MAX_POLYGON_VERTICES, Polygon, Shape, Shap
 /// # Ok::<(), sapwood::ShapeError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MassProperties {
     /// Density times area.
     pub mass: f32,

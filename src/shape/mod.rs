@@ -102,6 +102,7 @@ impl std::error::Error for ShapeError {}
 /// A circle centred on its pose.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Circle {
     /// Radius, `> 0`.
     pub radius: f32,
@@ -110,6 +111,7 @@ pub struct Circle {
 /// A capsule: every point within `radius` of the segment `a`–`b`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Capsule {
     /// First end of the core segment, local frame.
     pub a: Vec2,
@@ -128,6 +130,7 @@ pub struct Capsule {
 /// point test with area), while a bare segment has none, and is what a [`Chain`] is made of.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Segment {
     /// First end, local frame.
     pub a: Vec2,
@@ -148,6 +151,7 @@ impl Segment {
 /// A box given by its half-extents, centred on its pose.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Cuboid {
     /// Half width and half height, both `> 0`.
     pub half_extents: Vec2,
@@ -175,6 +179,7 @@ impl Cuboid {
 /// The kind of a [`Shape`], the index into the narrow phase's dispatch table.
 #[repr(u8)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ShapeKind {
     /// [`Circle`].
     Circle = 0,
@@ -218,6 +223,11 @@ impl ShapeKind {
 /// # Ok::<(), ShapeError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "crate::serialize::ShapeRepr")
+)]
 pub enum Shape {
     /// A circle.
     Circle(Circle),

@@ -154,6 +154,27 @@ impl Polygon {
         Polygon::hull(&pts[..n], radius)
     }
 
+    /// A polygon from its [`Polygon::vertices`] and [`Polygon::radius`] as another polygon
+    /// returned them, for a deserializer: the normals and centroid are recomputed (equal to the
+    /// original's for a polygon from the constructors) and every check of [`Shape::validate`]
+    /// applies, so vertices that are not convex and counter-clockwise are refused.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_vertices(vs: &[Vec2], radius: f32) -> Result<Polygon, ShapeError> {
+        if vs.len() < 3 {
+            return Err(ShapeError::TooFewPoints);
+        }
+        if vs.len() > MAX_POLYGON_VERTICES {
+            return Err(ShapeError::TooManyVertices);
+        }
+        if !radius.is_finite() || vs.iter().any(|v| !v.is_finite()) {
+            return Err(ShapeError::NonFinite);
+        }
+        if radius < 0.0 {
+            return Err(ShapeError::NegativeRadius);
+        }
+        Polygon::from_ccw(vs, radius)
+    }
+
     /// Builds from vertices already convex and counter-clockwise; computes normals and centroid.
     fn from_ccw(vs: &[Vec2], radius: f32) -> Result<Polygon, ShapeError> {
         let n = vs.len();

@@ -28,6 +28,7 @@ pub const MAX_TILE_MAP_CELLS: usize = 1 << 22;
 /// One cell of a [`TileMap`]. A slope fills the half of its cell on one side of a diagonal,
 /// named by the corner its right angle sits in (the solid corner).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Tile {
     /// Nothing (`.` or space).
     #[default]
@@ -197,6 +198,12 @@ impl TileMap {
             rows.push(tiles);
         }
         TileMap::new(&rows)
+    }
+
+    /// The rows, top row first, as [`TileMap::new`] takes them.
+    #[cfg(feature = "serde")]
+    pub(crate) fn rows(&self) -> std::slice::Chunks<'_, Tile> {
+        self.cells.chunks(self.width)
     }
 
     /// Columns.

@@ -1,10 +1,28 @@
-//! Read-only views of the world's internals for debug drawing (the arena example's overlay).
-//! Nothing here is needed to use the world; it exists so that a game can show what the broad
-//! phase sees without the world exposing its structures.
+//! Debugging aids: the world's `Debug` summary, and read-only views of its internals for debug
+//! drawing (the arena example's overlay). Nothing here is needed to use the world; it exists so
+//! that a game can show what the broad phase sees without the world exposing its structures.
+
+use std::fmt;
 
 use super::World;
 use crate::math::Aabb;
 use crate::storage::{ColliderId, ColliderSlot, flags};
+
+/// Counts and the config, not the columns: a world's arrays run to megabytes.
+impl fmt::Debug for World {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("World")
+            .field("colliders", &self.len())
+            .field("bullets", &self.cols.bullet_count)
+            .field("pairs", &(self.pairs.len() - self.free_pairs.len()))
+            .field("contacts", &self.contacts.len())
+            .field("events", &self.events.len())
+            .field("impacts", &self.impacts.len())
+            .field("pair_hooks", &self.hooks.is_some())
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
 
 impl World {
     /// Calls `f` with every live collider's fat box (the box the broad phase stores, as of the

@@ -106,6 +106,18 @@ pub mod snapshot;
 ///
 /// Bad input is a typed error and leaves the world as it was: [`WorldError`] from the
 /// mutating calls, [`QueryError`](crate::query::QueryError) from the queries.
+///
+/// # Copies
+/// `clone` gives an independent world in the same state: changed and stepped the same way, it
+/// gives the same contacts, events and [`World::state_hash`] as the original. The
+/// [pair hooks](World::set_pair_hooks) are shared with the copy, not copied (the world holds
+/// them in an `Arc`), as is the immutable data of compound and chain shapes. `{:?}` prints a
+/// summary (counts and the config), not the colliders.
+///
+/// With the `serde` feature a world serializes as its [snapshot](crate::snapshot), a byte
+/// string, and deserializes through [`World::from_bytes`] and all its checks: a serde round
+/// trip is a snapshot round trip, and, as there, the pair hooks are not carried.
+#[derive(Clone)]
 pub struct World {
     config: WorldConfig,
     cols: Columns,

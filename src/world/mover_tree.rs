@@ -27,7 +27,7 @@ use crate::broad::DynamicTree;
 use crate::math::Aabb;
 use crate::storage::{ColliderSlot, Columns, flags};
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct Lazy {
     tree: DynamicTree,
     /// Slots whose fat box changed (or that were inserted) since the last flush.
@@ -125,6 +125,17 @@ pub(super) type MoverTreeGuard<'a> = RwLockReadGuard<'a, Lazy>;
 pub(super) struct MoverTree {
     inner: RwLock<Lazy>,
     dirty: AtomicBool,
+}
+
+/// A copy of the tree as it stands, flushed or not. The flag is read before the lock: a reader
+/// flushing meanwhile leaves the copy marked dirty with nothing pending, which the next flush
+/// passes over; a clean flag cannot turn dirty behind `&self`.
+impl Clone for MoverTree {
+    fn clone(&self) -> Self {
+        let dirty = self.dirty.load(Ordering::Acquire);
+        let lazy = self.inner.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+        MoverTree { inner: RwLock::new(lazy), dirty: AtomicBool::new(dirty) }
+    }
 }
 
 impl MoverTree {

@@ -48,6 +48,14 @@ pub(super) struct Scratch {
     pub bullet_impacts: Vec<Option<crate::world::Impact>>,
 }
 
+/// A copied world starts with empty buffers: they carry nothing, and copying their contents
+/// would only copy the last step's leftovers.
+impl Clone for Scratch {
+    fn clone(&self) -> Self {
+        Scratch::default()
+    }
+}
+
 /// One chunk's share of the parallel pair search (`World::search_escaped_pairs`).
 #[derive(Default)]
 pub(super) struct SearchChunk {

@@ -59,6 +59,7 @@ impl From<ShapeError> for WorldError {
 
 /// How a world is built.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WorldConfig {
     /// The broad phase for moving colliders. Static and very large colliders always live in a
     /// dynamic tree, queried against the movers. Default: [`BroadPhaseKind::IncrementalSap`].
@@ -133,6 +134,7 @@ impl Default for WorldConfig {
 
 /// Everything needed to insert a collider.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColliderDesc {
     /// The shape, in the collider's local frame.
     pub shape: Shape,
@@ -253,6 +255,7 @@ impl ColliderDesc {
 /// `Pod`, so `bytemuck::cast_slice(world.contacts())` exports all contacts without a copy.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Contact {
     /// The collider with the lower slot index.
     pub a: ColliderId,
@@ -271,6 +274,7 @@ pub struct Contact {
 /// way). A solver clamps the bullet there, or sub-steps to that time.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Impact {
     /// The bullet.
     pub bullet: ColliderId,
@@ -291,6 +295,7 @@ pub struct Impact {
 /// What happened to a pair.
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum EventKind {
     /// Two non-sensor colliders started touching.
     ContactBegan = 0,
@@ -305,6 +310,7 @@ pub enum EventKind {
 /// One event, reported in ascending `(a, b)` order. Ids in events for removed colliders are
 /// stale by the time they are read; they still tell which collider it was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Event {
     /// The collider with the lower slot index.
     pub a: ColliderId,
@@ -318,6 +324,7 @@ pub struct Event {
 /// raised inside the broad and narrow phases, where pairs end and touching changes; the last
 /// phase only gathers and orders them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct StepTimings {
     /// (a) Tight boxes of the moved colliders, the escape test and the escaped colliders' new
     /// fat boxes.

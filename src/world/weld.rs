@@ -19,8 +19,8 @@
 //! A record is a function of the statics' geometry alone (neighbours are taken in slot order),
 //! so the welds come out the same for any thread count, and a snapshot restore recomputes them.
 
+use crate::par::prelude::*;
 use glam::Vec2;
-use rayon::prelude::*;
 
 use super::World;
 use crate::collide::reuse::Witness;

@@ -2,11 +2,15 @@
 //! installs it with `#[global_allocator] static GLOBAL: Counting = Counting;`, then counts
 //! between [`set_counting`]`(true)` and `(false)`.
 //!
-//! The count covers every thread (the step's rayon workers included), so the tests of one
-//! binary take turns through [`serial`]: another test allocating during a counted period would
-//! be counted.
+//! The count covers the threads doing the work: the one that turns counting on, and the workers
+//! of the rayon pools a test builds with [`enroll`] as their start handler (the step's helpers).
+//! The test harness's own threads are left out: libtest's main thread allocates its bookkeeping
+//! just after it starts a test, and a test whose warm-up takes under a millisecond (the character
+//! mover's, without the `parallel` feature) can reach its counted part before that is done. The
+//! tests of one binary still take turns through [`serial`], for their enrolled threads.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -17,10 +21,20 @@ static COUNTING: AtomicBool = AtomicBool::new(false);
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
 static SERIAL: Mutex<()> = Mutex::new(());
 
+thread_local! {
+    /// Whether this thread's allocations are counted. Constant-initialized and without a
+    /// destructor, so the allocator can read it without allocating, even as the thread exits.
+    static ENROLLED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn counted() -> bool {
+    COUNTING.load(Ordering::Relaxed) && ENROLLED.get()
+}
+
 // SAFETY: every call forwards to the system allocator unchanged; the wrapper only counts.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
+        if counted() {
             ALLOCS.fetch_add(1, Ordering::Relaxed);
         }
         // SAFETY: same contract as the caller's.
@@ -31,7 +45,7 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
+        if counted() {
             ALLOCS.fetch_add(1, Ordering::Relaxed);
         }
         // SAFETY: same contract as the caller's.
@@ -39,9 +53,16 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
-/// Turns counting on or off.
+/// Turns counting on or off, and enrolls the calling thread.
 pub fn set_counting(on: bool) {
+    enroll();
     COUNTING.store(on, Ordering::SeqCst);
+}
+
+/// Counts the calling thread's allocations from now on (while counting is on): a pool's start
+/// handler, `ThreadPoolBuilder::new().start_handler(|_| alloc_count::enroll())`.
+pub fn enroll() {
+    ENROLLED.set(true);
 }
 
 /// The allocations counted since the last [`take`].

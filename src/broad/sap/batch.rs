@@ -40,7 +40,7 @@ impl Axis {
 
 /// Boxes of the insertion forward scan as columns: the scan reads `min_y` and `max_y`
 /// sequentially with no bounds checks and finds its x range by binary search in `min_x`.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct ScanColumns {
     min_x: Vec<f32>,
     max_x: Vec<f32>,
@@ -136,7 +136,7 @@ impl Strips {
 
 /// Finds the pairs of a batch of new boxes once their endpoints are merged. Its fields are
 /// scratch space kept between flushes so that the steady state does not allocate.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct NewPairs {
     /// The pairs found by the last sweep, each once.
     pub(super) found: Vec<Pair>,

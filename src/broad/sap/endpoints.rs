@@ -56,6 +56,7 @@ fn meet(a: [f32; 2], b: [f32; 2]) -> bool {
 }
 
 /// One axis: sorted endpoints and the axis' own scratch space.
+#[derive(Clone)]
 pub(super) struct Axis {
     /// 0 for x, 1 for y.
     pub(super) axis: usize,

@@ -25,11 +25,11 @@
 //! those swaps as candidate pairs, and each candidate is re-decided from the final boxes: add if
 //! they overlap, remove if not. Pairs without a candidate did not change.
 //!
-//! The x and y sorts run concurrently (`rayon::join`); each writes only its own axis and its own
-//! candidate buffer and reads the boxes. The candidates are then applied serially, x's then
-//! y's, each in the order its sort found them. Both lists are the output of a sequential sort
-//! of a history-independent array, so the application order, and with it the pair table's
-//! layout and every output order, is the same for any thread count.
+//! The x and y sorts run concurrently (`par::join`, with the `parallel` feature); each writes
+//! only its own axis and its own candidate buffer and reads the boxes. The candidates are then
+//! applied serially, x's then y's, each in the order its sort found them. Both lists are the
+//! output of a sequential sort of a history-independent array, so the application order, and
+//! with it the pair table's layout and every output order, is the same for any thread count.
 //!
 //! # Deferred work
 //! `insert`, `remove` and `update` only record; [`BroadPhase::update_pairs`], [`BroadPhase::pairs`]
@@ -70,6 +70,7 @@ mod validate;
 
 use crate::broad::{BroadPhase, Pair};
 use crate::math::Aabb;
+use crate::par;
 use batch::NewPairs;
 use endpoints::{Axis, MAX_ID, ep_id, ep_is_max, key_of};
 use pairs::{ChangeLog, PairSet, Tracking};
@@ -105,6 +106,7 @@ pub(crate) struct Boxes {
 }
 
 /// The sweep-and-prune, generic over how it tracks its pairs (see `pairs.rs`).
+#[derive(Clone)]
 pub(crate) struct Sap<T> {
     /// The stored boxes of each id (meaningful where `state` is not `ABSENT`).
     boxes: Vec<Boxes>,
@@ -325,7 +327,7 @@ impl<T: Tracking> Sap<T> {
         }
         let state = &self.state;
         let [ax, ay] = &mut self.axes;
-        rayon::join(|| ax.compact(state), || ay.compact(state));
+        par::join(|| ax.compact(state), || ay.compact(state));
         self.tracking.drop_removed(|p| state[p[0] as usize] == REMOVING || state[p[1] as usize] == REMOVING);
         for &id in &self.batch {
             self.state[id as usize] = ABSENT;
@@ -338,7 +340,7 @@ impl<T: Tracking> Sap<T> {
         }
         let (boxes, state, moved) = (&self.boxes, &self.state, &self.moved);
         let [ax, ay] = &mut self.axes;
-        rayon::join(|| ax.resort(boxes, state, moved), || ay.resort(boxes, state, moved));
+        par::join(|| ax.resort(boxes, state, moved), || ay.resort(boxes, state, moved));
         for ax in &self.axes {
             for &k in &ax.events {
                 let p = crate::broad::pair_table::unpack(k);
@@ -373,7 +375,7 @@ impl<T: Tracking> Sap<T> {
         }
         let (boxes, batch) = (&self.boxes, &self.batch);
         let [ax, ay] = &mut self.axes;
-        rayon::join(|| ax.merge(boxes, batch), || ay.merge(boxes, batch));
+        par::join(|| ax.merge(boxes, batch), || ay.merge(boxes, batch));
         self.new_pairs.sweep(&self.axes[0], &self.boxes, &self.flags, self.batch.len());
         for &id in &self.batch {
             self.flags[id as usize] &= !FLAG_NEW;
@@ -384,6 +386,7 @@ impl<T: Tracking> Sap<T> {
 
 /// Persistent incremental sweep-and-prune on x and y, keeping the set of current pairs. See the
 /// module documentation.
+#[derive(Clone)]
 pub struct IncrementalSap(Sap<PairSet>);
 
 impl IncrementalSap {

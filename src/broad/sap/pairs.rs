@@ -34,7 +34,7 @@ pub(crate) trait Tracking: Default {
 }
 
 /// The current pairs in a table, and the changes since the last report in a second one.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct PairSet {
     /// The current overlapping pairs (value unused, 0).
     table: PairTable,
@@ -128,7 +128,7 @@ impl Tracking for PairSet {
 /// reflected (`prev`) boxes' overlap, so each real change goes into a plain log without a
 /// lookup; the report sorts the log and nets out pairs that changed more than once since the
 /// last report. Removed boxes' pairs are the caller's to drop.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct ChangeLog {
     /// The pair changes since the last report, in order, as (packed pair, sequence number << 1 |
     /// began). A pair may appear several times (both axes report it, or several flushes changed

@@ -130,6 +130,7 @@ pub(crate) enum InsertStrategy {
 /// A ray hit on a stored box: the id and the ray parameter of entry (`0` when the origin is
 /// inside the box).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct BoxRayHit {
     /// The id of the box hit.
     pub id: u32,
@@ -139,6 +140,7 @@ pub struct BoxRayHit {
 
 /// Shape and quality of a tree, from [`DynamicTree::stats`].
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TreeStats {
     /// Height of the root (0 for a single leaf or an empty tree).
     pub height: u32,

@@ -12,6 +12,7 @@ use crate::world::World;
 
 /// Where a cast shape first touches a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WorldCastHit {
     /// The collider hit.
     pub id: ColliderId,

@@ -43,6 +43,7 @@ use crate::world::{MAX_COORDINATE, World};
 
 /// How [`World::move_character`] moves a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CharacterConfig {
     /// The unit up direction (slopes are measured from it, steps climb along it). Default +y.
     pub up: Vec2,
@@ -109,6 +110,7 @@ impl CharacterConfig {
 
 /// A surface the character touched.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CharacterHit {
     /// The collider.
     pub id: ColliderId,
@@ -123,6 +125,7 @@ pub struct CharacterHit {
 
 /// Where [`World::move_character`] left the shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CharacterMove {
     /// Where the shape ends (rotation unchanged): at a positive distance from every surface it
     /// collides with, unless `stuck`.

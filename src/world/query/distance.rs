@@ -11,6 +11,7 @@ use crate::world::World;
 
 /// The nearest collider to a probe and the closest points between them.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WorldClosestPoints {
     /// The nearest collider.
     pub id: ColliderId,

@@ -39,6 +39,7 @@ use crate::storage::{ColliderId, ColliderSlot, flags};
 
 /// Which colliders a query may report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct QueryFilter {
     /// Only colliders with a category bit in this mask.
     pub mask: u32,

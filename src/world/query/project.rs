@@ -11,6 +11,7 @@ use crate::world::World;
 
 /// The nearest collider surface to a point: see [`World::project_point`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WorldPointProjection {
     /// The collider.
     pub id: ColliderId,

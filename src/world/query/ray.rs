@@ -11,6 +11,7 @@ use crate::world::World;
 
 /// A ray hit on a collider's shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WorldRayHit {
     /// The collider hit.
     pub id: ColliderId,

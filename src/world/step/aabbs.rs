@@ -1,9 +1,9 @@
 //! Phase (a): tight boxes of the moved colliders, the escape test, and escaped colliders' new fat boxes.
 
 use glam::Vec2;
-use rayon::prelude::*;
 
 use crate::math::Aabb;
+use crate::par::prelude::*;
 use crate::storage::{ColliderSlot, flags};
 use crate::world::World;
 

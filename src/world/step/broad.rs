@@ -5,10 +5,9 @@
 //! among them; static and very large colliders live in the tree, whose pairs are found by
 //! querying it (and the movers' tree) with each escaped collider's fat box.
 
-use rayon::prelude::*;
-
 use crate::broad::BroadPhase;
 use crate::math::Aabb;
+use crate::par::prelude::*;
 use crate::storage::{ColliderSlot, flags};
 use crate::world::World;
 use crate::world::pairs::{PairIndex, slots_of};

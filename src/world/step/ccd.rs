@@ -12,9 +12,8 @@
 //! within the query's tolerance). Sensor pairs are skipped (a sensor does not stop anything),
 //! and so are pairs the pair filter refused (`PairHooks::filter_pair`).
 
-use rayon::prelude::*;
-
 use crate::math::{Aabb, Pose};
+use crate::par::prelude::*;
 use crate::query::{self, Sweep, ToiState};
 use crate::shape::Shape;
 use crate::storage::{ColliderSlot, Columns, flags};

@@ -22,25 +22,24 @@ mod broad;
 mod ccd;
 mod narrow;
 
-use std::time::Instant;
-
 use super::{StepCounts, StepTimings, World};
+use crate::clock::Stamp;
+use crate::par;
 
 impl World {
     /// Advances the world: (a) boxes of moved colliders → (b) broad phase and candidate pairs →
     /// (c) narrow phase and contacts → (d) bullets' impacts → (e) events in ascending `(a, b)`
     /// order.
     pub fn step(&mut self) {
-        let t0 = Instant::now();
+        let t0 = Stamp::now();
         self.events.clear();
         self.mover_tree.settle();
-        // The phases run on one of rayon's workers. A parallel pass started from a thread
-        // outside the pool queues its job there and sleeps until it is done, a wake-up and a
-        // sleep per pass (half a dozen a step); from a worker, a pass pushes its halves onto the
-        // worker's own deque. With nothing moved there is no parallel work, and the hand-off
-        // would then cost a still step a worker's wake-up for nothing.
+        // The phases run on one of the pool's workers, so that the half a dozen parallel passes
+        // of a step do not each pay a wake-up and a sleep (see `par::on_worker`). With nothing
+        // moved there is no parallel work, and the hand-off would then cost a still step a
+        // worker's wake-up for nothing.
         let [t1, t2, t3, t4] =
-            if self.moved.is_empty() { self.run_phases() } else { rayon::scope(|_| self.run_phases()) };
+            if self.moved.is_empty() { self.run_phases() } else { par::on_worker(|| self.run_phases()) };
         // (e) Removals raised their events before the step; every event is reported in order.
         self.events.append(&mut self.pending_events);
         self.events.sort_unstable();
@@ -56,20 +55,21 @@ impl World {
     }
 
     /// (a) to (d), returning the time at the end of each.
-    fn run_phases(&mut self) -> [Instant; 4] {
+    fn run_phases(&mut self) -> [Stamp; 4] {
         self.update_aabbs();
-        let t1 = Instant::now();
+        let t1 = Stamp::now();
         self.update_broad_phase();
         self.update_welds();
-        let t2 = Instant::now();
+        let t2 = Stamp::now();
         self.narrow_phase();
         self.unlist_rewelded();
-        let t3 = Instant::now();
+        let t3 = Stamp::now();
         self.continuous_collision();
-        [t1, t2, t3, Instant::now()]
+        [t1, t2, t3, Stamp::now()]
     }
 
-    /// Wall-clock time of each phase of the last [`World::step`], for profiling and HUDs.
+    /// Wall-clock time of each phase of the last [`World::step`], for profiling and HUDs. All
+    /// zero on `wasm32-unknown-unknown`, which has no clock.
     #[must_use]
     pub fn last_step_timings(&self) -> StepTimings {
         self.timings

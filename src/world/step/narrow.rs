@@ -1,9 +1,8 @@
 //! Phase (c): the narrow phase, manifolds of the pairs with a moved collider and their application.
 
-use rayon::prelude::*;
-
 use crate::collide::reuse::Witness;
 use crate::collide::{self, Manifold};
+use crate::par::prelude::*;
 use crate::storage::{ColliderSlot, Columns};
 use crate::world::hooks::{self, PairHooks};
 use crate::world::pairs::{PairEntry, PairIndex};

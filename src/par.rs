@@ -1,0 +1,95 @@
+//! The step's parallel operations: rayon's with the `parallel` feature, plain serial iteration
+//! without it.
+//!
+//! The step uses a handful of rayon's calls: `par_iter`, `par_iter_mut`, `par_chunks` and
+//! `par_chunks_mut` on slices (from `par::prelude`), chained with `zip`, `enumerate`, `map`,
+//! `for_each` and `collect_into_vec`, plus `par::join` and `par::on_worker`. Without `parallel`,
+//! the `par_*` methods return the standard slice iterators, whose `zip`, `enumerate`, `map` and
+//! `for_each` mean the same, so a call site reads the same in both builds and has no `cfg` of
+//! its own.
+//!
+//! Both builds give the same bits: every parallel pass splits its work by counts alone and its
+//! results are applied in an order fixed by the input (see `world::step`), so the serial build
+//! is the parallel one on a pool of one thread.
+
+#[cfg(feature = "parallel")]
+pub(crate) use rayon::join;
+
+/// Runs `f` on one of the pool's worker threads, so that the parallel passes inside it push
+/// their halves onto that worker's own deque: a pass started from a thread outside the pool
+/// queues its job there and sleeps until it is done, a wake-up and a sleep per pass.
+#[cfg(feature = "parallel")]
+#[inline]
+pub(crate) fn on_worker<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    rayon::scope(|_| f())
+}
+
+/// Runs `a`, then `b`.
+#[cfg(not(feature = "parallel"))]
+#[inline]
+pub(crate) fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    (a(), b())
+}
+
+/// Runs `f`: without a pool there is no worker to move to.
+#[cfg(not(feature = "parallel"))]
+#[inline]
+pub(crate) fn on_worker<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    f()
+}
+
+/// The slice and iterator methods.
+#[cfg(feature = "parallel")]
+pub(crate) mod prelude {
+    pub(crate) use rayon::prelude::*;
+}
+
+/// rayon's slice and iterator methods as the standard library's serial iterators.
+#[cfg(not(feature = "parallel"))]
+pub(crate) mod prelude {
+    /// `par_iter` and `par_chunks` on a shared slice.
+    pub(crate) trait ParallelSlice<T> {
+        fn par_iter(&self) -> std::slice::Iter<'_, T>;
+        fn par_chunks(&self, size: usize) -> std::slice::Chunks<'_, T>;
+    }
+
+    impl<T> ParallelSlice<T> for [T] {
+        #[inline]
+        fn par_iter(&self) -> std::slice::Iter<'_, T> {
+            self.iter()
+        }
+        #[inline]
+        fn par_chunks(&self, size: usize) -> std::slice::Chunks<'_, T> {
+            self.chunks(size)
+        }
+    }
+
+    /// `par_iter_mut` and `par_chunks_mut` on a mutable slice.
+    pub(crate) trait ParallelSliceMut<T> {
+        fn par_iter_mut(&mut self) -> std::slice::IterMut<'_, T>;
+        fn par_chunks_mut(&mut self, size: usize) -> std::slice::ChunksMut<'_, T>;
+    }
+
+    impl<T> ParallelSliceMut<T> for [T] {
+        #[inline]
+        fn par_iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+            self.iter_mut()
+        }
+        #[inline]
+        fn par_chunks_mut(&mut self, size: usize) -> std::slice::ChunksMut<'_, T> {
+            self.chunks_mut(size)
+        }
+    }
+
+    /// rayon's `collect_into_vec`: the items in order into `out`, cleared first, its capacity
+    /// kept.
+    pub(crate) trait CollectIntoVec: Iterator + Sized {
+        #[inline]
+        fn collect_into_vec(self, out: &mut Vec<Self::Item>) {
+            out.clear();
+            out.extend(self);
+        }
+    }
+
+    impl<I: Iterator> CollectIntoVec for I {}
+}

@@ -13,7 +13,7 @@
 //!   (sapwood's `insert_batch`, which places a batch in Z-order, only on request: see
 //!   [`Insertion`]);
 //! - a step is: the scene moves (in the pyramids, [`Box2dSim`] steps and hands its poses to the
-//!   scene; in a simulated scene the simulation also inserts and removes colliders), then
+//!   scene; in Box2D's benchmark suite, [`SuiteSim`] also creates and destroys shapes), then
 //!   each engine is told the colliders removed (`World::remove`; rapier: `ColliderSet::remove`),
 //!   those inserted, one at a time (`World::insert`; `ColliderSet::insert`), and every moving
 //!   collider's new pose (`World::set_pose`; rapier: `Collider::set_position`; Box2D:
@@ -34,11 +34,13 @@
 pub mod box2d;
 pub mod box2d_query;
 pub mod box2d_sim;
+pub mod box2d_suite;
 
 use std::time::{Duration, Instant};
 
 pub use box2d::{Box2dProfile, Box2dSide};
 pub use box2d_sim::Box2dSim;
+pub use box2d_suite::{SuiteScene, SuiteSim, SuiteSize};
 
 /// The step-time statistics every table prints (re-exported from `frame_times`).
 pub use crate::frame_times::Stats;

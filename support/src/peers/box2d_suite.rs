@@ -33,6 +33,7 @@ mod human;
 mod junkyard;
 mod pyramids;
 mod rain;
+mod recollide;
 mod registry;
 mod smash;
 mod spinner;
@@ -248,35 +249,75 @@ impl SuiteSim {
     /// its solver moves the bodies), or earlier for a contact Box2D recycled or whose bodies
     /// sleep.
     pub fn contacts(&mut self, out: &mut Vec<(u32, u32, f32)>) {
-        out.clear();
-        // Every contact has a dynamic body; a contact between two moving bodies is listed by
-        // both and merged below.
-        for body in self.registry.moving_bodies() {
-            // SAFETY: a live body of the live world, outside `b2World_Step`. Box2D writes at most
-            // `capacity` records (its contact count, an upper bound on the touching ones) into
-            // the buffer and returns how many; only those are then read.
-            let n = unsafe {
-                let capacity = b2Body_GetContactCapacity(body);
-                self.contact_data.clear();
-                self.contact_data.reserve(usize::try_from(capacity).unwrap_or(0));
-                let n = b2Body_GetContactData(body, self.contact_data.as_mut_ptr(), capacity);
-                let n = usize::try_from(n).unwrap_or(0);
-                self.contact_data.set_len(n);
-                n
-            };
-            for data in &self.contact_data[..n] {
-                // SAFETY: shapes of the live world; their user data is the scene id.
-                let (a, b) = unsafe { (b2Shape_GetUserData(data.shapeIdA), b2Shape_GetUserData(data.shapeIdB)) };
-                let (a, b) = (registry::user_id(a), registry::user_id(b));
-                let m = &data.manifold;
-                let count = usize::try_from(m.pointCount).unwrap_or(0).min(2);
-                let separation = m.points[..count].iter().map(|p| p.separation).fold(f32::INFINITY, f32::min);
-                out.push((a.min(b), a.max(b), separation));
+        self.gather(out, |data, _, _| {
+            let m = &data.manifold;
+            let count = usize::try_from(m.pointCount).unwrap_or(0).min(2);
+            Some(m.points[..count].iter().map(|p| p.separation).fold(f32::INFINITY, f32::min))
+        });
+    }
+
+    /// [`SuiteSim::contacts`] with every manifold made afresh by Box2D's own manifold functions
+    /// at the poses of the last [`SuiteSim::sync`]: call it after [`SuiteSim::step`] and before
+    /// the next sync, and the manifolds are those Box2D's step would have made without contact
+    /// recycling and with every body awake, at the poses the mirror held before the step.
+    /// Contacts with a shape created since that sync are left out; a pair whose fresh manifold
+    /// has no point is kept with an infinite separation.
+    pub fn recollided_contacts(&mut self, out: &mut Vec<(u32, u32, f32)>) {
+        let registry = &self.registry;
+        let mut separations = |data: &b2ContactData, a: u32, b: u32| {
+            let (pa, pb) = (registry.handed_pose(a)?, registry.handed_pose(b)?);
+            let m = recollide::manifold(data.shapeIdA, &pa, data.shapeIdB, &pb)?;
+            let count = usize::try_from(m.pointCount).unwrap_or(0).min(2);
+            Some(m.points[..count].iter().map(|p| p.separation).fold(f32::INFINITY, f32::min))
+        };
+        let mut data = std::mem::take(&mut self.contact_data);
+        gather(registry, &mut data, out, &mut separations);
+        self.contact_data = data;
+    }
+
+    fn gather(
+        &mut self,
+        out: &mut Vec<(u32, u32, f32)>,
+        mut separation: impl FnMut(&b2ContactData, u32, u32) -> Option<f32>,
+    ) {
+        gather(&self.registry, &mut self.contact_data, out, &mut separation);
+    }
+}
+
+/// Every touching contact of the registry's world, as `(lower id, higher id, separation)`
+/// sorted and merged (the smallest separation of a pair), `separation` saying what each is
+/// (`None`: leave it out); `data` is scratch.
+fn gather(
+    registry: &Registry,
+    data: &mut Vec<b2ContactData>,
+    out: &mut Vec<(u32, u32, f32)>,
+    separation: &mut impl FnMut(&b2ContactData, u32, u32) -> Option<f32>,
+) {
+    out.clear();
+    // Every contact has a dynamic body; a contact between two moving bodies is listed by both
+    // and merged below.
+    for body in registry.moving_bodies() {
+        // SAFETY: a live body of the live world, outside `b2World_Step`. Box2D writes at most
+        // `capacity` records (its contact count, an upper bound on the touching ones) into the
+        // buffer and returns how many; only those are then read.
+        unsafe {
+            let capacity = b2Body_GetContactCapacity(body);
+            data.clear();
+            data.reserve(usize::try_from(capacity).unwrap_or(0));
+            let n = b2Body_GetContactData(body, data.as_mut_ptr(), capacity);
+            data.set_len(usize::try_from(n).unwrap_or(0));
+        }
+        for d in data.iter() {
+            // SAFETY: shapes of the live world; their user data is the scene id.
+            let (a, b) = unsafe { (b2Shape_GetUserData(d.shapeIdA), b2Shape_GetUserData(d.shapeIdB)) };
+            let (a, b) = (registry::user_id(a), registry::user_id(b));
+            if let Some(s) = separation(d, a, b) {
+                out.push((a.min(b), a.max(b), s));
             }
         }
-        out.sort_unstable_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)).then(x.2.total_cmp(&y.2)));
-        out.dedup_by_key(|&mut (a, b, _)| (a, b));
     }
+    out.sort_unstable_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)).then(x.2.total_cmp(&y.2)));
+    out.dedup_by_key(|&mut (a, b, _)| (a, b));
 }
 
 impl Drop for SuiteSim {

@@ -313,6 +313,14 @@ impl Registry {
         t.moving.then_some(t.body)
     }
 
+    /// The pose handed to the scene at the last sync for the shape with this scene id (`None`:
+    /// created since, or gone).
+    pub(super) fn handed_pose(&self, id: u32) -> Option<Pose> {
+        let slot = *self.body_of.get(id as usize)?;
+        let t = self.bodies.get(slot as usize)?.as_ref()?;
+        t.pose
+    }
+
     /// Shapes alive now and shapes created so far.
     pub(super) fn shape_counts(&self) -> (usize, usize) {
         (self.live_shapes, self.body_of.len())

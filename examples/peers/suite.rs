@@ -11,7 +11,7 @@ use std::time::Duration;
 use sapwood::{Shape, WorldConfig};
 use sapwood_support::exact_query;
 use sapwood_support::peers::{
-    Insertion, RapierSide, SapwoodSide, Stats, SuiteScene, SuiteSim, SuiteSize, disagreements, time, time_cpu,
+    RapierSide, SapwoodSide, Stats, SuiteScene, SuiteSim, SuiteSize, disagreements, time, time_cpu,
 };
 use sapwood_support::scenes::Scene;
 
@@ -386,7 +386,7 @@ pub fn run_alone(engine: &str, scene: SuiteScene, threads: usize, args: &Args) -
     b2.sync(&mut world);
     let (mut sap, mut rap) = (None, None);
     match engine {
-        "sapwood" => sap = Some(SapwoodSide::build_with(&world, sapwood_config(args, &world)?, Insertion::OneByOne)),
+        "sapwood" => sap = Some(SapwoodSide::build_with(&world, sapwood_config(args, &world)?, args.insertion)),
         "rapier" => rap = Some(RapierSide::build(&world)),
         "box2d" => {}
         other => return Err(format!("--only takes sapwood, rapier or box2d, not {other}")),

@@ -5,7 +5,7 @@
 //! A second Box2D world runs the same scene with contact recycling off, on its own trajectory.
 //! The engines are interleaved step by step, in a rotating order.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use sapwood::{Shape, WorldConfig};
@@ -131,8 +131,7 @@ pub fn run(scene: SuiteScene, threads: usize, args: &Args) -> Result<Row, String
     b2.sync(&mut world);
     b2_off.sync(&mut off_world);
     let config = sapwood_config(args, &world)?;
-    let (sap, sap_build) = time(|| SapwoodSide::build_with(&world, config, args.insertion));
-    let mut sap = sap;
+    let (mut sap, sap_build) = time(|| SapwoodSide::build_with(&world, config, args.insertion));
     // The comparisons need every touching pair, which welding removes where tiles meet: they
     // use a copy of sapwood's world with welding off, stepped untimed beside it.
     let mut unwelded = has_welds(&world, &config)
@@ -147,15 +146,14 @@ pub fn run(scene: SuiteScene, threads: usize, args: &Args) -> Result<Row, String
     let mut profile: [Vec<f64>; 3] = std::array::from_fn(|_| Vec::with_capacity(steps));
     let mut recycled = [(0usize, 0usize); 2];
     let (mut rapier_seen, mut rapier) = (BTreeMap::new(), Explained::default());
-    let (mut box2d_seen, mut box2d) = (BTreeMap::new(), Verdicts::default());
+    let (mut box2d_seen, mut box2d) = (BTreeSet::new(), Verdicts::default());
     // Pair-steps only the unwelded copy touched (welding took them away), and only the welded
     // world touched.
     let mut welds = [0usize; 2];
     let mut most_alive = world.len();
     // The poses and sapwood's touching pairs one step ago: Box2D's contacts after this step
     // describe them.
-    let checked = |sap: &SapwoodSide, unwelded: &Option<SapwoodSide>| unwelded.as_ref().unwrap_or(sap).touching();
-    let (mut before, mut sap_before) = (world.clone(), checked(&sap, &unwelded));
+    let (mut before, mut sap_before) = (world.clone(), unwelded.as_ref().unwrap_or(&sap).touching());
     let (mut b2_contacts, mut b2_touching, mut churned) = (Vec::new(), Vec::new(), Vec::new());
     let mut touching = [0; 4];
     for step in 0..args.warmup + steps {
@@ -235,7 +233,7 @@ pub fn run(scene: SuiteScene, threads: usize, args: &Args) -> Result<Row, String
         b2_touching.clear();
         b2_touching.extend(b2_contacts.iter().copied().filter(|&(_, _, s)| s <= 0.0));
         for (pair, _) in disagreements(&sap_before, &b2_touching) {
-            if churned[pair.0 as usize] || churned[pair.1 as usize] || box2d_seen.insert(pair, ()).is_some() {
+            if churned[pair.0 as usize] || churned[pair.1 as usize] || !box2d_seen.insert(pair) {
                 continue;
             }
             let find = |list: &[(u32, u32, f32)]| {

@@ -249,11 +249,12 @@ impl SuiteSim {
     /// its solver moves the bodies), or earlier for a contact Box2D recycled or whose bodies
     /// sleep.
     pub fn contacts(&mut self, out: &mut Vec<(u32, u32, f32)>) {
-        self.gather(out, |data, _, _| {
+        let mut stored = |data: &b2ContactData, _, _| {
             let m = &data.manifold;
             let count = usize::try_from(m.pointCount).unwrap_or(0).min(2);
             Some(m.points[..count].iter().map(|p| p.separation).fold(f32::INFINITY, f32::min))
-        });
+        };
+        gather(&self.registry, &mut self.contact_data, out, &mut stored);
     }
 
     /// [`SuiteSim::contacts`] with every manifold made afresh by Box2D's own manifold functions
@@ -270,17 +271,7 @@ impl SuiteSim {
             let count = usize::try_from(m.pointCount).unwrap_or(0).min(2);
             Some(m.points[..count].iter().map(|p| p.separation).fold(f32::INFINITY, f32::min))
         };
-        let mut data = std::mem::take(&mut self.contact_data);
-        gather(registry, &mut data, out, &mut separations);
-        self.contact_data = data;
-    }
-
-    fn gather(
-        &mut self,
-        out: &mut Vec<(u32, u32, f32)>,
-        mut separation: impl FnMut(&b2ContactData, u32, u32) -> Option<f32>,
-    ) {
-        gather(&self.registry, &mut self.contact_data, out, &mut separation);
+        gather(registry, &mut self.contact_data, out, &mut separations);
     }
 }
 

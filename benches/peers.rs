@@ -16,12 +16,19 @@
 //! - `static-step/1t`: the static scene (§5), fixed tiles and 1,000 movers, as `peers-step`.
 //! - `static-build`: sapwood's world of the static scene built one collider at a time and by
 //!   `insert_batch`, with its first step.
+//! - `suite-step/1t`: scenes of Box2D's own benchmark suite (§6), spinner, rain and
+//!   many_pyramids by default, at the benchmark's counts. Box2D simulates the scene for half of
+//!   its step count (rain's ragdolls have filled its floors by then); then one iteration = Box2D
+//!   steps and hands over its changes (not timed), then sapwood or rapier2d is told the shapes
+//!   removed and inserted and the poses, and steps (timed); Box2D's entries time its own step
+//!   (the scene's step function and `b2World_Step`), contact recycling on and off.
 //!
 //! Sizes are small so that a whole run stays within minutes: the peer scene 1024 and 8192, the
 //! pyramids 840 boxes, the static scene 10,000 tiles; others through `SAPWOOD_PEERS_SIZES`,
 //! `SAPWOOD_PYRAMIDS_SIZES` (boxes, multiples of 210) and `SAPWOOD_STATIC_SIZES` (criterion's
 //! repetitions at the issue sizes take many minutes):
-//! `SAPWOOD_PEERS_SIZES=65536,262144 cargo bench --bench peers`.
+//! `SAPWOOD_PEERS_SIZES=65536,262144 cargo bench --bench peers`. The suite's scenes through
+//! `SAPWOOD_SUITE_SCENES` (Box2D's names): `SAPWOOD_SUITE_SCENES=washer cargo bench --bench peers -- suite`.
 //! The markdown tables with pair counts come from `cargo run --release --example peers`.
 
 use std::hint::black_box;
@@ -30,7 +37,9 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rayon::ThreadPool;
 use sapwood::WorldConfig;
-use sapwood_support::peers::{Box2dSide, Box2dSim, Insertion, RapierSide, SapwoodSide, time};
+use sapwood_support::peers::{
+    Box2dSide, Box2dSim, Insertion, RapierSide, SapwoodSide, SuiteScene, SuiteSim, SuiteSize, time,
+};
 use sapwood_support::scenes::{DEFAULT_SEED, PYRAMID_BOXES, STATIC_MOVERS, Scene};
 
 /// The sizes in the environment variable `var` (comma-separated), or `default`.
@@ -222,5 +231,62 @@ fn static_scene(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, step, build, pyramids, static_scene);
+/// A scene of Box2D's suite simulated for half its step count, and the mirror of it.
+fn settled_suite(scene: SuiteScene, recycle: bool) -> (SuiteSim, Scene) {
+    let mut sim = SuiteSim::build(scene, SuiteSize::Benchmark, recycle);
+    let mut world = Scene::simulated();
+    sim.sync(&mut world);
+    for _ in 0..scene.steps() / 2 {
+        sim.step();
+        sim.sync(&mut world);
+    }
+    (sim, world)
+}
+
+fn suite(c: &mut Criterion) {
+    let names = std::env::var("SAPWOOD_SUITE_SCENES").unwrap_or_else(|_| "spinner,rain,many_pyramids".to_string());
+    let pool = pool(1);
+    let mut g = c.benchmark_group("suite-step/1t");
+    g.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    for name in names.split(',').map(str::trim) {
+        let scene = SuiteScene::from_name(name).unwrap_or_else(|| panic!("SAPWOOD_SUITE_SCENES: no scene {name}"));
+        let advance = |sim: &mut SuiteSim, world: &mut Scene| {
+            sim.step();
+            sim.sync(world);
+        };
+        let (mut sim, mut world) = settled_suite(scene, true);
+        let mut sap = pool.install(|| SapwoodSide::build(&world));
+        g.bench_function(BenchmarkId::new("sapwood", name), |b| {
+            b.iter_custom(|iters| {
+                timed_steps_driven(&pool, &mut world, &mut sap, iters, |w| advance(&mut sim, w), |e, s| e.step(s))
+            });
+        });
+        drop(sap);
+        let (mut sim, mut world) = settled_suite(scene, true);
+        let mut rap = RapierSide::build(&world);
+        g.bench_function(BenchmarkId::new("rapier2d", name), |b| {
+            b.iter_custom(|iters| {
+                timed_steps_driven(&pool, &mut world, &mut rap, iters, |w| advance(&mut sim, w), |e, s| e.step(s))
+            });
+        });
+        drop(rap);
+        for (engine, recycle) in [("box2d", true), ("box2d-recycling-off", false)] {
+            let (mut sim, mut world) = settled_suite(scene, recycle);
+            g.bench_function(BenchmarkId::new(engine, name), |b| {
+                b.iter_custom(|iters| {
+                    (0..iters)
+                        .map(|_| {
+                            let took = time(|| sim.step()).1;
+                            sim.sync(&mut world);
+                            took
+                        })
+                        .sum()
+                });
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, step, build, pyramids, static_scene, suite);
 criterion_main!(benches);

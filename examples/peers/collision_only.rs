@@ -122,7 +122,7 @@ pub fn run(n: usize, threads: usize, args: &Args) -> Result<Row, String> {
         Timing { name: "Box2D v3 b2World_Step", wall: Stats::of(&mut b2_step), cpu_ms: None },
     ];
     Ok(Row {
-        timings: Timings { n, threads, steps, engines },
+        timings: Timings { label: n.to_string(), n, threads, steps, engines },
         builds: [sap_build, rap_build, b2_build],
         phases: batch.map(|batch| [sap.build_times, batch]),
         sapwood_pairs: checked.touching().len(),

@@ -1,11 +1,13 @@
 //! sapwood beside rapier2d and Box2D v3 on the scenes of `docs/SCENES.md`, in the same run: the
-//! peer scene (§2, the default), Box2D's many pyramids (§4) and the static scene (§5).
+//! peer scene (§2, the default), Box2D's many pyramids (§4), the static scene (§5) and Box2D's
+//! own benchmark suite (§6).
 //!
 //! ```text
-//! cargo run --release --example peers -- [--scene peer|pyramids|static] [--sizes 1024,8192,65536,262144]
+//! cargo run --release --example peers -- [--scene peer|pyramids|static|suite] [--sizes 1024,8192,65536,262144]
 //!                                         [--steps N] [--warmup N] [--threads 1,2] [--seed 42]
 //!                                         [--only sapwood|rapier|box2d] [--broad sap|tree|grid|hash]
 //!                                         [--insert one|batch] [--box2d-recycle] [--no-reuse]
+//!                                         [--only-scene rain,spinner,...]
 //! ```
 //!
 //! **Peer scene** (`collision_only.rs`). For every size and thread count: one [`Scene::peer`] is
@@ -30,13 +32,22 @@
 //! bodies' poses to sapwood and rapier2d; a second Box2D world simulates the same scene with
 //! contact recycling off.
 //!
+//! **Box2D's suite** (`--scene suite`, `suite.rs`): every scene of Box2D's `benchmarks.c` that
+//! has collision (or those `--only-scene` names: compounds, junkyard, large_pyramid,
+//! many_pyramids, rain, smash, spinner, tumbler, washer), at its benchmark counts, one thread
+//! then all cores by default. Box2D simulates it with its own solver and step function
+//! (`support/src/peers/box2d_suite.rs`); each step sapwood and rapier2d are told the shapes it
+//! destroyed and created and the poses of those that moved, and step. The scene's own step
+//! count, step 0 untimed (`--warmup 1`), as Box2D's benchmark runs it; `--steps` sets the timed
+//! steps. Each scene's tables are printed as soon as it has run, a summary at the end.
+//!
 //! Threads: each thread count runs inside its own rayon pool
 //! (`ThreadPoolBuilder::new().num_threads(n).build()?.install(..)`). sapwood's step uses rayon;
 //! rapier2d is built with its default features (no `parallel`) and Box2D without a task system,
 //! so both are single-threaded whatever the pool.
 //!
 //! `--only` steps one engine alone, with no pair checks: the run to put under `perf record` (in
-//! the pyramids Box2D simulates too, untimed unless it is the one). `--broad` swaps sapwood's
+//! the pyramids and the suite Box2D simulates too, untimed unless it is the one). `--broad` swaps sapwood's
 //! broad phase for movers and `--insert batch` inserts sapwood's colliders with one
 //! `insert_batch` (diagnostics only; the comparison is made with `WorldConfig::default()`, one
 //! collider at a time). `--box2d-recycle` leaves the collision-only Box2D's contact recycling on
@@ -53,6 +64,7 @@
 mod collision_only;
 mod pyramids;
 mod report;
+mod suite;
 
 use std::error::Error;
 
@@ -60,7 +72,7 @@ use sapwood::{BroadPhaseKind, Shape, WorldConfig, collide};
 use sapwood_support::exact_query;
 use sapwood_support::peers::rapier2d::{self, parry};
 use sapwood_support::peers::{self, Insertion, RapierSide};
-use sapwood_support::scenes::{Collider, DEFAULT_SEED, PYRAMID_BOXES, STATIC_MOVERS, Scene};
+use sapwood_support::scenes::{DEFAULT_SEED, PYRAMID_BOXES, STATIC_MOVERS, Scene};
 
 /// The scene a run compares the engines on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +83,8 @@ pub enum SceneName {
     Pyramids,
     /// §5: fixed tiles and 1,000 movers.
     Static,
+    /// §6: Box2D's benchmark suite, Box2D simulating.
+    Suite,
 }
 
 pub struct Args {
@@ -93,6 +107,8 @@ pub struct Args {
     pub box2d_recycle: bool,
     /// `--no-reuse`: sapwood with `WorldConfig::reuse_manifolds` off (A/B of `--only` runs).
     pub no_reuse: bool,
+    /// `--only-scene a,b`: the suite's scenes to run (default: all).
+    pub only_scene: Option<String>,
 }
 
 fn list(s: &str) -> Result<Vec<usize>, Box<dyn Error>> {
@@ -114,6 +130,7 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
         insertion: Insertion::OneByOne,
         box2d_recycle: false,
         no_reuse: false,
+        only_scene: None,
     };
     let mut at_step = 0;
     let mut it = std::env::args().skip(1);
@@ -125,7 +142,8 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
                     "peer" => SceneName::Peer,
                     "pyramids" => SceneName::Pyramids,
                     "static" => SceneName::Static,
-                    other => return Err(format!("--scene takes peer, pyramids or static, not {other}").into()),
+                    "suite" => SceneName::Suite,
+                    other => return Err(format!("--scene takes peer, pyramids, static or suite, not {other}").into()),
                 }
             }
             "--sizes" => sizes = Some(list(&value()?)?),
@@ -144,6 +162,7 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
             }
             "--box2d-recycle" => args.box2d_recycle = true,
             "--no-reuse" => args.no_reuse = true,
+            "--only-scene" => args.only_scene = Some(value()?),
             "--pair" => {
                 let ids = list(&value()?)?;
                 let [a, b] = ids[..] else { return Err("--pair takes two ids".into()) };
@@ -161,6 +180,8 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
         // A second of simulated time, in which the pyramids settle.
         SceneName::Pyramids => (vec![840, 4200, 21_000], vec![1], 60),
         SceneName::Static => (vec![10_000, 100_000, 1_000_000], vec![1], 10),
+        // The suite's scenes have their own sizes; Box2D's benchmark does not time step 0.
+        SceneName::Suite => (Vec::new(), if all > 1 { vec![1, all] } else { vec![1] }, 1),
     };
     args.sizes = sizes.unwrap_or(args.sizes);
     args.threads = threads.unwrap_or(args.threads);
@@ -171,8 +192,11 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
     if scene == SceneName::Pyramids && args.sizes.iter().any(|n| !n.is_multiple_of(PYRAMID_BOXES)) {
         return Err(format!("pyramid sizes count boxes, a multiple of {PYRAMID_BOXES}").into());
     }
-    if scene == SceneName::Pyramids && args.pair.is_some() {
+    if matches!(scene, SceneName::Pyramids | SceneName::Suite) && args.pair.is_some() {
         return Err("--pair describes a pair of the peer or static scene".into());
+    }
+    if scene != SceneName::Suite && args.only_scene.is_some() {
+        return Err("--only-scene picks scenes of the suite".into());
     }
     Ok(args)
 }
@@ -190,7 +214,7 @@ pub fn default_steps(scene: SceneName, n: usize) -> usize {
 pub fn make_scene(args: &Args, n: usize) -> Scene {
     match args.scene {
         SceneName::Static => Scene::static_tiles(n, STATIC_MOVERS, args.seed),
-        SceneName::Peer | SceneName::Pyramids => Scene::peer(n, args.seed),
+        SceneName::Peer | SceneName::Pyramids | SceneName::Suite => Scene::peer(n, args.seed),
     }
 }
 
@@ -255,7 +279,7 @@ impl std::fmt::Display for Explained {
 /// Prints one disagreement with an independent look at it: sapwood's kernel on the current poses,
 /// rapier's stored manifold distance, parry's `query::contact` distance on rapier's shapes,
 /// parry's manifold computed afresh, and the exact `f64` signed distance of the shapes at the
-/// poses as given (`sapwood_support::exact_query`). It is explained as an exactly-touching pair
+/// poses as given (`sapwood_support::exact_query`, one-sided chains as sapwood collides them). It is explained as an exactly-touching pair
 /// when every distance seen is within rounding of zero, i.e. within 4 f32 ulps of the larger
 /// centre coordinate (the positions carry that much error already; 6e-5 at 256k, where the
 /// square is 724 wide); as rapier's error when the exact distance sides with sapwood.
@@ -268,8 +292,7 @@ pub fn explain(scene: &Scene, rap: &RapierSide, (a, b): (u32, u32), in_sapwood: 
     let parry_dist =
         parry::query::contact(ra.position(), ra.shape(), rb.position(), rb.shape(), 0.0).ok().flatten().map(|c| c.dist);
     let fresh = fresh_manifold_distance(ra, rb);
-    let placed = |c: &Collider| exact_query::Body::new(&c.shape).placed(&exact_query::PoseD::from_pose(&c.pose));
-    let exact = exact_query::signed_distance(&placed(ca), &placed(cb));
+    let exact = exact_query::collider_signed_distance(&ca.shape, &ca.pose, &cb.shape, &cb.pose);
     let scale = ca.pose.p.abs().max_element().max(cb.pose.p.abs().max_element()).max(1.0);
     let tolerance = 4.0 * f32::EPSILON * scale;
     let near = |d: Option<f32>| d.is_none_or(|d| d.abs() <= tolerance);
@@ -340,6 +363,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         describe_pair(&args, pair);
         return Ok(());
     }
+    if args.scene == SceneName::Suite {
+        return run_suite(&args);
+    }
     if let Some(engine) = &args.only {
         for &n in &args.sizes {
             for &threads in &args.threads {
@@ -361,6 +387,30 @@ fn main() -> Result<(), Box<dyn Error>> {
             let rows = each_size_and_thread_count(&args, |n, threads| collision_only::run(n, threads, &args))?;
             collision_only::print_tables(&rows, &args);
         }
+        SceneName::Suite => unreachable!("run_suite"),
+    }
+    Ok(())
+}
+
+/// Box2D's suite: each scene at each thread count, its tables printed as it finishes, then the
+/// summary.
+fn run_suite(args: &Args) -> Result<(), Box<dyn Error>> {
+    let mut all = Vec::new();
+    for scene in suite::scenes(args)? {
+        let mut rows = Vec::new();
+        for &threads in &args.threads {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+            eprintln!("running {} threads={threads} …", scene.name());
+            match &args.only {
+                Some(engine) => pool.install(|| suite::run_alone(engine, scene, threads, args))?,
+                None => rows.push(pool.install(|| suite::run(scene, threads, args))?),
+            }
+        }
+        suite::print_scene(&rows);
+        all.append(&mut rows);
+    }
+    if args.only.is_none() {
+        suite::print_summary(&all, args);
     }
     Ok(())
 }

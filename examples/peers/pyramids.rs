@@ -176,7 +176,7 @@ pub fn run(n: usize, threads: usize, args: &Args) -> Result<Row, String> {
     ];
     let far = box2d_disagreeing.values().copied().fold(0.0, f32::max);
     Ok(Row {
-        timings: Timings { n, threads, steps, engines },
+        timings: Timings { label: n.to_string(), n, threads, steps, engines },
         builds: [sap_build, rap_build, b2_build],
         touching,
         rapier_disagreed: explained,

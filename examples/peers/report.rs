@@ -14,6 +14,8 @@ pub struct Timing {
 
 /// Every engine's timings at one size and thread count; sapwood's first.
 pub struct Timings {
+    /// The first column: the size, or the scene's name.
+    pub label: String,
     pub n: usize,
     pub threads: usize,
     pub steps: usize,
@@ -36,7 +38,7 @@ pub fn print_timings<'a>(rows: impl IntoIterator<Item = &'a Timings>, size: &str
             let w = t.wall;
             println!(
                 "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.2} | {} |",
-                r.n,
+                r.label,
                 r.threads,
                 r.steps,
                 t.name,
@@ -62,6 +64,6 @@ pub fn print_ratios<'a>(rows: impl IntoIterator<Item = &'a Timings> + Clone, siz
         let s = r.engines[0].wall;
         let ratio = |t: &Timing| format!("{:.1}x, {:.1}x", t.wall.median / s.median, t.wall.mean / s.mean);
         let cells: Vec<String> = columns.iter().map(|&c| ratio(&r.engines[c])).collect();
-        println!("| {} | {} | {} |", r.n, r.threads, cells.join(" | "));
+        println!("| {} | {} | {} |", r.label, r.threads, cells.join(" | "));
     }
 }

@@ -494,6 +494,88 @@ pub fn signed_distance(a: &[Core], b: &[Core]) -> f64 {
     best
 }
 
+/// One convex part of a placed collider, as a world pairs it.
+#[derive(Clone, Copy, Debug)]
+pub struct PlacedPart {
+    /// The part's core, placed.
+    pub core: Core,
+    /// The point a one-sided chain judges the part's side by, as sapwood and Box2D do: a
+    /// polygon's centroid, a capsule's or segment's middle, a circle's centre (a chain
+    /// segment's own middle, unused: two chains never touch).
+    pub centre: DVec2,
+    /// A segment of a one-sided chain: it touches only parts whose centre is in front of it
+    /// (on the right of its direction, or on its line).
+    pub one_sided: bool,
+}
+
+impl PlacedPart {
+    /// Whether this part may touch `other`: always, but for a one-sided chain's segment, which
+    /// gives nothing to a part whose centre is behind it.
+    #[must_use]
+    pub fn faces(&self, other: &PlacedPart) -> bool {
+        if !self.one_sided {
+            return true;
+        }
+        let (a, b) = (self.core.pts[0], self.core.pts[1]);
+        let e = b - a;
+        DVec2::new(e.y, -e.x).dot(other.centre - a) >= 0.0
+    }
+}
+
+/// The parts of `shape` placed at `pose` (a compound's parts, a chain's segments).
+#[must_use]
+pub fn placed_parts(shape: &Shape, pose: &Pose) -> Vec<PlacedPart> {
+    let at = PoseD::from_pose(pose);
+    let centre = |s: &Shape| match s {
+        Shape::Polygon(p) => d64(p.centroid()),
+        Shape::Capsule(c) => 0.5 * (d64(c.a) + d64(c.b)),
+        Shape::Segment(seg) => 0.5 * (d64(seg.a) + d64(seg.b)),
+        _ => DVec2::ZERO,
+    };
+    match shape {
+        Shape::Chain(c) => {
+            let one_sided = c.options().one_sided;
+            Body::new(shape)
+                .placed(&at)
+                .into_iter()
+                .map(|core| PlacedPart { core, centre: 0.5 * (core.pts[0] + core.pts[1]), one_sided })
+                .collect()
+        }
+        Shape::Compound(c) => c
+            .parts()
+            .iter()
+            .map(|(local, part)| {
+                let to = at.mul(&PoseD::from_pose(local));
+                PlacedPart {
+                    core: convex_core(part).transformed(&to),
+                    centre: to.apply(centre(part)),
+                    one_sided: false,
+                }
+            })
+            .collect(),
+        convex => vec![PlacedPart {
+            core: convex_core(convex).transformed(&at),
+            centre: at.apply(centre(convex)),
+            one_sided: false,
+        }],
+    }
+}
+
+/// The exact signed distance of two colliders as a world pairs them: the minimum of
+/// [`pair_signed_distance`] over their part pairs that face each other ([`PlacedPart::faces`]:
+/// one-sided chains as sapwood and Box2D collide them); infinite when none do.
+#[must_use]
+pub fn collider_signed_distance(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> f64 {
+    let (a, b) = (placed_parts(sa, pa), placed_parts(sb, pb));
+    let mut best = f64::INFINITY;
+    for x in &a {
+        for y in b.iter().filter(|y| x.faces(y) && y.faces(x)) {
+            best = best.min(pair_signed_distance(&x.core, &y.core));
+        }
+    }
+    best
+}
+
 // ---------------------------------------------------------------------------------------------
 // Linear cast
 

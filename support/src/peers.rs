@@ -13,27 +13,34 @@
 //!   (sapwood's `insert_batch`, which places a batch in Z-order, only on request: see
 //!   [`Insertion`]);
 //! - a step is: the scene moves (in the pyramids, [`Box2dSim`] steps and hands its poses to the
-//!   scene), then each engine is told every moving collider's new pose (`World::set_pose`;
-//!   rapier: `Collider::set_position`; Box2D: `b2Body_SetTransform`) and steps (`World::step`;
-//!   `CollisionPipeline::step`; `b2World_Step`). Telling and stepping are timed together, per
-//!   engine;
+//!   scene; in Box2D's benchmark suite, [`SuiteSim`] also creates and destroys shapes), then
+//!   each engine is told the colliders removed (`World::remove`; rapier: `ColliderSet::remove`),
+//!   those inserted, one at a time (`World::insert`; `ColliderSet::insert`), and every moving
+//!   collider's new pose (`World::set_pose`; rapier: `Collider::set_position`; Box2D:
+//!   `b2Body_SetTransform`) and steps (`World::step`; `CollisionPipeline::step`;
+//!   `b2World_Step`). Telling and stepping are timed together, per engine;
 //! - fixed colliders (static geometry: the pyramids' ground, the static scene's tiles) are
 //!   sapwood's [`ColliderDesc::fixed`] colliders and Box2D's static bodies;
 //! - rapier's colliders have no rigid body and the prediction distance is 0; every collider but a
 //!   fixed one has `ActiveCollisionTypes::all()` (a collider without a body counts as fixed, so
 //!   without it every pair would be skipped as fixed–fixed), a fixed one the default types, so
 //!   that fixed–fixed pairs are skipped as sapwood and Box2D skip them;
+//! - a collider's [`Filter`](sapwood::Filter) (Box2D's categories, mask and group, in the suite) is sapwood's
+//!   [`ColliderDesc::filter`] and rapier's `InteractionGroups` (categories and mask), plus, for
+//!   a non-zero group, a contact-pair hook ([`GroupHook`]): rapier has no group index;
 //! - a pair is touching in sapwood when it is in `World::contacts` (depth ≥ 0: exactly touching
 //!   counts), in rapier when one of its manifold points has a negative distance.
 
 pub mod box2d;
 pub mod box2d_query;
 pub mod box2d_sim;
+pub mod box2d_suite;
 
 use std::time::{Duration, Instant};
 
 pub use box2d::{Box2dProfile, Box2dSide};
 pub use box2d_sim::Box2dSim;
+pub use box2d_suite::{SuiteScene, SuiteSim, SuiteSize};
 
 /// The step-time statistics every table prints (re-exported from `frame_times`).
 pub use crate::frame_times::Stats;
@@ -41,8 +48,9 @@ use crate::scenes::{Collider, Scene};
 /// The rapier2d (and, through it, parry2d) this harness drives, for callers that query it.
 pub use rapier2d;
 use rapier2d::prelude::{
-    ActiveCollisionTypes, ColliderBuilder, ColliderHandle, ColliderSet, CollisionPipeline, DefaultBroadPhase,
-    IslandManager, NarrowPhase, RigidBodySet,
+    ActiveCollisionTypes, ActiveHooks, ColliderBuilder, ColliderHandle, ColliderSet, CollisionPipeline,
+    DefaultBroadPhase, Group, InteractionGroups, InteractionTestMode, IslandManager, NarrowPhase, PairFilterContext,
+    PhysicsHooks, RigidBodySet, SoftBodySet, SolverFlags,
 };
 use sapwood::{ColliderDesc, ColliderId, Pose, Shape, World, WorldConfig};
 
@@ -59,27 +67,77 @@ pub fn to_rapier_pose(p: &Pose) -> RPose {
     RPose::from_parts(RVec::new(p.p.x, p.p.y), RRot::from_cos_sin_unchecked(p.q.c, p.q.s))
 }
 
-/// The rapier collider of a scene collider, with the same shape and pose.
+/// The rapier collider of a scene collider, with the same shape, pose and filter: a rounded
+/// polygon is rapier's round convex polygon, a chain a polyline (two-sided, with no ghost
+/// vertices: rapier has no one-sided chains). The user data holds the scene id (low 32 bits) and
+/// the filter's group (the next 32), which [`GroupHook`] reads.
 ///
 /// # Panics
-/// On a capsule, a segment, a compound, a chain or a rounded polygon: the peer scene has none.
+/// On a compound (no standard scene has one) or a positive group (rapier's groups are tested
+/// before its hooks, so a positive group could not override the mask as in sapwood and Box2D).
 pub fn rapier_collider(c: &Collider) -> ColliderBuilder {
+    let v = |p: sapwood::Vec2| RVec::new(p.x, p.y);
     let builder = match &c.shape {
         Shape::Circle(ci) => ColliderBuilder::ball(ci.radius),
         Shape::Cuboid(b) => ColliderBuilder::cuboid(b.half_extents.x, b.half_extents.y),
         Shape::Polygon(poly) => {
-            assert_eq!(poly.radius(), 0.0, "the peer scene has no rounded polygons");
-            let points = poly.vertices().iter().map(|v| RVec::new(v.x, v.y)).collect();
-            ColliderBuilder::convex_polyline(points).expect("a regular polygon is convex")
+            let points = poly.vertices().iter().map(|&p| v(p)).collect();
+            if poly.radius() > 0.0 {
+                ColliderBuilder::round_convex_polyline(points, poly.radius())
+            } else {
+                ColliderBuilder::convex_polyline(points)
+            }
+            .expect("a sapwood polygon is convex")
         }
-        Shape::Capsule(_) | Shape::Segment(_) | Shape::Compound(_) | Shape::Chain(_) => {
-            panic!("the peer scene has no capsules, segments, compounds or chains")
+        Shape::Capsule(cap) => ColliderBuilder::capsule_from_endpoints(v(cap.a), v(cap.b), cap.radius),
+        Shape::Segment(seg) if seg.radius > 0.0 => {
+            ColliderBuilder::capsule_from_endpoints(v(seg.a), v(seg.b), seg.radius)
         }
+        Shape::Segment(seg) => ColliderBuilder::segment(v(seg.a), v(seg.b)),
+        Shape::Chain(chain) => {
+            let n = chain.vertices().len() as u32;
+            let indices = (0..chain.segment_count() as u32).map(|i| [i, (i + 1) % n]).collect();
+            ColliderBuilder::polyline(chain.vertices().iter().map(|&p| v(p)).collect(), Some(indices))
+        }
+        Shape::Compound(_) => panic!("no standard scene has compounds"),
     };
     // A fixed collider keeps rapier's default types, which skip fixed–fixed pairs, as sapwood
     // and Box2D do; pairs with any other collider are kept by that collider's types.
     let types = if c.fixed { ActiveCollisionTypes::default() } else { ActiveCollisionTypes::all() };
-    builder.position(to_rapier_pose(&c.pose)).active_collision_types(types).user_data(u128::from(c.id))
+    let f = c.filter;
+    assert!(f.group <= 0, "a positive group cannot override rapier's interaction groups");
+    let groups = InteractionGroups::new(
+        Group::from_bits_retain(f.category),
+        Group::from_bits_retain(f.mask),
+        InteractionTestMode::And,
+    );
+    let hooks = if f.group != 0 { ActiveHooks::FILTER_CONTACT_PAIRS } else { ActiveHooks::empty() };
+    builder
+        .position(to_rapier_pose(&c.pose))
+        .active_collision_types(types)
+        .collision_groups(groups)
+        .active_hooks(hooks)
+        .user_data(u128::from(c.id) | u128::from(f.group as u32) << 32)
+}
+
+/// rapier's half of [`Filter::group`]: a pair whose colliders share a negative group never
+/// collides (rapier calls this only for pairs with a collider whose group is not 0, the ones
+/// [`rapier_collider`] gives the hook).
+pub struct GroupHook;
+
+impl PhysicsHooks for GroupHook {
+    fn filter_contact_pair(&self, context: &PairFilterContext) -> Option<SolverFlags> {
+        let group = |h: ColliderHandle| (context.colliders[h].user_data >> 32) as u32 as i32;
+        let (a, b) = (group(context.collider1), group(context.collider2));
+        (a == 0 || a != b).then(SolverFlags::default)
+    }
+}
+
+/// The description sapwood is given of a scene collider: its shape, pose and filter, fixed or
+/// not.
+fn sapwood_desc(c: &Collider) -> ColliderDesc {
+    let d = ColliderDesc::new(c.shape.clone(), c.pose).with_filter(c.filter);
+    if c.fixed { d.fixed() } else { d }
 }
 
 /// sapwood's side: a default `World` and the id of every scene collider.
@@ -129,10 +187,7 @@ impl SapwoodSide {
     /// this is scene order), timed apart in [`SapwoodSide::build_times`].
     pub fn build_with(scene: &Scene, config: WorldConfig, insertion: Insertion) -> SapwoodSide {
         let mut world = World::with_config(config).expect("valid config");
-        let desc = |c: &Collider| {
-            let d = ColliderDesc::new(c.shape.clone(), c.pose);
-            if c.fixed { d.fixed() } else { d }
-        };
+        let desc = sapwood_desc;
         let (fixed, rest): (Vec<&Collider>, Vec<&Collider>) = scene.colliders().iter().partition(|c| c.fixed);
         let mut inserted = Vec::with_capacity(scene.len());
         let mut insert = |group: &[&Collider]| -> Duration {
@@ -164,8 +219,25 @@ impl SapwoodSide {
         SapwoodSide { world, build_times: BuildTimes { insert_fixed, insert_rest, first_step }, ids, scene_of }
     }
 
-    /// Tells the world every moving collider's pose, then steps it.
+    /// Tells the world the scene's last changes — the colliders removed, those inserted (one at
+    /// a time) and every moving collider's pose — then steps it.
     pub fn step(&mut self, scene: &Scene) {
+        for &id in scene.removed() {
+            self.world.remove(self.ids[id as usize]).expect("live id");
+        }
+        for &id in scene.inserted() {
+            let c = scene.get(id).expect("inserted collider");
+            let slot = self.world.insert(sapwood_desc(c)).expect("valid scene collider");
+            if self.ids.len() <= id as usize {
+                self.ids.resize(id as usize + 1, slot);
+            }
+            self.ids[id as usize] = slot;
+            let index = slot.index() as usize;
+            if self.scene_of.len() <= index {
+                self.scene_of.resize(index + 1, u32::MAX);
+            }
+            self.scene_of[index] = id;
+        }
         for c in scene.moving() {
             self.world.set_pose(self.ids[c.id as usize], c.pose).expect("live id, valid pose");
         }
@@ -204,6 +276,8 @@ pub struct RapierSide {
     /// The narrow phase, holding the contact pairs.
     pub narrow_phase: NarrowPhase,
     bodies: RigidBodySet,
+    /// Empty: `ColliderSet::remove` asks for one.
+    soft_bodies: SoftBodySet,
     /// The colliders, none attached to a body.
     pub colliders: ColliderSet,
     /// `handles[scene id]`.
@@ -229,6 +303,7 @@ impl RapierSide {
             broad_phase: DefaultBroadPhase::new(),
             narrow_phase: NarrowPhase::new(),
             bodies: RigidBodySet::new(),
+            soft_bodies: SoftBodySet::new(),
             colliders,
             handles,
         };
@@ -244,7 +319,7 @@ impl RapierSide {
             &mut self.narrow_phase,
             &mut self.bodies,
             &mut self.colliders,
-            &(),
+            &GroupHook,
             &(),
         );
     }
@@ -297,8 +372,21 @@ impl RapierSide {
         (sapwood::Vec2::new(m.translation.x, m.translation.y), m.grounded)
     }
 
-    /// Tells rapier every moving collider's pose (`set_position`), then steps the pipeline.
+    /// Tells rapier the scene's last changes — the colliders removed, those inserted (one at a
+    /// time) and every moving collider's pose (`set_position`) — then steps the pipeline.
     pub fn step(&mut self, scene: &Scene) {
+        for &id in scene.removed() {
+            let h = self.handles[id as usize];
+            self.colliders.remove(h, &mut self.islands, &mut self.bodies, &mut self.soft_bodies, false);
+        }
+        for &id in scene.inserted() {
+            let c = scene.get(id).expect("inserted collider");
+            let h = self.colliders.insert(rapier_collider(c));
+            if self.handles.len() <= id as usize {
+                self.handles.resize(id as usize + 1, ColliderHandle::invalid());
+            }
+            self.handles[id as usize] = h;
+        }
         for c in scene.moving() {
             let co = self.colliders.get_mut(self.handles[c.id as usize]).expect("live handle");
             co.set_position(to_rapier_pose(&c.pose));
@@ -316,6 +404,7 @@ impl RapierSide {
                 let dist =
                     pair.manifolds().iter().flat_map(|m| m.points.iter()).map(|p| p.dist).fold(f32::INFINITY, f32::min);
                 (dist < 0.0).then(|| {
+                    // The low 32 bits of the user data: the scene id.
                     let a = self.colliders[pair.collider1].user_data as u32;
                     let b = self.colliders[pair.collider2].user_data as u32;
                     (a.min(b), a.max(b), dist)

@@ -68,6 +68,13 @@
 //! [`Scene::step`] first turns each mover's velocity, in scene order, by `U(-t, t)` radians
 //! (`t =` [`MOVER_TURN`]: a random walk), then moves it.
 //!
+//! ## Box2D's benchmark suite (section 6): no randomness
+//! [`Scene::simulated`] starts empty; a simulation (Box2D running a scene of its benchmark
+//! suite) inserts, removes and places colliders as its shapes appear, disappear and move, with
+//! the ids it chooses. Each [`Scene::step`] starts a new list of changes: [`Scene::removed`],
+//! [`Scene::inserted`] and [`Scene::moving`] (the colliders placed since) then say what an
+//! engine following the simulation must be told.
+//!
 //! # Motion and walls
 //! A moving collider's **centre** (`pose.p`) moves by `velocity` every step; when it would leave
 //! the walls it is reflected back in and that velocity component changes sign. The centre never
@@ -82,7 +89,7 @@
 
 use std::f32::consts::{PI, TAU};
 
-use sapwood::{Aabb, Polygon, Pose, Rot, Shape, Vec2};
+use sapwood::{Aabb, Filter, Polygon, Pose, Rot, Shape, Vec2};
 
 use crate::SplitMix64;
 
@@ -221,6 +228,9 @@ pub struct Collider {
     /// still colliders of the seed table and the peer scene are ordinary colliders that happen
     /// not to move. Fixed colliders come first in scene order.
     pub fixed: bool,
+    /// Which colliders it pairs with: the default everywhere but in Box2D's benchmark suite,
+    /// whose ragdolls and compounds carry Box2D's filters (see [`Scene::simulated`]).
+    pub filter: Filter,
     /// Displacement of the centre per step, in world units.
     pub velocity: Vec2,
     /// Rotation per step, in radians (always 0 for circles and the seed table's shapes).
@@ -286,6 +296,9 @@ pub enum SceneKind {
         /// Fixed tiles; the movers follow them in scene order.
         tiles: usize,
     },
+    /// Colliders that a simulation inserts, moves and removes (Box2D's benchmark suite,
+    /// section 6); [`Scene::step`] only starts a new list of changes.
+    Simulated,
 }
 
 /// A standard scene: colliders, walls and the generator that drives churn.
@@ -352,6 +365,7 @@ impl Scene {
                 angle: 0.0,
                 moving: scenario.moves(i),
                 fixed: false,
+                filter: Filter::default(),
                 velocity,
                 spin: 0.0,
             });
@@ -415,7 +429,17 @@ impl Scene {
                 (Vec2::ZERO, 0.0)
             };
             let pose = Pose::new(p, angle);
-            colliders.push(Collider { id: i as u32, shape, pose, angle, moving, fixed: false, velocity, spin });
+            colliders.push(Collider {
+                id: i as u32,
+                shape,
+                pose,
+                angle,
+                moving,
+                fixed: false,
+                filter: Filter::default(),
+                velocity,
+                spin,
+            });
         }
         Scene::from_parts(SceneKind::Peer { every }, walls, colliders, rng)
     }
@@ -441,6 +465,7 @@ impl Scene {
             angle: 0.0,
             moving: !fixed,
             fixed,
+            filter: Filter::default(),
             velocity: Vec2::ZERO,
             spin: 0.0,
         };
@@ -490,6 +515,7 @@ impl Scene {
                 angle: 0.0,
                 moving: false,
                 fixed: true,
+                filter: Filter::default(),
                 velocity: Vec2::ZERO,
                 spin: 0.0,
             });
@@ -516,6 +542,7 @@ impl Scene {
                 angle,
                 moving: true,
                 fixed: false,
+                filter: Filter::default(),
                 velocity,
                 spin,
             });
@@ -553,7 +580,8 @@ impl Scene {
         self.movers.extend(moving);
     }
 
-    /// The moving colliders, in collider order (see [`Scene::colliders`]).
+    /// The moving colliders, in collider order (see [`Scene::colliders`]); in a simulated
+    /// scene, those placed by [`Scene::move_to`] since the last step, in that order.
     pub fn moving(&self) -> impl Iterator<Item = &Collider> + '_ {
         self.movers.iter().map(|&i| &self.colliders[i as usize])
     }
@@ -638,6 +666,7 @@ impl Scene {
     /// `churn`, removes 1% of the colliders and inserts as many new ones (which do not move in
     /// the step they appear). Afterwards [`Scene::removed`] and [`Scene::inserted`] say what
     /// changed. Allocation-free once the churn buffers have reached their size (first step).
+    /// A simulated scene only clears its lists of changes, for the simulation to fill.
     pub fn step(&mut self) {
         self.removed.clear();
         self.inserted.clear();
@@ -645,6 +674,8 @@ impl Scene {
         match self.kind {
             // A simulation places the boxes (`set_pose`).
             SceneKind::Pyramids { .. } => {}
+            // A simulation inserts, moves and removes the colliders; a new step, a new list.
+            SceneKind::Simulated => self.movers.clear(),
             SceneKind::StaticTiles { .. } => {
                 for &i in &self.movers {
                     let c = &mut self.colliders[i as usize];
@@ -663,6 +694,63 @@ impl Scene {
             self.index_movers();
         }
         self.steps += 1;
+    }
+
+    /// An empty scene that a simulation fills (section 6): see [`Scene::insert`],
+    /// [`Scene::remove`] and [`Scene::move_to`]. Its bounds grow to hold every collider inserted.
+    #[must_use]
+    pub fn simulated() -> Scene {
+        let empty = Aabb::new(Vec2::ZERO, Vec2::ZERO);
+        Scene::from_parts(SceneKind::Simulated, empty, Vec::new(), SplitMix64::new(0))
+    }
+
+    /// Inserts a collider of a simulated scene with the id it carries; it is listed in
+    /// [`Scene::inserted`] until the next [`Scene::step`].
+    ///
+    /// # Panics
+    /// When the scene is not simulated, or a live collider has the id.
+    pub fn insert(&mut self, c: Collider) {
+        assert_eq!(self.kind, SceneKind::Simulated, "only a simulation inserts colliders");
+        let id = c.id as usize;
+        if self.index_of.len() <= id {
+            self.index_of.resize(id + 1, u32::MAX);
+        }
+        assert_eq!(self.index_of[id], u32::MAX, "id {id} is live");
+        self.index_of[id] = self.colliders.len() as u32;
+        let b = c.aabb();
+        self.bounds = if self.colliders.is_empty() { b } else { self.bounds.union(&b) };
+        self.inserted.push(c.id);
+        self.colliders.push(c);
+    }
+
+    /// Removes a collider of a simulated scene; it is listed in [`Scene::removed`] until the
+    /// next [`Scene::step`]. Within a step, removals come before [`Scene::move_to`] (a removal
+    /// reorders the colliders, which the list of moved ones refers to by position).
+    ///
+    /// # Panics
+    /// When the scene is not simulated, no live collider has the id, or a collider was moved
+    /// since the last step.
+    pub fn remove(&mut self, id: u32) {
+        assert_eq!(self.kind, SceneKind::Simulated, "only a simulation removes colliders");
+        assert!(self.movers.is_empty(), "removals come before moves");
+        let i = std::mem::replace(&mut self.index_of[id as usize], u32::MAX);
+        assert_ne!(i, u32::MAX, "id {id} is not live");
+        self.colliders.swap_remove(i as usize);
+        if let Some(moved) = self.colliders.get(i as usize) {
+            self.index_of[moved.id as usize] = i;
+        }
+        self.removed.push(id);
+    }
+
+    /// Places a collider of a simulated scene and lists it in [`Scene::moving`] until the next
+    /// [`Scene::step`] (once per step: the simulation places each collider at most once).
+    ///
+    /// # Panics
+    /// When the scene is not simulated or no live collider has the id.
+    pub fn move_to(&mut self, id: u32, pose: Pose) {
+        assert_eq!(self.kind, SceneKind::Simulated, "only a simulation moves colliders this way");
+        self.set_pose(id, pose);
+        self.movers.push(self.index_of[id as usize]);
     }
 
     /// Places the collider with this id (the pyramids' boxes are placed by a simulation). Its
@@ -719,6 +807,7 @@ impl Scene {
                 angle: 0.0,
                 moving,
                 fixed: false,
+                filter: Filter::default(),
                 velocity,
                 spin: 0.0,
             });
@@ -1092,6 +1181,40 @@ mod tests {
         let mut again = Scene::static_tiles(tiles, movers, DEFAULT_SEED);
         again.step_n(200);
         assert_eq!(again.colliders(), scene.colliders());
+    }
+
+    #[test]
+    fn simulated_scenes_list_what_the_simulation_changed() {
+        let mut scene = Scene::simulated();
+        let cube = |id: u32, x: f32| Collider {
+            id,
+            shape: Shape::cuboid(Vec2::splat(0.5)).unwrap(),
+            pose: Pose::from_translation(Vec2::new(x, 0.0)),
+            angle: 0.0,
+            moving: true,
+            fixed: false,
+            filter: Filter { group: -3, ..Filter::default() },
+            velocity: Vec2::ZERO,
+            spin: 0.0,
+        };
+        for (id, x) in [(0, 0.0), (1, 4.0), (7, -2.0)] {
+            scene.insert(cube(id, x));
+        }
+        assert_eq!((scene.inserted(), scene.id_bound()), (&[0, 1, 7][..], 8));
+        assert_eq!(scene.bounds(), Aabb::new(Vec2::new(-2.5, -0.5), Vec2::new(4.5, 0.5)));
+        assert_eq!(scene.moving().count(), 0);
+        // A new step: removals, then moves; stepping moves nothing by itself.
+        scene.step();
+        assert!(scene.inserted().is_empty());
+        scene.remove(0);
+        let pose = Pose::new(Vec2::new(1.0, 2.0), 0.5);
+        scene.move_to(7, pose);
+        assert_eq!(scene.removed(), &[0]);
+        assert_eq!(scene.moving().map(|c| (c.id, c.pose)).collect::<Vec<_>>(), vec![(7, pose)]);
+        assert_eq!((scene.len(), scene.get(0), scene.get(1).unwrap().filter.group), (2, None, -3));
+        scene.step();
+        assert!(scene.removed().is_empty() && scene.moving().count() == 0);
+        assert_eq!(scene.get(7).unwrap().pose, pose);
     }
 
     #[test]

@@ -37,7 +37,7 @@ use boxdd_sys::ffi::{
     b2CreateBody, b2CreateCircleShape, b2CreatePolygonShape, b2CreateWorld, b2DefaultBodyDef, b2DefaultShapeDef,
     b2DefaultWorldDef, b2DestroyWorld, b2MakeBox, b2MakePolygon, b2Polygon, b2Pos, b2Rot, b2ShapeDef, b2ShapeId,
     b2Vec2, b2World_GetCounters, b2World_GetProfile, b2World_SetContactRecycleDistance, b2World_SetPreSolveCallback,
-    b2World_Step, b2WorldId,
+    b2World_Step, b2WorldDef, b2WorldId,
 };
 use sapwood::{Pose, Shape};
 
@@ -48,6 +48,32 @@ use crate::scenes::{Collider, Scene};
 pub(super) const TIME_STEP: f32 = 1.0 / 60.0;
 /// Box2D's default sub-step count.
 pub(super) const SUB_STEPS: i32 = 4;
+
+/// Box2D keeps its worlds in a global table that `b2CreateWorld` and `b2DestroyWorld` change
+/// without a lock, so two threads creating worlds at once (tests run in parallel) could take
+/// the same slot: every world of this crate is created and destroyed under this lock. A world
+/// is then used by one thread at a time, which Box2D allows.
+static WORLDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// `b2CreateWorld` under [`WORLDS`].
+///
+/// # Safety
+/// `def` comes from `b2DefaultWorldDef`, possibly modified.
+pub(super) unsafe fn create_world(def: &b2WorldDef) -> b2WorldId {
+    let _table = WORLDS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // SAFETY: see the function's contract; the lock keeps other threads out of the table.
+    unsafe { b2CreateWorld(def) }
+}
+
+/// `b2DestroyWorld` under [`WORLDS`].
+///
+/// # Safety
+/// `world` is live and is not used after this.
+pub(super) unsafe fn destroy_world(world: b2WorldId) {
+    let _table = WORLDS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // SAFETY: see the function's contract.
+    unsafe { b2DestroyWorld(world) }
+}
 
 /// Box2D's own timings of one step, in milliseconds (`b2World_GetProfile`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -179,7 +205,7 @@ impl Box2dSide {
             let mut def = b2DefaultWorldDef();
             def.gravity = b2Vec2 { x: 0.0, y: 0.0 };
             def.enableSleep = false;
-            let world = b2CreateWorld(&def);
+            let world = create_world(&def);
             if !recycle {
                 b2World_SetContactRecycleDistance(world, 0.0);
             }
@@ -240,6 +266,6 @@ impl Box2dSide {
 impl Drop for Box2dSide {
     fn drop(&mut self) {
         // SAFETY: the world is live and is not used after this.
-        unsafe { b2DestroyWorld(self.world) };
+        unsafe { destroy_world(self.world) };
     }
 }

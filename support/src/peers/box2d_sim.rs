@@ -27,13 +27,13 @@
 use std::ffi::c_void;
 
 use boxdd_sys::ffi::{
-    b2Body_GetContactCapacity, b2Body_GetContactData, b2Body_GetTransform, b2BodyId, b2ContactData, b2CreateWorld,
-    b2DefaultShapeDef, b2DefaultWorldDef, b2DestroyWorld, b2Shape_GetUserData, b2World_GetCounters,
-    b2World_SetContactRecycleDistance, b2World_Step, b2WorldId,
+    b2Body_GetContactCapacity, b2Body_GetContactData, b2Body_GetTransform, b2BodyId, b2ContactData, b2DefaultShapeDef,
+    b2DefaultWorldDef, b2Shape_GetUserData, b2World_GetCounters, b2World_SetContactRecycleDistance, b2World_Step,
+    b2WorldId,
 };
 use sapwood::{Pose, Rot, Vec2};
 
-use super::box2d::{Box2dProfile, SUB_STEPS, TIME_STEP, create_body, profile_of};
+use super::box2d::{Box2dProfile, SUB_STEPS, TIME_STEP, create_body, create_world, destroy_world, profile_of};
 use crate::scenes::Scene;
 
 /// A Box2D world simulating a scene, and the body of every scene collider.
@@ -60,7 +60,7 @@ impl Box2dSim {
         unsafe {
             let mut def = b2DefaultWorldDef();
             def.enableSleep = false;
-            let world = b2CreateWorld(&def);
+            let world = create_world(&def);
             if !recycle {
                 b2World_SetContactRecycleDistance(world, 0.0);
             }
@@ -149,6 +149,6 @@ fn user_id(data: *mut c_void) -> u32 {
 impl Drop for Box2dSim {
     fn drop(&mut self) {
         // SAFETY: the world is live and is not used after this.
-        unsafe { b2DestroyWorld(self.world) };
+        unsafe { destroy_world(self.world) };
     }
 }

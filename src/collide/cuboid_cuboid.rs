@@ -124,7 +124,10 @@ pub(crate) fn manifold_reusing(a: &Cuboid, b: &Cuboid, xf: &Pose, w: &mut Witnes
     }
     match decide(a, b, xf) {
         Some((faces, margins)) => {
-            let reach = xf.p.length() + a.half_extents.length() + b.half_extents.length();
+            // Any bound at least the lever arms will do (see `super::reuse`): the 1-norms, free of
+            // square roots, as most recordings are never reused in a scene that moves.
+            let l1 = |v: Vec2| v.x.abs() + v.y.abs();
+            let reach = l1(xf.p) + l1(a.half_extents) + l1(b.half_extents);
             w.record(xf, margins.gap(reach), reach, features(tag::CUBOIDS, faces.pack()));
             build(a, b, xf, faces)
         }

@@ -353,9 +353,11 @@ pub(crate) fn collide_reusing(a: &Hull, b: &Hull, xf: &Pose, size: f32, w: &mut 
             let (incident, margin) = anti_parallel_margin(r.n[k], inc.n);
             // A's faces' separations move by the motion measure with lever arm B's radius
             // about its origin, B's by it with the offset plus A's radius; a unit normal by
-            // |Δq|₁ (see `super::reuse`).
-            let radius = |h: &Hull, frame: Vec2| h.v.iter().map(|v| (*v - frame).length_squared()).fold(0.0, f32::max);
-            let reach = xf.p.length() + radius(a, Vec2::ZERO).sqrt() + radius(&b, xf.p).sqrt();
+            // |Δq|₁ (see `super::reuse`). Any bound at least those lever arms will do: 1-norms,
+            // free of square roots.
+            let l1 = |v: Vec2| v.x.abs() + v.y.abs();
+            let radius = |h: &Hull, frame: Vec2| h.v.iter().map(|v| l1(*v - frame)).fold(0.0, f32::max);
+            let reach = l1(xf.p) + radius(a, Vec2::ZERO) + radius(&b, xf.p);
             let gap = (0.5 * (sa - next_a)).min(0.5 * (sb - next_b)).min(0.5 * margin * reach);
             let faces = Faces { a: ia, b: ib, flip, incident };
             w.record(xf, gap, reach, features(tag::POLYGONS, faces.pack()));

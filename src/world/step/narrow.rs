@@ -39,6 +39,11 @@ impl World {
     /// the contact's own place: the serial apply reads it from the line it writes anyway, the
     /// in-place pass from the contact its worker owns. A pair that begins touching starts from
     /// the kernels' zero impulses; one not recomputed keeps its own.
+    ///
+    /// Manifold reuse (`WorldConfig::reuse_manifolds`): each contact has a witness beside it
+    /// (`contact_witness`, see `collide::reuse`), handed to the kernel of a touching pair and
+    /// updated by it in the contact's own place (the in-place pass) or with the pair's update
+    /// (the list walk). A pair that begins touching starts with an empty one.
     pub(super) fn narrow_phase(&mut self) {
         // The movers own about `moved × 2 × live_pairs / colliders` pair visits, each a dependent
         // load from a random place; a scan reads every entry in order, about 8 entries for the

@@ -369,7 +369,8 @@ pub(super) fn events(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
 }
 
 /// Last step's impacts: ids below the slot count with a non-zero generation (like events', they
-/// may name colliders removed since), floats as stored.
+/// may name colliders removed since), a fraction in `[0, 1]` and finite points, normals and poses,
+/// as a step writes them.
 pub(super) fn impacts(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
     let n = world.cols.generation.len();
     let mut s = r.section(IMPC)?;
@@ -378,6 +379,14 @@ pub(super) fn impacts(r: &mut Reader<'_>, world: &mut World) -> Result<()> {
     for _ in 0..ni {
         let (bullet, other) = (s.collider_id(n)?, s.collider_id(n)?);
         let (fraction, point, normal, pose) = (s.f32()?, s.vec2()?, s.vec2()?, s.pose()?);
+        let finite = point.is_finite()
+            && normal.is_finite()
+            && pose.p.is_finite()
+            && pose.q.c.is_finite()
+            && pose.q.s.is_finite();
+        if !(0.0..=1.0).contains(&fraction) || !finite {
+            return Err(bad("an impact is not finite or its fraction is outside [0, 1]"));
+        }
         world.impacts.push(Impact { bullet, other, fraction, point, normal, pose });
     }
     s.finish(IMPC)

@@ -211,3 +211,35 @@ fn errors_display() {
     let e: Box<dyn std::error::Error> = Box::new(SnapshotError::Truncated);
     assert!(e.to_string().contains("truncated"));
 }
+
+#[test]
+fn an_impact_that_no_step_writes_is_refused() {
+    let mut w = World::new();
+    let wall = Shape::cuboid(Vec2::new(0.1, 5.0)).unwrap();
+    w.insert(ColliderDesc::new(wall, Pose::IDENTITY).fixed()).unwrap();
+    let bullet = ColliderDesc::new(Shape::circle(0.1).unwrap(), Pose::from_translation(Vec2::new(-5.0, 0.0))).bullet();
+    let b = w.insert(bullet).unwrap();
+    w.step();
+    w.set_pose(b, Pose::from_translation(Vec2::new(5.0, 0.0))).unwrap();
+    w.step();
+    assert_eq!(w.impacts().len(), 1);
+    let bytes = w.to_bytes();
+    // The fraction follows the tag, the section length, the count and the two ids.
+    let fraction_at = bytes.windows(4).position(|t| t == IMPC).unwrap() + 4 + 8 + 4 + 16;
+    assert_eq!(f32::from_le_bytes(bytes[fraction_at..fraction_at + 4].try_into().unwrap()), w.impacts()[0].fraction);
+    for bad_value in [f32::NAN, -0.5, 2.0, f32::INFINITY] {
+        let mut v = bytes.clone();
+        v[fraction_at..fraction_at + 4].copy_from_slice(&bad_value.to_le_bytes());
+        reseal(&mut v).unwrap();
+        assert_eq!(
+            World::from_bytes(&v).err(),
+            Some(bad("an impact is not finite or its fraction is outside [0, 1]")),
+            "{bad_value}"
+        );
+    }
+    // The point's x made NaN.
+    let mut v = bytes.clone();
+    v[fraction_at + 4..fraction_at + 8].copy_from_slice(&f32::NAN.to_le_bytes());
+    reseal(&mut v).unwrap();
+    assert!(World::from_bytes(&v).is_err());
+}

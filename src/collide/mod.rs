@@ -385,8 +385,8 @@ pub(crate) fn manifold_reusing(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, w: 
     if m.count == 0 {
         return Manifold::EMPTY;
     }
-    // In place: each copy of the 60-byte manifold through a return value costs a store and a
-    // load that must wait for it, a fifth of a resting pair's time.
+    // In place: each copy of the 60-byte manifold through a return value is a store and a load
+    // that waits for it, on the path of every resting pair.
     m.transform(pa);
     if swapped {
         m.flip();

@@ -18,6 +18,13 @@
 //! recorded features at the new pose, is then the full kernel's computation: the manifold is
 //! the same bit for bit, feature ids included.
 //!
+//! Two decisions hang on a hair in a resting stack: whether the shapes touch (a resting depth is
+//! small) and which shape holds the reference face (two nearly parallel faces tie within the
+//! kernels' reference tolerance). No useful budget covers them, so they are not recorded but
+//! decided again at every reuse, from the two separations of the recorded faces, by the very
+//! comparisons the full kernel makes; a different outcome runs the full kernel. What the witness
+//! certifies is the rest: each shape's axis or face, and the incident face.
+//!
 //! Box2D v3 keeps a contact's manifold while the bodies moved less than fixed thresholds and
 //! estimates the new separations from the old points; that is an approximation with a tolerance
 //! chosen for its solver. Here the threshold is each pair's own proof and the points are

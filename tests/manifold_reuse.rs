@@ -125,3 +125,89 @@ fn jittered_pile_of_boxes_and_polygons() {
     }
     assert!(reused as usize * 2 > touching, "{reused} reused, {touching} contacts");
 }
+
+/// Boxes and polygons side by side (each pressing on the next) on a floor of welded static
+/// tiles, with pair hooks that edit some manifolds, while tiles are removed and put back (their
+/// neighbours' welds change) and a static is reshaped: reuse on and off stay identical. Pairs
+/// with a welded tile run the welded kernel in full; those between the bodies reuse.
+#[test]
+fn resting_on_welded_tiles_while_the_level_changes() {
+    use std::sync::Arc;
+
+    use sapwood::collide::Manifold;
+    use sapwood::{ColliderView, PairHooks};
+
+    struct Halve;
+    impl PairHooks for Halve {
+        fn modify_contact(&self, a: &ColliderView<'_>, b: &ColliderView<'_>, m: &mut Manifold) -> bool {
+            if (a.user_data + b.user_data) % 3 == 0 {
+                m.points.iter_mut().for_each(|p| p.depth *= 0.5);
+            }
+            true
+        }
+    }
+    let (on, off) = configs();
+    let mut worlds = [World::with_config(on).unwrap(), World::with_config(off).unwrap()];
+    let mut rng = sapwood_support::f64_rng::F64Rng::new(11);
+    let mut tiles = vec![Vec::new(), Vec::new()];
+    let mut bodies = vec![Vec::new(), Vec::new()];
+    let mut poses = Vec::new();
+    for (w, (tiles, bodies)) in worlds.iter_mut().zip(tiles.iter_mut().zip(bodies.iter_mut())) {
+        w.set_pair_hooks(Some(Arc::new(Halve)));
+        for k in 0..40 {
+            let tile = ColliderDesc::new(
+                Shape::cuboid(Vec2::splat(0.5)).unwrap(),
+                Pose::from_translation(Vec2::new(k as f32, 0.0)),
+            );
+            tiles.push(w.insert(tile.fixed().with_user_data(k)).unwrap());
+        }
+        for k in 0..30 {
+            let shape = if k % 2 == 0 {
+                Shape::cuboid(Vec2::new(0.4, 0.3)).unwrap()
+            } else {
+                Shape::polygon(
+                    &[Vec2::new(-0.4, -0.3), Vec2::new(0.4, -0.3), Vec2::new(0.3, 0.3), Vec2::new(-0.3, 0.3)],
+                    0.0,
+                )
+                .unwrap()
+            };
+            // Side by side, each overlapping the next a little: pairs of bodies that rest.
+            let pose = Pose::new(Vec2::new(0.79 * k as f32 + 0.2, 0.795), 0.002 * (k % 3) as f32);
+            bodies.push(w.insert(ColliderDesc::new(shape, pose).with_user_data(100 + k)).unwrap());
+        }
+    }
+    for k in 0..30 {
+        poses.push(worlds[0].pose(bodies[0][k]).unwrap());
+    }
+    let mut reused = 0;
+    for step in 0..150 {
+        for pose in &mut poses {
+            let d = Vec2::new(rng.range(-1.0, 1.0) as f32, rng.range(-1.0, 1.0) as f32) * 2e-6;
+            *pose = Pose::new(pose.p + d, pose.q.angle() + rng.range(-1.0, 1.0) as f32 * 2e-6);
+        }
+        for (i, w) in worlds.iter_mut().enumerate() {
+            for (id, pose) in bodies[i].iter().zip(&poses) {
+                w.set_pose(*id, *pose).unwrap();
+            }
+            let tile = 3 + (step / 10) % 30;
+            match step % 10 {
+                3 => {
+                    w.remove(tiles[i][tile]).unwrap();
+                }
+                7 => {
+                    let desc = ColliderDesc::new(
+                        Shape::cuboid(Vec2::splat(0.5)).unwrap(),
+                        Pose::from_translation(Vec2::new(tile as f32, 0.0)),
+                    );
+                    tiles[i][tile] = w.insert(desc.fixed()).unwrap();
+                }
+                9 => w.set_shape(tiles[i][tile + 1], Shape::cuboid(Vec2::new(0.5, 0.49)).unwrap()).unwrap(),
+                _ => {}
+            }
+            w.step();
+        }
+        assert_same(&worlds[0], &worlds[1], &format!("step {step}"));
+        reused += worlds[0].last_step_counts().reused;
+    }
+    assert!(reused > 1000, "{reused}");
+}

@@ -140,7 +140,7 @@ fn resting_on_welded_tiles_while_the_level_changes() {
     struct Halve;
     impl PairHooks for Halve {
         fn modify_contact(&self, a: &ColliderView<'_>, b: &ColliderView<'_>, m: &mut Manifold) -> bool {
-            if (a.user_data + b.user_data) % 3 == 0 {
+            if (a.user_data + b.user_data).is_multiple_of(3) {
                 m.points.iter_mut().for_each(|p| p.depth *= 0.5);
             }
             true
@@ -176,8 +176,8 @@ fn resting_on_welded_tiles_while_the_level_changes() {
             bodies.push(w.insert(ColliderDesc::new(shape, pose).with_user_data(100 + k)).unwrap());
         }
     }
-    for k in 0..30 {
-        poses.push(worlds[0].pose(bodies[0][k]).unwrap());
+    for &id in &bodies[0] {
+        poses.push(worlds[0].pose(id).unwrap());
     }
     let mut reused = 0;
     for step in 0..150 {

@@ -149,8 +149,8 @@ fn resting_on_welded_tiles_while_the_level_changes() {
     let (on, off) = configs();
     let mut worlds = [World::with_config(on).unwrap(), World::with_config(off).unwrap()];
     let mut rng = sapwood_support::f64_rng::F64Rng::new(11);
-    let mut tiles = vec![Vec::new(), Vec::new()];
-    let mut bodies = vec![Vec::new(), Vec::new()];
+    let mut tiles = [Vec::new(), Vec::new()];
+    let mut bodies = [Vec::new(), Vec::new()];
     let mut poses = Vec::new();
     for (w, (tiles, bodies)) in worlds.iter_mut().zip(tiles.iter_mut().zip(bodies.iter_mut())) {
         w.set_pair_hooks(Some(Arc::new(Halve)));

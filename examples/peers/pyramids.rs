@@ -22,7 +22,7 @@ use sapwood::{WorldConfig, collide, query};
 use sapwood_support::peers::{Box2dSim, RapierSide, SapwoodSide, Stats, disagreements, time_cpu};
 use sapwood_support::scenes::{Collider, PYRAMID_BOXES, Scene};
 
-use crate::report::{Timing, Timings, print_ratios, print_timings};
+use crate::report::{Timing, Timings, print_ratios, print_timings, run_engine_alone};
 use crate::{Args, Explained, SceneName, default_steps, explain, sapwood_config};
 
 /// How far from touching (in metres, either way) a pair may be in both sapwood and Box2D and
@@ -195,37 +195,12 @@ pub fn run_alone(engine: &str, n: usize, threads: usize, args: &Args) -> Result<
     let steps = args.steps.unwrap_or_else(|| default_steps(SceneName::Pyramids, n));
     let mut scene = Scene::pyramids(n / PYRAMID_BOXES);
     let mut b2 = Box2dSim::build(&scene, true);
-    let (mut sap, mut rap) = (None, None);
-    match engine {
-        "sapwood" => sap = Some(SapwoodSide::build_with(&scene, sapwood_config(args, &scene)?, args.insertion)),
-        "rapier" => rap = Some(RapierSide::build(&scene)),
-        "box2d" => {}
-        other => return Err(format!("--only takes sapwood, rapier or box2d, not {other}")),
-    }
-    let mut times = Vec::with_capacity(steps);
-    let mut cpu = Some(Duration::ZERO);
-    for step in 0..args.warmup + steps {
+    let what = format!("the pyramids ({n} boxes, Box2D simulating), threads={threads}");
+    run_engine_alone(engine, &what, &mut scene, args, steps, |scene| {
         let own = time_cpu(|| b2.step());
-        b2.copy_poses(&mut scene);
-        let (wall, c) = if let Some(sap) = &mut sap {
-            time_cpu(|| sap.step(&scene))
-        } else if let Some(rap) = &mut rap {
-            time_cpu(|| rap.step(&scene))
-        } else {
-            own
-        };
-        if step >= args.warmup {
-            times.push(wall.as_secs_f64() * 1e3);
-            cpu = cpu.zip(c).map(|(a, b)| a + b);
-        }
-    }
-    let cpu = cpu.map_or("–".to_string(), |c| format!("{:.3}", c.as_secs_f64() * 1e3 / steps as f64));
-    let w = Stats::of(&mut times);
-    println!(
-        "{engine} alone on the pyramids ({n} boxes, Box2D simulating), threads={threads}: wall ms/step median {:.3}, mean {:.3}, p90 {:.3}, p99 {:.3}; {cpu} CPU ms/step of the stepping thread, {steps} steps",
-        w.median, w.mean, w.p90, w.p99
-    );
-    Ok(())
+        b2.copy_poses(scene);
+        own
+    })
 }
 
 pub fn print_tables(rows: &[Row], args: &Args) {

@@ -1,7 +1,12 @@
-//! The tables every scene prints: per engine, median, mean, p90 and p99 ms per step, and each
-//! peer's ratio to sapwood.
+//! The tables every scene prints (per engine, median, mean, p90 and p99 ms per step, and each
+//! peer's ratio to sapwood), and the one-engine run every scene offers for profiling.
 
-use sapwood_support::peers::Stats;
+use std::time::Duration;
+
+use sapwood_support::peers::{RapierSide, SapwoodSide, Stats, time_cpu};
+use sapwood_support::scenes::Scene;
+
+use crate::{Args, sapwood_config};
 
 /// One engine's timings at one size and thread count.
 pub struct Timing {
@@ -66,4 +71,47 @@ pub fn print_ratios<'a>(rows: impl IntoIterator<Item = &'a Timings> + Clone, siz
         let cells: Vec<String> = columns.iter().map(|&c| ratio(&r.engines[c])).collect();
         println!("| {} | {} | {} |", r.label, r.threads, cells.join(" | "));
     }
+}
+
+/// One engine alone beside a Box2D simulation (which the others need for their poses), for
+/// profiling: `advance` steps Box2D and hands its poses to `scene` (its time is the `box2d`
+/// row), then `engine` steps on them. Prints the engine's step times as `what` describes the run.
+pub fn run_engine_alone(
+    engine: &str,
+    what: &str,
+    scene: &mut Scene,
+    args: &Args,
+    steps: usize,
+    mut advance: impl FnMut(&mut Scene) -> (Duration, Option<Duration>),
+) -> Result<(), String> {
+    let (mut sap, mut rap) = (None, None);
+    match engine {
+        "sapwood" => sap = Some(SapwoodSide::build_with(scene, sapwood_config(args, scene)?, args.insertion)),
+        "rapier" => rap = Some(RapierSide::build(scene)),
+        "box2d" => {}
+        other => return Err(format!("--only takes sapwood, rapier or box2d, not {other}")),
+    }
+    let mut times = Vec::with_capacity(steps);
+    let mut cpu = Some(Duration::ZERO);
+    for step in 0..args.warmup + steps {
+        let own = advance(scene);
+        let (wall, c) = if let Some(sap) = &mut sap {
+            time_cpu(|| sap.step(scene))
+        } else if let Some(rap) = &mut rap {
+            time_cpu(|| rap.step(scene))
+        } else {
+            own
+        };
+        if step >= args.warmup {
+            times.push(wall.as_secs_f64() * 1e3);
+            cpu = cpu.zip(c).map(|(a, b)| a + b);
+        }
+    }
+    let cpu = cpu.map_or("–".to_string(), |c| format!("{:.3}", c.as_secs_f64() * 1e3 / steps as f64));
+    let w = Stats::of(&mut times);
+    println!(
+        "{engine} alone on {what}: wall ms/step median {:.3}, mean {:.3}, p90 {:.3}, p99 {:.3}; {cpu} CPU ms/step of the stepping thread, {steps} steps",
+        w.median, w.mean, w.p90, w.p99
+    );
+    Ok(())
 }

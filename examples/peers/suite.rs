@@ -15,7 +15,7 @@ use sapwood_support::peers::{
 };
 use sapwood_support::scenes::Scene;
 
-use crate::report::{Timing, Timings, print_ratios, print_timings};
+use crate::report::{Timing, Timings, print_ratios, print_timings, run_engine_alone};
 use crate::{Args, Explained, explain, kind_name, sapwood_config};
 
 /// What the exact signed distance says of a pair sapwood and Box2D disagree on.
@@ -382,39 +382,10 @@ pub fn run_alone(engine: &str, scene: SuiteScene, threads: usize, args: &Args) -
     let mut b2 = SuiteSim::build(scene, SuiteSize::Benchmark, true);
     let mut world = Scene::simulated();
     b2.sync(&mut world);
-    let (mut sap, mut rap) = (None, None);
-    match engine {
-        "sapwood" => sap = Some(SapwoodSide::build_with(&world, sapwood_config(args, &world)?, args.insertion)),
-        "rapier" => rap = Some(RapierSide::build(&world)),
-        "box2d" => {}
-        other => return Err(format!("--only takes sapwood, rapier or box2d, not {other}")),
-    }
-    let mut times = Vec::with_capacity(steps);
-    let mut cpu = Some(Duration::ZERO);
-    for step in 0..args.warmup + steps {
+    let what = format!("{} (Box2D simulating), threads={threads}", scene.name());
+    run_engine_alone(engine, &what, &mut world, args, steps, |world| {
         let own = time_cpu(|| b2.step());
-        b2.sync(&mut world);
-        let (wall, c) = if let Some(sap) = &mut sap {
-            time_cpu(|| sap.step(&world))
-        } else if let Some(rap) = &mut rap {
-            time_cpu(|| rap.step(&world))
-        } else {
-            own
-        };
-        if step >= args.warmup {
-            times.push(wall.as_secs_f64() * 1e3);
-            cpu = cpu.zip(c).map(|(a, b)| a + b);
-        }
-    }
-    let cpu = cpu.map_or("–".to_string(), |c| format!("{:.3}", c.as_secs_f64() * 1e3 / steps as f64));
-    let w = Stats::of(&mut times);
-    println!(
-        "{engine} alone on {} (Box2D simulating), threads={threads}: wall ms/step median {:.3}, mean {:.3}, p90 {:.3}, p99 {:.3}; {cpu} CPU ms/step of the stepping thread, {steps} steps",
-        scene.name(),
-        w.median,
-        w.mean,
-        w.p90,
-        w.p99
-    );
-    Ok(())
+        b2.sync(world);
+        own
+    })
 }

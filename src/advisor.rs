@@ -8,34 +8,29 @@
 //! steps and ranks them by median step time. The caller's world is never touched.
 //!
 //! ```
-//! use sapwood::advisor;
-//! use sapwood_support::scenes::{Scene, SeedScenario};
-//! use sapwood::{ColliderDesc, World};
+//! use sapwood::{advisor, ColliderDesc, Pose, Shape, Vec2, World};
 //!
-//! let scene = Scene::seed(SeedScenario::RandomHalf, 256, 42);
+//! // 256 balls on a 16 x 16 grid, drifting right at their own speeds.
 //! let mut world = World::new();
 //! let mut ids = Vec::new();
-//! let descs: Vec<_> = scene.colliders().iter().map(|c| ColliderDesc::new(c.shape.clone(), c.pose)).collect();
+//! let ball = Shape::circle(0.4)?;
+//! let start = |i: usize| Vec2::new((i % 16) as f32, (i / 16) as f32);
+//! let descs: Vec<_> =
+//!     (0..256).map(|i| ColliderDesc::new(ball.clone(), Pose::from_translation(start(i)))).collect();
 //! world.insert_batch(&descs, &mut ids)?;
 //! world.step();
 //!
-//! // The same motion for every candidate: replay the scene from its current state.
-//! let advice = advisor::advise(&world, 5, {
-//!     let mut replay = scene.clone();
-//!     move |w: &mut World, step: usize| {
-//!         if step == 0 {
-//!             replay = scene.clone(); // a new candidate: restart the motion
-//!         }
-//!         replay.step();
-//!         for c in replay.colliders().iter().filter(|c| c.moving) {
-//!             w.set_pose(ids[c.id as usize], c.pose).unwrap();
-//!         }
+//! // The same motion for every candidate, step by step from where the caller's world is.
+//! let advice = advisor::advise(&world, 5, |w: &mut World, step: usize| {
+//!     for (i, &id) in ids.iter().enumerate() {
+//!         let drift = Vec2::new(0.01 * (i % 7) as f32 * (step + 1) as f32, 0.0);
+//!         w.set_pose(id, Pose::from_translation(start(i) + drift)).unwrap();
 //!     }
 //! })?;
 //! assert_eq!(advice.ranking.len(), advisor::candidates(&world).len());
 //! let faster = advice.apply(&world)?; // same colliders, same ids, the winning broad phase
 //! assert_eq!(faster.contacts().len(), world.contacts().len());
-//! # Ok::<(), sapwood::WorldError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use std::time::Duration;

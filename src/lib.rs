@@ -33,6 +33,7 @@ pub mod advisor;
 pub mod broad;
 mod clock;
 pub mod collide;
+pub mod debug_draw;
 #[cfg(feature = "hecs")]
 pub mod ecs;
 mod index;

@@ -1394,7 +1394,7 @@ const MATRIX_BEGIN: &str = "<!-- matrix:begin -->";
 const MATRIX_END: &str = "<!-- matrix:end -->";
 
 fn reliability_doc() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/RELIABILITY.md")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/RELIABILITY.md")
 }
 
 /// The matrix as markdown: one row per case, then the row count.

@@ -72,7 +72,7 @@ fn scan(dir: &Path, found: &mut Vec<String>) -> usize {
 #[test]
 fn the_library_calls_no_maths_library_function() {
     let mut found = Vec::new();
-    let lines = scan(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut found);
+    let lines = scan(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../src"), &mut found);
     assert!(lines > 10_000, "read only {lines} lines of the library");
     assert!(found.is_empty(), "maths-library calls (use crate::trig):\n{}", found.join("\n"));
 }

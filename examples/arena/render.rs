@@ -2,7 +2,8 @@
 //! (`backdrop.rs`), enemies and projectiles are blitted from pre-rendered sprites
 //! (`sprites.rs`), the player, the debug overlay and the HUD are drawn directly.
 
-use sapwood::{Pose, Shape, Vec2};
+use sapwood::debug_draw::{self, ColliderStyle, DebugDraw, DebugDrawOptions, Role};
+use sapwood::{Aabb, ColliderId, Pose, Shape, Vec2};
 use tiny_skia::{Color, FillRule, Paint, Path, PathBuilder, Pixmap, Rect, Stroke, Transform};
 
 use crate::backdrop::Backdrop;
@@ -78,69 +79,63 @@ pub struct Hud {
     pub paused: bool,
 }
 
-/// Appends `shape` at `pose` to `pb` as a closed outline (circles natively, capsule caps as
-/// 8-segment arcs).
-pub fn push_shape(pb: &mut PathBuilder, view: &View, shape: &Shape, pose: &Pose) {
-    let mut poly = |pts: &mut dyn Iterator<Item = Vec2>| {
-        for (k, p) in pts.enumerate() {
-            let (x, y) = view.px(pose.transform_point(p));
-            if k == 0 { pb.move_to(x, y) } else { pb.line_to(x, y) }
+/// A tiny-skia path in pixels as sapwood's debug-draw canvas: every shape it is handed becomes
+/// closed sub-paths (circles natively, rounded corners and capsule caps as 4-step arcs), every
+/// line an open one. Which paint the path gets is the caller's choice, so roles are ignored.
+pub struct PathCanvas<'a> {
+    pub pb: &'a mut PathBuilder,
+    pub view: &'a View,
+    outline: Vec<Vec2>,
+}
+
+impl<'a> PathCanvas<'a> {
+    pub fn new(pb: &'a mut PathBuilder, view: &'a View) -> Self {
+        PathCanvas { pb, view, outline: Vec::new() }
+    }
+
+    fn path(&mut self, points: &[Vec2], closed: bool) {
+        for (k, p) in points.iter().enumerate() {
+            let (x, y) = self.view.px(*p);
+            if k == 0 { self.pb.move_to(x, y) } else { self.pb.line_to(x, y) }
         }
-        pb.close();
-    };
-    match shape {
-        Shape::Circle(c) => {
-            let (x, y) = view.px(pose.p);
-            pb.push_circle(x, y, c.radius * view.scale);
-        }
-        Shape::Cuboid(b) => {
-            let h = b.half_extents;
-            poly(&mut [Vec2::new(-h.x, -h.y), Vec2::new(h.x, -h.y), h, Vec2::new(-h.x, h.y)].into_iter());
-        }
-        Shape::Capsule(c) => {
-            let d = c.b - c.a;
-            let start = d.y.atan2(d.x) - std::f32::consts::FRAC_PI_2;
-            let arc = |centre: Vec2, from: f32| {
-                (0..=8).map(move |k| centre + c.radius * Vec2::from_angle(from + std::f32::consts::PI * k as f32 / 8.0))
-            };
-            poly(&mut arc(c.b, start).chain(arc(c.a, start + std::f32::consts::PI)));
-        }
-        Shape::Polygon(p) if p.radius() > 0.0 => {
-            // A rounded polygon: offset each edge outwards and join with arcs.
-            let (vs, ns) = (p.vertices(), p.normals());
-            let r = p.radius();
-            let n = vs.len();
-            let mut pts = Vec::with_capacity(n * 6);
-            for i in 0..n {
-                let prev = ns[(i + n - 1) % n];
-                let (a0, a1) = (prev.y.atan2(prev.x), ns[i].y.atan2(ns[i].x));
-                let sweep = (a1 - a0).rem_euclid(std::f32::consts::TAU);
-                for k in 0..=4 {
-                    pts.push(vs[i] + r * Vec2::from_angle(a0 + sweep * k as f32 / 4.0));
-                }
-            }
-            poly(&mut pts.into_iter());
-        }
-        Shape::Polygon(p) => poly(&mut p.vertices().iter().copied()),
-        Shape::Compound(c) => {
-            for (part_pose, part) in c.parts() {
-                push_shape(pb, view, part, &pose.mul(part_pose));
-            }
-        }
-        Shape::Segment(s) if s.radius > 0.0 => {
-            push_shape(pb, view, &Shape::Capsule(sapwood::Capsule { a: s.a, b: s.b, radius: s.radius }), pose);
-        }
-        Shape::Segment(s) => poly(&mut [s.a, s.b].into_iter()),
-        Shape::Chain(c) => {
-            for (k, v) in c.vertices().iter().enumerate() {
-                let (x, y) = view.px(pose.transform_point(*v));
-                if k == 0 { pb.move_to(x, y) } else { pb.line_to(x, y) }
-            }
-            if c.options().closed {
-                pb.close();
-            }
+        if closed {
+            self.pb.close();
         }
     }
+}
+
+impl DebugDraw for PathCanvas<'_> {
+    fn circle(&mut self, center: Vec2, radius: f32, _axis: Vec2, _role: Role) {
+        let (x, y) = self.view.px(center);
+        self.pb.push_circle(x, y, radius * self.view.scale);
+    }
+
+    fn capsule(&mut self, a: Vec2, b: Vec2, radius: f32, role: Role) {
+        self.polygon(&[a, b], radius, role);
+    }
+
+    fn polygon(&mut self, vertices: &[Vec2], radius: f32, _role: Role) {
+        let mut outline = std::mem::take(&mut self.outline);
+        debug_draw::rounded_outline(vertices, radius, 4, &mut outline);
+        self.path(&outline, true);
+        self.outline = outline;
+    }
+
+    fn segment(&mut self, a: Vec2, b: Vec2, _role: Role) {
+        self.path(&[a, b], false);
+    }
+
+    fn polyline(&mut self, points: &[Vec2], closed: bool, _role: Role) {
+        self.path(points, closed);
+    }
+
+    fn point(&mut self, _p: Vec2, _role: Role) {}
+}
+
+/// Appends `shape` at `pose` to `pb` (see [`PathCanvas`]).
+pub fn push_shape(pb: &mut PathBuilder, view: &View, shape: &Shape, pose: &Pose) {
+    let role = Role::Collider(ColliderStyle::new(ColliderId::default(), shape.kind()));
+    debug_draw::draw_shape(&mut PathCanvas::new(pb, view), shape, pose, role);
 }
 
 fn paint(r: u8, g: u8, b: u8, a: u8) -> Paint<'static> {
@@ -259,34 +254,55 @@ fn draw_player(game: &Game, view: &View, pixmap: &mut Pixmap, edge: f32) {
 }
 
 /// The broad phase's view: fat boxes of the movers (green, in the SAP) and of the tree
-/// residents (orange: static and very large colliders), and each contact's normal.
+/// residents (orange: static and very large colliders), and each contact's normal and depth.
 fn draw_debug(game: &Game, view: &View, pixmap: &mut Pixmap) {
-    let (mut sap, mut tree) = (PathBuilder::new(), PathBuilder::new());
-    game.world.debug_fat_aabbs(|_, fat, in_tree| {
-        let c = fat.center();
-        if !view.visible(c, fat.half_extents().max_element()) {
-            return;
-        }
-        let (x0, y0) = view.px(Vec2::new(fat.min.x, fat.max.y));
-        let (x1, y1) = view.px(Vec2::new(fat.max.x, fat.min.y));
-        if let Some(r) = Rect::from_ltrb(x0, y0, x1, y1) {
-            if in_tree { tree.push_rect(r) } else { sap.push_rect(r) }
-        }
-    });
-    let thin = Stroke { width: 1.0, ..Stroke::default() };
-    stroke(pixmap, sap.finish(), &paint(90, 220, 120, 150), &thin);
-    stroke(pixmap, tree.finish(), &paint(255, 170, 60, 220), &thin);
-    let mut normals = PathBuilder::new();
-    for c in game.world.contacts() {
-        for p in c.manifold.points() {
-            if view.visible(p.point, 1.0) {
-                let (x0, y0) = view.px(p.point);
-                let (x1, y1) = view.px(p.point + c.manifold.normal * (0.6 + 4.0 * p.depth));
-                normals.move_to(x0, y0);
-                normals.line_to(x1, y1);
+    /// Sorts the world's debug drawing into one path per colour.
+    struct Overlay<'a> {
+        sap: PathCanvas<'a>,
+        tree: PathCanvas<'a>,
+        normals: PathCanvas<'a>,
+    }
+    impl<'a> Overlay<'a> {
+        fn canvas(&mut self, role: Role) -> &mut PathCanvas<'a> {
+            match role {
+                Role::FatBox { in_tree: true } => &mut self.tree,
+                Role::FatBox { in_tree: false } => &mut self.sap,
+                _ => &mut self.normals,
             }
         }
     }
+    impl DebugDraw for Overlay<'_> {
+        fn circle(&mut self, _: Vec2, _: f32, _: Vec2, _: Role) {}
+        fn capsule(&mut self, _: Vec2, _: Vec2, _: f32, _: Role) {}
+        fn polygon(&mut self, _: &[Vec2], _: f32, _: Role) {}
+        fn segment(&mut self, a: Vec2, b: Vec2, role: Role) {
+            self.canvas(role).segment(a, b, role);
+        }
+        fn polyline(&mut self, points: &[Vec2], closed: bool, role: Role) {
+            self.canvas(role).polyline(points, closed, role);
+        }
+        fn point(&mut self, _: Vec2, _: Role) {}
+    }
+
+    let (mut sap, mut tree, mut normals) = (PathBuilder::new(), PathBuilder::new(), PathBuilder::new());
+    let half = Vec2::new(view.width as f32, view.height as f32) / (2.0 * view.scale);
+    let options = DebugDrawOptions {
+        colliders: false,
+        fat_boxes: true,
+        impacts: false,
+        normal_length: 0.6,
+        bounds: Some(Aabb::from_center_half_extents(view.center, half)),
+        ..DebugDrawOptions::default()
+    };
+    let mut overlay = Overlay {
+        sap: PathCanvas::new(&mut sap, view),
+        tree: PathCanvas::new(&mut tree, view),
+        normals: PathCanvas::new(&mut normals, view),
+    };
+    game.world.debug_draw(&mut overlay, &options);
+    let thin = Stroke { width: 1.0, ..Stroke::default() };
+    stroke(pixmap, sap.finish(), &paint(90, 220, 120, 150), &thin);
+    stroke(pixmap, tree.finish(), &paint(255, 170, 60, 220), &thin);
     stroke(pixmap, normals.finish(), &paint(255, 255, 255, 200), &thin);
 }
 

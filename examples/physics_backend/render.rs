@@ -1,6 +1,9 @@
-//! Drawing a scene with tiny-skia: one filled and outlined path per body.
+//! Drawing a scene with tiny-skia through the world's debug drawing: one filled and outlined
+//! path per collider (a compound's parts each), in sapwood's default palette (static bodies
+//! grey, moving ones coloured by their kind).
 
-use sapwood::{Pose, Shape, Vec2};
+use sapwood::Vec2;
+use sapwood::debug_draw::{self, DebugDraw, DebugDrawOptions, Role};
 use tiny_skia::{Color, FillRule, Paint, PathBuilder, Pixmap, Stroke, Transform};
 
 use crate::solver::Stepper;
@@ -21,83 +24,76 @@ impl View {
     }
 }
 
-/// The outline of `shape` at `pose` as world points (circles and capsule caps as 16-gons).
-fn outline(shape: &Shape, pose: &Pose) -> Vec<Vec2> {
-    let arc = |c: Vec2, r: f32, from: f32, steps: usize, out: &mut Vec<Vec2>| {
-        for k in 0..=steps {
-            let a = from + std::f32::consts::PI * k as f32 / steps as f32;
-            out.push(c + r * Vec2::new(a.cos(), a.sin()));
-        }
-    };
-    let mut pts = Vec::new();
-    match shape {
-        Shape::Circle(c) => {
-            for k in 0..16 {
-                let a = std::f32::consts::TAU * k as f32 / 16.0;
-                pts.push(c.radius * Vec2::new(a.cos(), a.sin()));
-            }
-        }
-        Shape::Cuboid(b) => {
-            let h = b.half_extents;
-            pts.extend([Vec2::new(-h.x, -h.y), Vec2::new(h.x, -h.y), h, Vec2::new(-h.x, h.y)]);
-        }
-        Shape::Capsule(c) => {
-            let d = c.b - c.a;
-            let start = d.y.atan2(d.x) - std::f32::consts::FRAC_PI_2;
-            arc(c.b, c.radius, start, 8, &mut pts);
-            arc(c.a, c.radius, start + std::f32::consts::PI, 8, &mut pts);
-        }
-        Shape::Polygon(p) => pts.extend_from_slice(p.vertices()),
-        Shape::Compound(_) => unreachable!("compounds are drawn part by part"),
-        Shape::Segment(_) | Shape::Chain(_) => unreachable!("the example builds no segments or chains"),
-    }
-    pts.iter().map(|v| pose.transform_point(*v)).collect()
+/// The pixmap as a debug-draw canvas.
+struct Canvas<'a> {
+    pixmap: &'a mut Pixmap,
+    view: View,
+    /// Reused outline of the shape being drawn.
+    outline: Vec<Vec2>,
 }
 
-/// Draws every body into `pixmap`: static bodies grey, moving ones coloured by their kind.
-pub fn draw(stepper: &Stepper, view: View, pixmap: &mut Pixmap) {
-    let (w, h) = (pixmap.width(), pixmap.height());
-    pixmap.fill(Color::from_rgba8(24, 26, 32, 255));
-    let mut fill = Paint { anti_alias: true, ..Paint::default() };
-    let mut line = Paint { anti_alias: true, ..Paint::default() };
-    line.set_color_rgba8(10, 10, 12, 255);
-    let stroke = Stroke { width: 1.0, ..Stroke::default() };
-    for body in &stepper.bodies {
-        let pose = body.pose();
+impl Canvas<'_> {
+    fn px(&self, p: Vec2) -> (f32, f32) {
+        self.view.to_px(p, self.pixmap.width(), self.pixmap.height())
+    }
+
+    /// Fills `self.outline` (plus a spoke from `spoke`, if any) with the role's colour and
+    /// outlines it in black.
+    fn fill(&mut self, role: Role, spoke: Option<(Vec2, Vec2)>) {
         let mut pb = PathBuilder::new();
-        let mut pts = Vec::new();
-        // A compound is drawn as its parts, one closed sub-path each.
-        let parts: Vec<(Pose, Shape)> = match &body.shape {
-            Shape::Compound(c) => c.parts().iter().map(|(p, s)| (pose.mul(p), s.clone())).collect(),
-            s => vec![(pose, s.clone())],
-        };
-        for (part_pose, part) in &parts {
-            pts = outline(part, part_pose);
-            for (k, p) in pts.iter().enumerate() {
-                let (x, y) = view.to_px(*p, w, h);
-                if k == 0 { pb.move_to(x, y) } else { pb.line_to(x, y) }
-            }
-            pb.close();
+        for (k, p) in self.outline.iter().enumerate() {
+            let (x, y) = self.px(*p);
+            if k == 0 { pb.move_to(x, y) } else { pb.line_to(x, y) }
         }
-        if let Shape::Circle(_) = body.shape {
-            // A spoke shows the rotation.
-            let (x0, y0) = view.to_px(pose.p, w, h);
-            let (x1, y1) = view.to_px(pts[0], w, h);
+        pb.close();
+        if let Some((a, b)) = spoke {
+            let ((x0, y0), (x1, y1)) = (self.px(a), self.px(b));
             pb.move_to(x0, y0);
             pb.line_to(x1, y1);
         }
-        let Some(path) = pb.finish() else { continue };
-        let (r, g, b) = match (body.is_dynamic(), &body.shape) {
-            (false, _) => (110, 112, 120),
-            (true, Shape::Cuboid(_)) => (222, 160, 72),
-            (true, Shape::Circle(_)) => (90, 170, 220),
-            (true, Shape::Capsule(_)) => (120, 200, 130),
-            (true, Shape::Polygon(_)) => (210, 110, 140),
-            (true, Shape::Compound(_)) => (170, 130, 220),
-            (true, Shape::Segment(_) | Shape::Chain(_)) => (200, 200, 200),
-        };
-        fill.set_color_rgba8(r, g, b, 255);
-        pixmap.fill_path(&path, &fill, FillRule::Winding, Transform::identity(), None);
-        pixmap.stroke_path(&path, &line, &stroke, Transform::identity(), None);
+        let Some(path) = pb.finish() else { return };
+        let [r, g, b, a] = role.color();
+        let mut fill = Paint { anti_alias: true, ..Paint::default() };
+        fill.set_color_rgba8(r, g, b, a);
+        let mut line = Paint { anti_alias: true, ..Paint::default() };
+        line.set_color_rgba8(10, 10, 12, 255);
+        self.pixmap.fill_path(&path, &fill, FillRule::Winding, Transform::identity(), None);
+        self.pixmap.stroke_path(&path, &line, &Stroke { width: 1.0, ..Stroke::default() }, Transform::identity(), None);
     }
+}
+
+impl DebugDraw for Canvas<'_> {
+    fn circle(&mut self, center: Vec2, radius: f32, axis: Vec2, role: Role) {
+        debug_draw::rounded_outline(&[center], radius, 16, &mut self.outline);
+        // A spoke shows the rotation.
+        self.fill(role, Some((center, center + radius * axis)));
+    }
+
+    fn capsule(&mut self, a: Vec2, b: Vec2, radius: f32, role: Role) {
+        self.polygon(&[a, b], radius, role);
+    }
+
+    fn polygon(&mut self, vertices: &[Vec2], radius: f32, role: Role) {
+        debug_draw::rounded_outline(vertices, radius, 8, &mut self.outline);
+        self.fill(role, None);
+    }
+
+    fn segment(&mut self, a: Vec2, b: Vec2, role: Role) {
+        self.polyline(&[a, b], false, role);
+    }
+
+    fn polyline(&mut self, points: &[Vec2], _closed: bool, role: Role) {
+        self.outline.clear();
+        self.outline.extend_from_slice(points);
+        self.fill(role, None);
+    }
+
+    fn point(&mut self, _: Vec2, _: Role) {}
+}
+
+/// Draws every body into `pixmap`.
+pub fn draw(stepper: &Stepper, view: View, pixmap: &mut Pixmap) {
+    pixmap.fill(Color::from_rgba8(24, 26, 32, 255));
+    let options = DebugDrawOptions { contacts: false, impacts: false, ..DebugDrawOptions::default() };
+    stepper.world.debug_draw(&mut Canvas { pixmap, view, outline: Vec::new() }, &options);
 }

@@ -107,8 +107,6 @@ impl BodyDesc {
 /// One rigid body. The collider's pose is `(position, angle)`.
 #[derive(Clone, Debug)]
 pub struct Body {
-    /// The shape, centred on the centre of mass.
-    pub shape: Shape,
     /// Centre of mass.
     pub position: Vec2,
     /// Rotation angle (unwrapped: it is integrated, never reduced).
@@ -125,7 +123,7 @@ pub struct Body {
     pub friction: f32,
     /// Restitution.
     pub restitution: f32,
-    /// The collider in the world.
+    /// The collider in the world, which holds the shape (centred on the centre of mass).
     pub collider: ColliderId,
 }
 
@@ -254,7 +252,7 @@ impl Stepper {
         let shape = if centroid.length() > 1e-6 { shifted(&desc.shape, centroid) } else { desc.shape.clone() };
         let position = desc.pose.transform_point(centroid);
         let angle = desc.pose.q.angle();
-        let mut collider_desc = ColliderDesc::new(shape.clone(), Pose { p: position, q: desc.pose.q });
+        let mut collider_desc = ColliderDesc::new(shape, Pose { p: position, q: desc.pose.q });
         if inv_mass == 0.0 {
             collider_desc = collider_desc.fixed();
         }
@@ -269,7 +267,6 @@ impl Stepper {
         }
         self.body_of[slot] = index as u32;
         self.bodies.push(Body {
-            shape,
             position,
             angle,
             velocity: Vec2::ZERO,

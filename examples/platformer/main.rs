@@ -114,7 +114,7 @@ fn headless(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Erro
     let width = 1800;
     let height = (width as f32 * game.level.size.y / game.level.size.x).ceil() as u32;
     let mut pixmap = Pixmap::new(width, height).ok_or("bad picture size")?;
-    Renderer::new(&game.level).draw(game, &Camera::whole(&game.level, width, height), true, &mut pixmap);
+    Renderer::new(game).draw(game, &Camera::whole(&game.level, width, height), true, &mut pixmap);
     pixmap.save_png(&args.png).map_err(|e| format!("could not write {}: {e}", args.png))?;
     println!("wrote {}", args.png);
     Ok(())
@@ -151,7 +151,7 @@ fn window(game: &mut Game, args: &Args) -> Result<(), Box<dyn std::error::Error>
     window.set_target_fps(0);
     let mut pacer = Pacer::new(60.0);
     let mut pixmap = Pixmap::new(args.width, args.height).ok_or("bad window size")?;
-    let renderer = Renderer::new(&game.level);
+    let renderer = Renderer::new(game);
     let mut buffer = Vec::new();
     let end = args.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
     let mut times = FrameTimes::new(PHASES, (60.0 * args.seconds.unwrap_or(60.0)) as usize + 60);

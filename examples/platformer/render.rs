@@ -1,12 +1,14 @@
-//! Drawing the level with tiny-skia. Every path is built in world units (y up) and drawn
-//! through the camera's transform; the static ones (terrain, one-way platforms, spikes, the
-//! goal) are built once.
+//! Drawing the level with tiny-skia. The colliders come from the world's debug drawing, sorted
+//! by category into one path per colour; the spikes, the goal and the trail are the game's own.
+//! Every path is built in world units (y up) and drawn through the camera's transform; the
+//! static ones (terrain, one-way platforms, spikes, the goal) are built once.
 
-use sapwood::{Pose, Shape, Vec2};
+use sapwood::debug_draw::{self, DebugDraw, DebugDrawOptions, Role};
+use sapwood::{Aabb, ShapeKind, Vec2, World};
 use tiny_skia::{Color, FillRule, LineCap, Paint, Path, PathBuilder, Pixmap, Rect, Stroke, Transform};
 
-use crate::components::{MovingPlatform, Pickup};
-use crate::game::{Game, PLAYER_HALF_CORE, PLAYER_RADIUS};
+use crate::components::category;
+use crate::game::Game;
 use crate::level::{CELL, Level};
 
 const SKY: [u8; 4] = [28, 32, 48, 255];
@@ -72,33 +74,146 @@ fn stroke(width: f32) -> Stroke {
     Stroke { width, line_cap: LineCap::Round, ..Stroke::default() }
 }
 
+/// What a collider is drawn as, by its category.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// Tile boxes: earth.
+    Terrain,
+    /// Terrain chains: a closed one is the outline of earth edged with grass, an open one a
+    /// one-way platform.
+    TerrainChain,
+    Platform,
+    Pickup,
+    Player,
+    /// The spikes' sensors (the spikes are drawn instead) and everything not a collider.
+    Hidden,
+}
+
+/// Sapwood's debug drawing of the level sorted into one path per class, in world units.
+struct Paths<'w> {
+    world: &'w World,
+    /// Which classes to keep: the static terrain (drawn once) or the rest (every frame).
+    keep: &'w [Class],
+    earth: PathBuilder,
+    grass: PathBuilder,
+    one_way: PathBuilder,
+    platform: PathBuilder,
+    pickup: PathBuilder,
+    player: PathBuilder,
+    outline: Vec<Vec2>,
+}
+
+impl<'w> Paths<'w> {
+    fn new(world: &'w World, keep: &'w [Class]) -> Self {
+        let pb = PathBuilder::new;
+        Paths {
+            world,
+            keep,
+            earth: pb(),
+            grass: pb(),
+            one_way: pb(),
+            platform: pb(),
+            pickup: pb(),
+            player: pb(),
+            outline: Vec::new(),
+        }
+    }
+
+    fn class(&self, role: Role) -> Class {
+        let Role::Collider(c) = role else { return Class::Hidden };
+        let class = match self.world.filter(c.id).map_or(0, |f| f.category) {
+            category::TERRAIN if c.kind == ShapeKind::Chain => Class::TerrainChain,
+            category::TERRAIN => Class::Terrain,
+            category::PLATFORM => Class::Platform,
+            category::PICKUP => Class::Pickup,
+            category::PLAYER => Class::Player,
+            _ => Class::Hidden,
+        };
+        if self.keep.contains(&class) { class } else { Class::Hidden }
+    }
+
+    /// The path an area of `class` goes into.
+    fn area(&mut self, class: Class) -> Option<&mut PathBuilder> {
+        match class {
+            Class::Terrain => Some(&mut self.earth),
+            Class::Platform => Some(&mut self.platform),
+            Class::Pickup => Some(&mut self.pickup),
+            Class::Player => Some(&mut self.player),
+            Class::TerrainChain | Class::Hidden => None,
+        }
+    }
+}
+
+fn push_path(pb: &mut PathBuilder, points: &[Vec2], offset: Vec2, closed: bool) {
+    for (k, p) in points.iter().enumerate() {
+        let p = *p + offset;
+        if k == 0 { pb.move_to(p.x, p.y) } else { pb.line_to(p.x, p.y) }
+    }
+    if closed {
+        pb.close();
+    }
+}
+
+impl DebugDraw for Paths<'_> {
+    fn circle(&mut self, center: Vec2, radius: f32, _axis: Vec2, role: Role) {
+        if let Some(pb) = self.area(self.class(role)) {
+            pb.push_circle(center.x, center.y, radius);
+        }
+    }
+
+    fn capsule(&mut self, a: Vec2, b: Vec2, radius: f32, role: Role) {
+        self.polygon(&[a, b], radius, role);
+    }
+
+    fn polygon(&mut self, vertices: &[Vec2], radius: f32, role: Role) {
+        let mut outline = std::mem::take(&mut self.outline);
+        debug_draw::rounded_outline(vertices, radius, 8, &mut outline);
+        if let Some(pb) = self.area(self.class(role)) {
+            push_path(pb, &outline, Vec2::ZERO, true);
+        }
+        self.outline = outline;
+    }
+
+    fn segment(&mut self, a: Vec2, b: Vec2, role: Role) {
+        self.polyline(&[a, b], false, role);
+    }
+
+    fn polyline(&mut self, points: &[Vec2], closed: bool, role: Role) {
+        match self.class(role) {
+            Class::TerrainChain if closed => {
+                push_path(&mut self.earth, points, Vec2::ZERO, true);
+                push_path(&mut self.grass, points, Vec2::ZERO, true);
+            }
+            // Drawn a little below the edge, so that the player stands on top of the line.
+            Class::TerrainChain => push_path(&mut self.one_way, points, Vec2::new(0.0, -0.06), false),
+            _ => {}
+        }
+    }
+
+    fn point(&mut self, _: Vec2, _: Role) {}
+}
+
 /// The level's static paths, built once.
 pub struct Renderer {
-    terrain: Option<Path>,
+    earth: Option<Path>,
+    grass: Option<Path>,
     one_way: Option<Path>,
     spikes: Option<Path>,
     goal: Option<Path>,
     flag: Option<Path>,
 }
 
+/// The colliders drawn once.
+const STATIC: [Class; 2] = [Class::Terrain, Class::TerrainChain];
+/// The colliders drawn every frame.
+const MOVING: [Class; 3] = [Class::Platform, Class::Pickup, Class::Player];
+
 impl Renderer {
-    pub fn new(level: &Level) -> Renderer {
-        let mut pb = PathBuilder::new();
-        for chain in &level.terrain {
-            let vs = chain.vertices();
-            pb.move_to(vs[0].x, vs[0].y);
-            for v in &vs[1..] {
-                pb.line_to(v.x, v.y);
-            }
-            pb.close();
-        }
-        let terrain = pb.finish();
-        let mut pb = PathBuilder::new();
-        for &(a, b) in &level.one_way {
-            pb.move_to(a.x, a.y - 0.06);
-            pb.line_to(b.x, b.y - 0.06);
-        }
-        let one_way = pb.finish();
+    pub fn new(game: &Game) -> Renderer {
+        let level = &game.level;
+        let mut terrain = Paths::new(&game.world, &STATIC);
+        let options = DebugDrawOptions { contacts: false, impacts: false, ..DebugDrawOptions::default() };
+        game.world.debug_draw(&mut terrain, &options);
         let mut pb = PathBuilder::new();
         for &(lo, hi) in &level.spikes {
             let mut x = lo.x;
@@ -125,7 +240,14 @@ impl Renderer {
         pb.line_to(level.goal_x, ground_at_goal + 2.2);
         pb.close();
         let flag = pb.finish();
-        Renderer { terrain, one_way, spikes, goal, flag }
+        Renderer {
+            earth: terrain.earth.finish(),
+            grass: terrain.grass.finish(),
+            one_way: terrain.one_way.finish(),
+            spikes,
+            goal,
+            flag,
+        }
     }
 
     /// The picture of `game` through `camera`; with `trail`, the player's path and where the
@@ -137,8 +259,10 @@ impl Renderer {
         if let Some(r) = Rect::from_ltrb(-1e3, -1e3, game.level.size.x + 1e3, 0.0) {
             pixmap.fill_rect(r, &paint(EARTH), t, None);
         }
-        if let Some(path) = &self.terrain {
+        if let Some(path) = &self.earth {
             pixmap.fill_path(path, &paint(EARTH), FillRule::Winding, t, None);
+        }
+        if let Some(path) = &self.grass {
             pixmap.stroke_path(path, &paint(GRASS), &stroke(0.1), t, None);
         }
         if let Some(path) = &self.spikes {
@@ -151,13 +275,17 @@ impl Renderer {
             pixmap.stroke_path(pole, &paint(GOAL), &stroke(0.08), t, None);
             pixmap.fill_path(flag, &paint(PICKUP), FillRule::Winding, t, None);
         }
-        for (pose, shape, _) in game.ecs.query::<(&Pose, &Shape, &MovingPlatform)>().iter() {
-            if let Shape::Cuboid(c) = shape {
-                let (lo, hi) = (pose.p - c.half_extents, pose.p + c.half_extents);
-                if let Some(r) = Rect::from_ltrb(lo.x, lo.y, hi.x, hi.y) {
-                    pixmap.fill_path(&PathBuilder::from_rect(r), &paint(PLATFORM), FillRule::Winding, t, None);
-                }
-            }
+        let mut moving = Paths::new(&game.world, &MOVING);
+        let half = Vec2::new(camera.width as f32, camera.height as f32) / (2.0 * camera.scale);
+        let options = DebugDrawOptions {
+            contacts: false,
+            impacts: false,
+            bounds: Some(Aabb::from_center_half_extents(camera.center, half)),
+            ..DebugDrawOptions::default()
+        };
+        game.world.debug_draw(&mut moving, &options);
+        if let Some(path) = moving.platform.finish() {
+            pixmap.fill_path(&path, &paint(PLATFORM), FillRule::Winding, t, None);
         }
         if trail {
             // Where every pickup was: the ones left are filled in below.
@@ -167,10 +295,8 @@ impl Renderer {
                 }
             }
         }
-        for (pose, _) in game.ecs.query::<(&Pose, &Pickup)>().iter() {
-            if let Some(c) = PathBuilder::from_circle(pose.p.x, pose.p.y, 0.25) {
-                pixmap.fill_path(&c, &paint(PICKUP), FillRule::Winding, t, None);
-            }
+        if let Some(path) = moving.pickup.finish() {
+            pixmap.fill_path(&path, &paint(PICKUP), FillRule::Winding, t, None);
         }
         if trail && game.trail.len() > 1 {
             let mut pb = PathBuilder::new();
@@ -182,14 +308,9 @@ impl Renderer {
                 pixmap.stroke_path(&path, &paint(TRAIL), &stroke(0.06), t, None);
             }
         }
-        let pose = game.player_pose();
-        let up = pose.q.y_axis() * PLAYER_HALF_CORE;
-        let mut pb = PathBuilder::new();
-        pb.move_to(pose.p.x - up.x, pose.p.y - up.y);
-        pb.line_to(pose.p.x + up.x, pose.p.y + up.y);
-        if let Some(path) = pb.finish() {
+        if let Some(path) = moving.player.finish() {
             let colour = if game.player_state().grounded { PLAYER_GROUNDED } else { PLAYER };
-            pixmap.stroke_path(&path, &paint(colour), &stroke(2.0 * PLAYER_RADIUS), t, None);
+            pixmap.fill_path(&path, &paint(colour), FillRule::Winding, t, None);
         }
     }
 }

@@ -601,6 +601,25 @@ impl DynamicTree {
         Ok(())
     }
 
+    /// Calls `f` with every node's box, its depth (the root's is 0) and whether it is a leaf,
+    /// parents before their children: what a debug drawing of the tree shows. A leaf's box is
+    /// its fat box.
+    pub fn for_each_node(&self, mut f: impl FnMut(Aabb, u32, bool)) {
+        if self.root.is_null() {
+            return;
+        }
+        let mut stack = SmallStack::<(NodeIndex, u32), 64>::new((NodeIndex::NULL, 0));
+        stack.push((self.root, 0));
+        while let Some((n, d)) = stack.pop() {
+            let node = &self.nodes[n.index()];
+            f(node.aabb, d, node.is_leaf());
+            if !node.is_leaf() {
+                stack.push((node.child2(), d + 1));
+                stack.push((node.child1, d + 1));
+            }
+        }
+    }
+
     /// Height, counts, total internal perimeter and leaf depths.
     #[must_use]
     pub fn stats(&self) -> TreeStats {

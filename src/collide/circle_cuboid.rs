@@ -17,6 +17,7 @@ use crate::shape::{Circle, Cuboid};
 /// translation; the depth is then `r + distance to that face`. Ties go to the x faces, and a
 /// centre on an axis (`c.x == 0`) to the positive face.
 #[must_use]
+#[inline]
 pub fn manifold(a: &Circle, b: &Cuboid, xf: &Pose) -> Manifold {
     let h = b.half_extents;
     let r = a.radius;

@@ -1,4 +1,5 @@
-//! The chart: one panel per size, grouped bars (one per algorithm) per scenario, log-scale ms.
+//! The chart: one panel per size, grouped bars (one per algorithm) per scenario, log-scale ms,
+//! and where the seed table has a number for the size, its SAP's as a black tick across the group.
 
 use std::error::Error;
 
@@ -50,6 +51,7 @@ pub fn draw(
     scenarios: &[SeedScenario],
     algos: &[Algo],
     cells: &[Cell],
+    seed_sap_ms: impl Fn(usize, SeedScenario) -> Option<f64>,
 ) -> Result<(), Box<dyn Error>> {
     register_font()?;
     let panel_h = 380;
@@ -63,7 +65,13 @@ pub fn draw(
                 _ => None,
             })
         };
-        let values: Vec<f64> = scenarios.iter().flat_map(|&s| algos.iter().filter_map(move |&a| ms_of(s, a))).collect();
+        let seed: Vec<(usize, f64)> =
+            scenarios.iter().enumerate().filter_map(|(i, &s)| seed_sap_ms(n, s).map(|v| (i, v))).collect();
+        let values: Vec<f64> = scenarios
+            .iter()
+            .flat_map(|&s| algos.iter().filter_map(move |&a| ms_of(s, a)))
+            .chain(seed.iter().map(|&(_, v)| v))
+            .collect();
         let lo = values.iter().copied().fold(f64::MAX, f64::min).min(1.0) / 2.0;
         let hi = values.iter().copied().fold(0.0, f64::max).max(1.0) * 2.0;
         let mut chart = ChartBuilder::on(panel)
@@ -93,6 +101,14 @@ pub fn draw(
                 }))?
                 .label(a.name())
                 .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 12, y + 6)], color.filled()));
+        }
+        if !seed.is_empty() {
+            chart
+                .draw_series(seed.into_iter().map(|(i, v)| {
+                    PathElement::new(vec![(i as f64 + 0.05, v), (i as f64 + 0.95, v)], BLACK.stroke_width(3))
+                }))?
+                .label("seed table's SAP (C++, its machine)")
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], BLACK.stroke_width(3)));
         }
         chart
             .configure_series_labels()

@@ -472,7 +472,11 @@ fn main() -> ExitCode {
         eprintln!("cannot write {csv_path}: {e}");
     }
     let png_path = format!("{}/scenarios.png", o.out);
-    match chart::draw(&png_path, &o.sizes, &o.scenarios, &o.algos, &cells) {
+    let seed_sap = |n: usize, s: SeedScenario| {
+        let k = SeedScenario::ALL.iter().position(|&x| x == s)?;
+        (n == 1024).then_some(SEED_MS[0].1[k])
+    };
+    match chart::draw(&png_path, &o.sizes, &o.scenarios, &o.algos, &cells, seed_sap) {
         Ok(()) => {
             println!("wrote {csv_path} and {png_path}");
             if o.docs {

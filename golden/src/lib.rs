@@ -155,6 +155,6 @@ pub fn run(broad_phase: BroadPhaseKind, steps: usize) -> (u64, u64) {
 fn every_build_steps_to_the_same_hashes() {
     let sap = run(BroadPhaseKind::IncrementalSap, 60);
     let tree = run(BroadPhaseKind::DynamicTree, 60);
-    let expected = ((0x1f2e_ed6e_47f9_7339, 0x7fbe_8c28_7526_fc10), (0x81d2_3e55_366a_214c, 0x15aa_f3a5_7111_bc96));
+    let expected = ((0x8c87_2ebe_d32b_eacc, 0x609a_ef7d_9361_2b14), (0xc924_46ad_1e47_f3b1, 0x4bc6_4782_890f_1676));
     assert_eq!((sap, tree), expected, "the SAP and the tree scene: {:#x?}", (sap, tree));
 }

@@ -70,8 +70,11 @@ pub struct WorldConfig {
     /// tight box stays inside its fat box does not touch the broad phase at all.
     pub aabb_margin_ratio: f32,
     /// The fat box also reaches this many times the collider's last displacement (since the
-    /// step before) ahead in the direction it moved, at most its own size: a collider moving
-    /// steadily escapes less often, for a few more candidate pairs ahead of it. 0 turns it off.
+    /// step before) ahead in the direction it moved: a collider moving steadily escapes less
+    /// often, for a few more candidate pairs ahead of it. Only while that reach fits within the
+    /// collider's own size: a collider moving faster gets its margin alone, since a box
+    /// stretched further would be mostly empty space ahead, its pairs many more in a dense
+    /// crowd, and would still hold the collider for fewer steps than the factor. 0 turns it off.
     /// Each renewed fat box gets between half and one and a half times its margin and reach
     /// (drawn from the collider's slot and box, so deterministic; the mean is the configured
     /// value), so that colliders moving alike do not all escape in the same step.

@@ -69,13 +69,13 @@ impl World {
             } else {
                 let jitter = renewal_jitter(slot, &tight);
                 let margin = (self.config.aabb_margin + self.config.aabb_margin_ratio * size.max_element()) * jitter;
-                // Reach ahead along the last displacement (Box2D v2's displacement multiplier),
-                // capped by the collider's size so that a teleport does not leave a huge box
-                // behind. A new collider has no last box.
-                let cap = Vec2::splat(size.max_element());
+                // Reach ahead along the last displacement (Box2D v2's displacement multiplier)
+                // when it fits within the collider's size (see `aabb_motion_factor`); also what
+                // keeps a teleport from leaving a huge box behind. A new collider has no last box.
                 let shift = (tight.min + tight.max - last_tight.min - last_tight.max) * 0.5;
-                let ahead = (shift * self.config.aabb_motion_factor).clamp(-cap, cap) * jitter;
-                let ahead = if is_new || !ahead.is_finite() { Vec2::ZERO } else { ahead };
+                let ahead = shift * self.config.aabb_motion_factor;
+                let fits = ahead.abs().max_element() <= size.max_element();
+                let ahead = if is_new || !fits { Vec2::ZERO } else { ahead * jitter };
                 let f = reach.fattened(margin);
                 Aabb { min: f.min + ahead.min(Vec2::ZERO), max: f.max + ahead.max(Vec2::ZERO) }
             };

@@ -7,7 +7,7 @@
 //!                                         [--steps N] [--warmup N] [--threads 1,2] [--seed 42]
 //!                                         [--only sapwood|rapier|box2d] [--broad sap|tree|grid|hash]
 //!                                         [--insert one|batch] [--box2d-recycle] [--no-reuse]
-//!                                         [--only-scene rain,spinner,...]
+//!                                         [--only-scene rain,spinner,...] [--chart docs/suite.png]
 //! ```
 //!
 //! **Peer scene** (`collision_only.rs`). For every size and thread count: one [`Scene::peer`] is
@@ -39,7 +39,8 @@
 //! (`support/src/peers/box2d_suite.rs`); each step sapwood and rapier2d are told the shapes it
 //! destroyed and created and the poses of those that moved, and step. The scene's own step
 //! count, step 0 untimed (`--warmup 1`), as Box2D's benchmark runs it; `--steps` sets the timed
-//! steps. Each scene's tables are printed as soon as it has run, a summary at the end.
+//! steps. Each scene's tables are printed as soon as it has run, a summary at the end, and with
+//! `--chart PATH` the summary's chart.
 //!
 //! Threads: each thread count runs inside its own rayon pool
 //! (`ThreadPoolBuilder::new().num_threads(n).build()?.install(..)`). sapwood's step uses rayon;
@@ -61,6 +62,7 @@
 //! takes a few minutes on 2 cores; the static scene steps 200 times at every size (its movers
 //! are the same 1,000); `--steps` sets one count for every size.
 
+mod chart;
 mod collision_only;
 mod pyramids;
 mod report;
@@ -109,6 +111,8 @@ pub struct Args {
     pub no_reuse: bool,
     /// `--only-scene a,b`: the suite's scenes to run (default: all).
     pub only_scene: Option<String>,
+    /// `--chart PATH`: the suite's chart, a PNG (`chart.rs`).
+    pub chart: Option<String>,
 }
 
 fn list(s: &str) -> Result<Vec<usize>, Box<dyn Error>> {
@@ -131,6 +135,7 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
         box2d_recycle: false,
         no_reuse: false,
         only_scene: None,
+        chart: None,
     };
     let mut at_step = 0;
     let mut it = std::env::args().skip(1);
@@ -163,6 +168,7 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
             "--box2d-recycle" => args.box2d_recycle = true,
             "--no-reuse" => args.no_reuse = true,
             "--only-scene" => args.only_scene = Some(value()?),
+            "--chart" => args.chart = Some(value()?),
             "--pair" => {
                 let ids = list(&value()?)?;
                 let [a, b] = ids[..] else { return Err("--pair takes two ids".into()) };
@@ -195,8 +201,8 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
     if matches!(scene, SceneName::Pyramids | SceneName::Suite) && args.pair.is_some() {
         return Err("--pair describes a pair of the peer or static scene".into());
     }
-    if scene != SceneName::Suite && args.only_scene.is_some() {
-        return Err("--only-scene picks scenes of the suite".into());
+    if scene != SceneName::Suite && (args.only_scene.is_some() || args.chart.is_some()) {
+        return Err("--only-scene and --chart are the suite's".into());
     }
     Ok(args)
 }
@@ -411,6 +417,10 @@ fn run_suite(args: &Args) -> Result<(), Box<dyn Error>> {
     }
     if args.only.is_none() {
         suite::print_summary(&all, args);
+        if let Some(path) = &args.chart {
+            chart::draw(path, &suite::chart_bars(&all)).map_err(|e| format!("the chart: {e}"))?;
+            println!("chart: {path}");
+        }
     }
     Ok(())
 }

@@ -375,6 +375,20 @@ pub fn print_summary(rows: &[Row], args: &Args) {
     println!("printed on stderr with the exact f64 signed distance that decides them.");
 }
 
+/// The summary's means, for the chart.
+pub fn chart_bars(rows: &[Row]) -> Vec<crate::chart::Bars> {
+    rows.iter()
+        .map(|r| {
+            let mean = |i: usize| r.timings.engines[i].wall.mean;
+            crate::chart::Bars {
+                scene: r.scene.name(),
+                threads: r.timings.threads,
+                ms: [mean(MEAN_SAPWOOD), mean(RAPIER), mean(BOX2D_ON), mean(BOX2D_OFF)],
+            }
+        })
+        .collect()
+}
+
 /// One engine alone beside Box2D's simulation (which the others follow), for profiling: no
 /// other engine, no pair checks. `box2d` times Box2D's own step.
 pub fn run_alone(engine: &str, scene: SuiteScene, threads: usize, args: &Args) -> Result<(), String> {

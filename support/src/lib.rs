@@ -4,9 +4,11 @@
 //! windowed examples' frame timings, pacing, pixel conversion and window options.
 //!
 //! Features keep the heavy peers out of builds that do not need them: `parry` (parry2d's shapes
-//! for the oracle tests) and `peers` (rapier2d).
+//! for the oracle tests), `peers` (rapier2d) and `charts` (plotters, for the examples' charts).
 
 pub mod alloc_count;
+#[cfg(feature = "charts")]
+pub mod chart;
 pub mod cpu;
 pub mod exact_query;
 pub mod f64_rng;

@@ -5,9 +5,9 @@
 //! ```text
 //! cargo run --release --example peers -- [--scene peer|pyramids|static|suite] [--sizes 1024,8192,65536,262144]
 //!                                         [--steps N] [--warmup N] [--threads 1,2] [--seed 42]
-//!                                         [--only sapwood|rapier|box2d] [--broad sap|tree|grid|hash]
+//!                                         [--only sapwood|rapier|box2d] [--broad sap|tree|grid|hash|quadtree|sort-sweep|brute]
 //!                                         [--insert one|batch] [--box2d-recycle] [--no-reuse]
-//!                                         [--only-scene rain,spinner,...] [--chart docs/suite.png]
+//!                                         [--only-scene rain,spinner,...] [--chart docs/suite.png] [--advise]
 //! ```
 //!
 //! **Peer scene** (`collision_only.rs`). For every size and thread count: one [`Scene::peer`] is
@@ -40,7 +40,9 @@
 //! destroyed and created and the poses of those that moved, and step. The scene's own step
 //! count, step 0 untimed (`--warmup 1`), as Box2D's benchmark runs it; `--steps` sets the timed
 //! steps. Each scene's tables are printed as soon as it has run, a summary at the end, and with
-//! `--chart PATH` the summary's chart.
+//! `--chart PATH` the summary's chart. `--advise` runs sapwood's advisor on each scene instead:
+//! at the middle of the scene's run, on Box2D's next 30 frames (`SapwoodSide::advise`), and
+//! prints its ranking of the broad phases.
 //!
 //! Threads: each thread count runs inside its own rayon pool
 //! (`ThreadPoolBuilder::new().num_threads(n).build()?.install(..)`). sapwood's step uses rayon;
@@ -113,6 +115,8 @@ pub struct Args {
     pub only_scene: Option<String>,
     /// `--chart PATH`: the suite's chart, a PNG (`chart.rs`).
     pub chart: Option<String>,
+    /// `--advise`: the advisor's ranking on each suite scene instead of the comparison.
+    pub advise: bool,
 }
 
 fn list(s: &str) -> Result<Vec<usize>, Box<dyn Error>> {
@@ -136,6 +140,7 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
         no_reuse: false,
         only_scene: None,
         chart: None,
+        advise: false,
     };
     let mut at_step = 0;
     let mut it = std::env::args().skip(1);
@@ -169,6 +174,7 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
             "--no-reuse" => args.no_reuse = true,
             "--only-scene" => args.only_scene = Some(value()?),
             "--chart" => args.chart = Some(value()?),
+            "--advise" => args.advise = true,
             "--pair" => {
                 let ids = list(&value()?)?;
                 let [a, b] = ids[..] else { return Err("--pair takes two ids".into()) };
@@ -201,8 +207,8 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
     if matches!(scene, SceneName::Pyramids | SceneName::Suite) && args.pair.is_some() {
         return Err("--pair describes a pair of the peer or static scene".into());
     }
-    if scene != SceneName::Suite && (args.only_scene.is_some() || args.chart.is_some()) {
-        return Err("--only-scene and --chart are the suite's".into());
+    if scene != SceneName::Suite && (args.only_scene.is_some() || args.chart.is_some() || args.advise) {
+        return Err("--only-scene, --chart and --advise are the suite's".into());
     }
     Ok(args)
 }
@@ -224,20 +230,23 @@ pub fn make_scene(args: &Args, n: usize) -> Scene {
     }
 }
 
-/// sapwood's config: the default unless `--broad` asks for another broad phase. Grid cells are
-/// 2 units (peer shapes are at most about 1.7 across), as in `benches/broad.rs`.
+/// sapwood's config: the default unless `--broad` asks for another broad phase. Grid and hash
+/// cells are 2 units (peer shapes are at most about 1.7 across), as in `benches/broad.rs`; grids
+/// and quadtrees cover the scene's bounds.
 pub fn sapwood_config(args: &Args, scene: &Scene) -> Result<WorldConfig, String> {
     let mut config = WorldConfig::default();
-    config.broad_phase = match args.broad.as_deref() {
-        None | Some("sap") => config.broad_phase,
-        Some("tree") => BroadPhaseKind::DynamicTree,
-        Some("grid") => BroadPhaseKind::UniformGrid { bounds: scene.bounds(), cell_size: 2.0 },
-        Some("hash") => BroadPhaseKind::SpatialHash { cell_size: 2.0 },
-        Some(other) => return Err(format!("--broad takes sap, tree, grid or hash, not {other}")),
-    };
+    if let Some(name) = args.broad.as_deref() {
+        config.broad_phase = BroadPhaseKind::all(scene.bounds(), 2.0)
+            .into_iter()
+            .find(|k| k.build().name() == name)
+            .ok_or_else(|| format!("--broad takes {}, not {name}", BROAD_NAMES.join(", ")))?;
+    }
     config.reuse_manifolds = !args.no_reuse;
     Ok(config)
 }
+
+/// The broad phases `--broad` names (`BroadPhase::name`).
+const BROAD_NAMES: [&str; 7] = ["brute", "sort-sweep", "grid", "hash", "quadtree", "tree", "sap"];
 
 fn kind_name(s: &Shape) -> &'static str {
     match s {
@@ -401,6 +410,9 @@ fn main() -> Result<(), Box<dyn Error>> {
 /// Box2D's suite: each scene at each thread count, its tables printed as it finishes, then the
 /// summary.
 fn run_suite(args: &Args) -> Result<(), Box<dyn Error>> {
+    if args.advise {
+        return Ok(suite::advise_all(args)?);
+    }
     let mut all = Vec::new();
     for scene in suite::scenes(args)? {
         let mut rows = Vec::new();

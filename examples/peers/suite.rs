@@ -389,6 +389,42 @@ pub fn chart_bars(rows: &[Row]) -> Vec<crate::chart::Bars> {
         .collect()
 }
 
+/// Frames of Box2D's simulation the advisor times each broad phase on.
+const ADVISE_STEPS: usize = 30;
+
+/// `--advise`: sapwood's advisor on each scene (default config, one thread) at the middle of
+/// the scene's run, on Box2D's next [`ADVISE_STEPS`] frames; prints each ranking.
+pub fn advise_all(args: &Args) -> Result<(), String> {
+    println!("## sapwood's advisor on Box2D's suite");
+    println!();
+    println!("| scene | step | advisor's pick | ranking (median ms per step of {ADVISE_STEPS} steps) |");
+    println!("|---|---:|---|---|");
+    for scene in scenes(args)? {
+        let at = args.warmup + measured_steps(scene, args) / 2;
+        let mut b2 = SuiteSim::build(scene, SuiteSize::Benchmark, true);
+        let mut world = Scene::simulated();
+        b2.sync(&mut world);
+        let mut sap = SapwoodSide::build_with(&world, WorldConfig::default(), args.insertion);
+        for _ in 0..at {
+            b2.step();
+            b2.sync(&mut world);
+            sap.step(&world);
+        }
+        let frames: Vec<Scene> = (0..ADVISE_STEPS)
+            .map(|_| {
+                b2.step();
+                b2.sync(&mut world);
+                world.clone()
+            })
+            .collect();
+        let advice = sap.advise(&frames).map_err(|e| format!("{}: {e}", scene.name()))?;
+        let ranking: Vec<String> =
+            advice.ranking.iter().map(|(k, t)| format!("{} {:.2}", k.build().name(), t.as_secs_f64() * 1e3)).collect();
+        println!("| {} | {at} | {} | {} |", scene.name(), advice.best.build().name(), ranking.join(", "));
+    }
+    Ok(())
+}
+
 /// One engine alone beside Box2D's simulation (which the others follow), for profiling: no
 /// other engine, no pair checks. `box2d` times Box2D's own step.
 pub fn run_alone(engine: &str, scene: SuiteScene, threads: usize, args: &Args) -> Result<(), String> {

@@ -52,7 +52,8 @@ use rapier2d::prelude::{
     DefaultBroadPhase, Group, InteractionGroups, InteractionTestMode, IslandManager, NarrowPhase, PairFilterContext,
     PhysicsHooks, RigidBodySet, SoftBodySet, SolverFlags,
 };
-use sapwood::{ColliderDesc, ColliderId, Pose, Shape, World, WorldConfig};
+use sapwood::advisor::{self, Advice};
+use sapwood::{ColliderDesc, ColliderId, Pose, Shape, World, WorldConfig, WorldError};
 
 /// rapier's vector and pose types (glam through parry's `glamx`, not sapwood's glam version).
 type RVec = rapier2d::math::Vector;
@@ -152,6 +153,26 @@ pub struct SapwoodSide {
     scene_of: Vec<u32>,
 }
 
+/// Tells `world` the scene's last changes (see [`SapwoodSide::step`]) through the scene-id map
+/// `ids`; `inserted(slot, scene id)` hears of each insertion.
+fn tell(world: &mut World, ids: &mut Vec<ColliderId>, scene: &Scene, mut inserted: impl FnMut(ColliderId, u32)) {
+    for &id in scene.removed() {
+        world.remove(ids[id as usize]).expect("live id");
+    }
+    for &id in scene.inserted() {
+        let c = scene.get(id).expect("inserted collider");
+        let slot = world.insert(sapwood_desc(c)).expect("valid scene collider");
+        if ids.len() <= id as usize {
+            ids.resize(id as usize + 1, slot);
+        }
+        ids[id as usize] = slot;
+        inserted(slot, id);
+    }
+    for c in scene.moving() {
+        world.set_pose(ids[c.id as usize], c.pose).expect("live id, valid pose");
+    }
+}
+
 /// The phases of [`SapwoodSide::build_with`], wall time.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BuildTimes {
@@ -222,26 +243,31 @@ impl SapwoodSide {
     /// Tells the world the scene's last changes — the colliders removed, those inserted (one at
     /// a time) and every moving collider's pose — then steps it.
     pub fn step(&mut self, scene: &Scene) {
-        for &id in scene.removed() {
-            self.world.remove(self.ids[id as usize]).expect("live id");
-        }
-        for &id in scene.inserted() {
-            let c = scene.get(id).expect("inserted collider");
-            let slot = self.world.insert(sapwood_desc(c)).expect("valid scene collider");
-            if self.ids.len() <= id as usize {
-                self.ids.resize(id as usize + 1, slot);
-            }
-            self.ids[id as usize] = slot;
+        let scene_of = &mut self.scene_of;
+        tell(&mut self.world, &mut self.ids, scene, |slot, id| {
             let index = slot.index() as usize;
-            if self.scene_of.len() <= index {
-                self.scene_of.resize(index + 1, u32::MAX);
+            if scene_of.len() <= index {
+                scene_of.resize(index + 1, u32::MAX);
             }
-            self.scene_of[index] = id;
-        }
-        for c in scene.moving() {
-            self.world.set_pose(self.ids[c.id as usize], c.pose).expect("live id, valid pose");
-        }
+            scene_of[index] = id;
+        });
         self.world.step();
+    }
+
+    /// sapwood's advisor ([`advisor::advise`]) on this world, with the scene's next `frames`
+    /// (one per step, as [`SapwoodSide::step`] would be told them) as the motion of every
+    /// candidate broad phase.
+    ///
+    /// # Errors
+    /// As [`advisor::advise`].
+    pub fn advise(&self, frames: &[Scene]) -> Result<Advice, WorldError> {
+        let mut ids = Vec::new();
+        advisor::advise(&self.world, frames.len(), |world, step| {
+            if step == 0 {
+                ids.clone_from(&self.ids);
+            }
+            tell(world, &mut ids, &frames[step], |_, _| {});
+        })
     }
 
     /// Touching pairs as `(lower scene id, higher scene id, deepest depth)`, sorted.

@@ -314,12 +314,24 @@ fn strictly_on(p: Vec2, c: Vec2, d: Vec2, tol: f32) -> bool {
     along > tol && along < len - tol && u.perp_dot(p - c).abs() <= tol
 }
 
-/// The signed turn from direction `from` to direction `to` (radians, left positive); `None`
-/// for a hairpin (the surface doubling back on itself, an edge's coincident opposite).
+/// The signed turn from direction `from` to direction `to` (left positive) as a pseudo-angle:
+/// a value that grows with the angle θ in (-π, π] — sin θ within a right angle, ±(2 - sin θ)
+/// beyond — which is all the welds need, since they only compare turns; a level's million
+/// tiles make millions of them, and an arctangent costs several times the rest of the test.
+/// `None` for a hairpin (the surface doubling back on itself, an edge's coincident opposite):
+/// a turn within a thousandth of a radian of π.
 fn turn(from: Vec2, to: Vec2) -> Option<f32> {
     let (from, to) = (from.try_normalize()?, to.try_normalize()?);
-    let t = crate::trig::atan2(from.perp_dot(to), from.dot(to));
-    (t < std::f32::consts::PI - 1e-3).then_some(t)
+    let (sin, cos) = (from.perp_dot(to), from.dot(to));
+    let t = if cos >= 0.0 {
+        sin
+    } else if sin >= 0.0 {
+        2.0 - sin
+    } else {
+        -2.0 - sin
+    };
+    // sin(1e-3), to f32 precision.
+    (t < 2.0 - 1e-3).then_some(t)
 }
 
 impl World {

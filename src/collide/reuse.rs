@@ -120,7 +120,7 @@ pub(crate) struct Faces {
 }
 
 impl Faces {
-    /// The choices in 13 bits.
+    /// The choices in 13 bits (a kernel may use the bits above for its own marks).
     pub fn pack(self) -> u32 {
         (self.a as u32) << 9 | (self.b as u32) << 5 | u32::from(self.flip) << 4 | self.incident as u32
     }
@@ -146,6 +146,8 @@ pub(crate) const fn features(tag: u8, decisions: u32) -> u32 {
 pub(crate) mod tag {
     /// `cuboid_cuboid`'s oriented path.
     pub const CUBOIDS: u8 = 1;
-    /// `polygon_polygon` with overlapping cores (polygons, and boxes against polygons).
+    /// `polygon_polygon` (polygons, boxes against polygons, capsules and segments against both).
     pub const POLYGONS: u8 = 2;
+    /// `circle_polygon`.
+    pub const CIRCLE_POLYGON: u8 = 3;
 }

@@ -80,16 +80,18 @@ pub(super) fn contains_local(shape: &Shape, p: Vec2) -> bool {
     }
 }
 
-/// The edge whose line `p` is farthest outside of, and that signed distance. Ties keep the first
-/// edge, so the result is deterministic.
+/// The edge whose line `p` is farthest outside of, that signed distance, and the runner-up's
+/// (what the edge won by). Ties keep the first edge, so the result is deterministic.
 #[inline]
-pub(crate) fn max_separation(poly: &Polygon, p: Vec2) -> (usize, f32) {
+pub(crate) fn max_separation(poly: &Polygon, p: Vec2) -> (usize, f32, f32) {
     let (vs, ns) = (poly.vertices(), poly.normals());
-    let mut best = (0, ns[0].dot(p - vs[0]));
+    let mut best = (0, ns[0].dot(p - vs[0]), f32::NEG_INFINITY);
     for i in 1..vs.len() {
         let s = ns[i].dot(p - vs[i]);
         if s > best.1 {
-            best = (i, s);
+            best = (i, s, best.1);
+        } else if s > best.2 {
+            best.2 = s;
         }
     }
     best
@@ -125,7 +127,7 @@ pub(crate) fn edge_region(v1: Vec2, v2: Vec2, p: Vec2) -> EdgeRegion {
 /// same decisions.
 #[inline]
 pub(crate) fn within(poly: &Polygon, p: Vec2, r: f32) -> bool {
-    let (i, s) = max_separation(poly, p);
+    let (i, s, _) = max_separation(poly, p);
     if s > r {
         return false;
     }

@@ -403,7 +403,9 @@ pub(crate) fn manifold_reusing(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, w: 
     m
 }
 
-#[inline]
+// Always inline: the reuse dispatch calls it too, and out of line the manifold comes back
+// through memory on the path of every public `contact` call.
+#[inline(always)]
 fn contact_ordered(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
     if let Shape::Chain(c) = sb {
         return chain::manifold(sa, pa, c, pb);

@@ -284,15 +284,16 @@ fn touch(a: &Hull, b: &Hull, tol: f32) -> Touch {
     if sb > rsum {
         return Touch::Apart;
     }
-    classify(a, b, Sat { ia, sa, next_a, ib, sb, next_b }, tol)
-}
-
-/// What [`touch`] makes of a SAT whose separations are both within the radii.
-#[inline]
-fn classify(a: &Hull, b: &Hull, sat: Sat, tol: f32) -> Touch {
-    if sat.sa <= 0.0 && sat.sb <= 0.0 {
+    let sat = Sat { ia, sa, next_a, ib, sb, next_b };
+    if sa <= 0.0 && sb <= 0.0 {
         return Touch::Cores(sat);
     }
+    near(a, b, sat, tol)
+}
+
+/// What [`touch`] makes of a SAT whose separations are both within the radii and not both
+/// within the cores.
+fn near(a: &Hull, b: &Hull, sat: Sat, tol: f32) -> Touch {
     let n = if sat.sa >= sat.sb { a.n[sat.ia] } else { -b.n[sat.ib] };
     match closest(a, b, n, a.radius + b.radius, tol) {
         Some(c) => Touch::Near(c, n, sat),
@@ -350,7 +351,7 @@ fn from_touch(a: &Hull, b: &Hull, t: Touch, tol: f32) -> Manifold {
 }
 
 /// Marks a witness's faces as recorded with the cores apart (beside [`Faces::pack`]'s bits).
-const NEAR: u32 = 1 << 13;
+const CORES_APART: u32 = 1 << 13;
 
 /// [`collide`] through a [`Witness`] (see [`super::reuse`]). The SAT's choice of face on each
 /// hull is taken from the witness while it provably holds at `xf`: the two chosen faces'
@@ -366,7 +367,7 @@ pub(crate) fn collide_reusing(a: &Hull, b: &Hull, xf: &Pose, size: f32, w: &mut 
     let b = moved.hull(b.radius);
     let tol = REFERENCE_TOLERANCE * size;
     if let Some(bits) = w.reusable(xf, tag::POLYGONS) {
-        let (near, f) = (bits & NEAR != 0, Faces::unpack(bits & !NEAR));
+        let (apart, f) = (bits & CORES_APART != 0, Faces::unpack(bits & !CORES_APART));
         let sa = face_separation(a.n[f.a], a.v[f.a], b.v);
         let sb = face_separation(b.n[f.b], b.v[f.b], a.v);
         let rsum = a.radius + b.radius;
@@ -375,12 +376,12 @@ pub(crate) fn collide_reusing(a: &Hull, b: &Hull, xf: &Pose, size: f32, w: &mut 
             return Manifold::EMPTY;
         }
         let cores = sa <= 0.0 && sb <= 0.0;
-        if near && !cores {
+        if apart && !cores {
             w.mark_reused();
             let sat = Sat { ia: f.a, sa, next_a: f32::NAN, ib: f.b, sb, next_b: f32::NAN };
-            return from_touch(a, &b, classify(a, &b, sat, tol), tol);
+            return from_touch(a, &b, near(a, &b, sat, tol), tol);
         }
-        if !near && cores && (sb > sa + tol) == f.flip {
+        if !apart && cores && (sb > sa + tol) == f.flip {
             w.mark_reused();
             return if f.flip {
                 clip_faces(&b, a, f.b, f.incident, true, true)
@@ -410,7 +411,7 @@ pub(crate) fn collide_reusing(a: &Hull, b: &Hull, xf: &Pose, size: f32, w: &mut 
         }
         t @ Touch::Near(_, _, sat) => {
             let faces = Faces { a: sat.ia, b: sat.ib, flip: false, incident: 0 };
-            w.record(xf, sat.gap(), reach(), features(tag::POLYGONS, NEAR | faces.pack()));
+            w.record(xf, sat.gap(), reach(), features(tag::POLYGONS, CORES_APART | faces.pack()));
             from_touch(a, &b, t, tol)
         }
         Touch::Apart => {

@@ -25,8 +25,8 @@ use crate::shape::{Circle, Polygon};
 pub fn manifold(a: &Circle, b: &Polygon, xf: &Pose) -> Manifold {
     // A's centre in B's frame.
     let c = xf.inv_transform_point(Vec2::ZERO);
-    let (i, s, _) = max_separation(b, c);
-    from_face(a, b, xf, c, i, s)
+    let found = max_separation(b, c);
+    from_face(a, b, xf, c, found.edge, found.separation)
 }
 
 /// [`manifold`] through a [`Witness`] (see [`super::reuse`]): the edge of maximum separation is
@@ -40,13 +40,13 @@ pub(crate) fn manifold_reusing(a: &Circle, b: &Polygon, xf: &Pose, w: &mut Witne
         w.mark_reused();
         return from_face(a, b, xf, c, i, b.normals[i].dot(c - b.vertices[i]));
     }
-    let (i, s, next) = max_separation(b, c);
+    let found = max_separation(b, c);
     // Each separation moves by as much as A's centre in B's frame, at most the motion measure
     // with lever arm the offset (see `super::reuse`); the vertices' size is added for the share
     // kept against rounding. Both sides of the comparison move.
-    let l1 = |v: Vec2| v.x.abs() + v.y.abs();
-    let reach = l1(xf.p) + b.vertices().iter().fold(0.0, |m, v| l1(*v).max(m));
-    w.record(xf, 0.5 * (s - next), reach, features(tag::CIRCLE_POLYGON, i as u32));
+    let reach = xf.p.x.abs() + xf.p.y.abs() + found.extent;
+    let (i, s) = (found.edge, found.separation);
+    w.record(xf, 0.5 * (s - found.runner_up), reach, features(tag::CIRCLE_POLYGON, i as u32));
     from_face(a, b, xf, c, i, s)
 }
 

@@ -1,12 +1,14 @@
 //! `WorldConfig::reuse_manifolds` is exact: a world with it on and one with it off, fed the same
 //! colliders and poses, hold the same contacts bit for bit after every step (points, depths,
-//! normals, feature ids, carried impulses) and the same state hash, on the pyramids as Box2D
-//! simulates them, on the peer scene and the seed scenarios, and on a jittered pile of boxes and
-//! polygons (rounded ones too, some with their vertices far from their origin). Each check also
-//! asserts that reuse happened where pairs rest, so that the comparison is not vacuous.
+//! normals, feature ids, carried impulses) and the same state hash, on the pyramids and the
+//! spinner of Box2D's suite (capsules, circles and boxes) as Box2D simulates them, on
+//! the peer scene and the seed scenarios, and on jittered piles of boxes and polygons, then of
+//! every convex kind (rounded ones too, some with their vertices far from their origin). Each
+//! check also asserts that reuse happened where pairs rest, so that the comparison is not
+//! vacuous.
 
 use sapwood::{ColliderDesc, ColliderId, Pose, Shape, Vec2, World, WorldConfig};
-use sapwood_support::peers::{Box2dSim, Insertion, SapwoodSide};
+use sapwood_support::peers::{Box2dSim, Insertion, SapwoodSide, SuiteScene, SuiteSim, SuiteSize};
 use sapwood_support::scenes::{DEFAULT_SEED, Scene, SeedScenario};
 
 fn configs() -> (WorldConfig, WorldConfig) {
@@ -59,6 +61,21 @@ fn pyramids_as_box2d_simulates_them() {
     assert!(share > 0.5, "reused {share}");
 }
 
+/// Spinner's pile of capsules, circles and boxes, churned by its bar, each step as Box2D
+/// simulates it. (Rain's ragdolls would reuse nothing: their capsules meet welded tiles, whose
+/// pairs run the welded kernel, and each other, a kind pair that does not reuse.)
+#[test]
+fn box2d_spinner_with_circles_and_capsules() {
+    let mut sim = SuiteSim::build(SuiteScene::Spinner, SuiteSize::Small, false);
+    let mut scene = Scene::simulated();
+    sim.sync(&mut scene);
+    let share = run_scene(scene, 200, |s| {
+        sim.step();
+        sim.sync(s);
+    });
+    assert!(share > 0.02, "reused {share}");
+}
+
 #[test]
 fn peer_scene_and_seed_scenarios() {
     run_scene(Scene::peer(1024, DEFAULT_SEED), 60, Scene::step);
@@ -67,35 +84,22 @@ fn peer_scene_and_seed_scenarios() {
     }
 }
 
-/// A row of boxes and polygons overlapping their neighbours a little, nudged every step by a few
-/// micrometres (as a solver nudges resting bodies), with now and then a large move and a shape
-/// change, which must forget the pair's recorded decisions.
-#[test]
-fn jittered_pile_of_boxes_and_polygons() {
+/// Rows of shapes overlapping their neighbours a little, nudged every step by a few micrometres
+/// (as a solver nudges resting bodies), with now and then a large move and a shape change, which
+/// must forget the pair's recorded decisions. `shape(i, far)` is the `i`-th collider's shape
+/// and the point of its own frame it is centred on: `far` (every seventh collider's far offset)
+/// where it can be, else the origin. Returns (manifolds reused, contacts) over all steps.
+fn jittered_pile(shape: impl Fn(usize, Vec2) -> (Shape, Vec2)) -> (u32, usize) {
     let (on, off) = configs();
     let mut worlds = [World::with_config(on).unwrap(), World::with_config(off).unwrap()];
     let mut rng = sapwood_support::f64_rng::F64Rng::new(7);
     let mut shapes = Vec::new();
     let mut poses = Vec::new();
     for i in 0..200 {
-        let far = if i % 7 == 0 { Vec2::new(40.0, -25.0) } else { Vec2::ZERO };
-        let shape = match i % 4 {
-            0 => Shape::cuboid(Vec2::new(0.5, 0.5)).unwrap(),
-            1 => Shape::rounded_box(Vec2::new(0.45, 0.5), 0.05).unwrap(),
-            _ => {
-                let n = 3 + i % 6;
-                let vs: Vec<Vec2> = (0..n)
-                    .map(|k| {
-                        let t = std::f32::consts::TAU * k as f32 / n as f32 + 0.3;
-                        Vec2::new(t.cos(), t.sin()) * 0.55 + far
-                    })
-                    .collect();
-                Shape::polygon(&vs, 0.0).unwrap()
-            }
-        };
+        let (s, far) = shape(i, if i % 7 == 0 { Vec2::new(40.0, -25.0) } else { Vec2::ZERO });
         let (row, col) = (i / 20, i % 20);
         let pose = Pose::new(Vec2::new(col as f32 * 0.98, row as f32 * 0.98) - far, 0.01 * (i % 5) as f32);
-        shapes.push(shape);
+        shapes.push(s);
         poses.push(pose);
     }
     let ids: Vec<Vec<ColliderId>> = worlds
@@ -123,7 +127,47 @@ fn jittered_pile_of_boxes_and_polygons() {
         assert_same(&worlds[0], &worlds[1], &format!("step {step}"));
         (reused, touching) = (reused + worlds[0].last_step_counts().reused, touching + worlds[0].contacts().len());
     }
+    (reused, touching)
+}
+
+/// A regular polygon of `n` vertices and circumradius 0.55 centred on `far`.
+fn polygon(n: usize, far: Vec2, radius: f32) -> Shape {
+    let vs: Vec<Vec2> = (0..n)
+        .map(|k| {
+            let t = std::f32::consts::TAU * k as f32 / n as f32 + 0.3;
+            Vec2::new(t.cos(), t.sin()) * (0.55 - radius) + far
+        })
+        .collect();
+    Shape::polygon(&vs, radius).unwrap()
+}
+
+#[test]
+fn jittered_pile_of_boxes_and_polygons() {
+    let (reused, touching) = jittered_pile(|i, far| match i % 4 {
+        0 => (Shape::cuboid(Vec2::new(0.5, 0.5)).unwrap(), Vec2::ZERO),
+        1 => (Shape::rounded_box(Vec2::new(0.45, 0.5), 0.05).unwrap(), Vec2::ZERO),
+        _ => (polygon(3 + i % 6, far, 0.0), far),
+    });
     assert!(reused as usize * 2 > touching, "{reused} reused, {touching} contacts");
+}
+
+/// The same with circles, capsules and segments among the boxes and polygons (rounded ones
+/// too): neighbours make the kind pairs that reuse (circles against polygons, capsules and
+/// segments against boxes and polygons, rounded shapes resting with their cores apart) and
+/// some that always run the full kernel (circles against circles, boxes and capsules,
+/// capsules against capsules and segments).
+#[test]
+fn jittered_pile_of_circles_capsules_boxes_and_polygons() {
+    let (reused, touching) = jittered_pile(|i, far| match i % 8 {
+        0 | 4 => (Shape::capsule(Vec2::new(-0.3, -0.05) + far, Vec2::new(0.3, 0.05) + far, 0.26).unwrap(), far),
+        1 => (Shape::circle(0.56).unwrap(), Vec2::ZERO),
+        2 => (polygon(3 + i % 6, far, 0.1), far),
+        3 => (Shape::cuboid(Vec2::new(0.5, 0.45)).unwrap(), Vec2::ZERO),
+        5 => (Shape::rounded_segment(Vec2::new(-0.45, 0.1) + far, Vec2::new(0.45, -0.1) + far, 0.05).unwrap(), far),
+        6 => (Shape::rounded_box(Vec2::new(0.4, 0.45), 0.1).unwrap(), Vec2::ZERO),
+        _ => (polygon(3 + i % 6, far, 0.0), far),
+    });
+    assert!(reused as usize * 5 > touching * 3, "{reused} reused, {touching} contacts");
 }
 
 /// Boxes and polygons side by side (each pressing on the next) on a floor of welded static

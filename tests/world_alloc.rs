@@ -254,3 +254,50 @@ fn the_counter_sees_allocations() {
     let busy = count(&|| (0..50).map(|i| black_box(vec![i as u8; 100]).len()).sum());
     assert!(busy >= 50, "a worker's allocations: {busy} counted");
 }
+
+/// Resting pairs of every convex kind (circles, capsules, segments, boxes, polygons, rounded
+/// ones) nudged by micrometres each step, as a solver nudges them: the steps that take their
+/// manifolds from reused decisions allocate nothing either.
+#[test]
+fn resting_pairs_reusing_manifolds_allocate_nothing() {
+    use sapwood::{ColliderDesc, Pose, Shape, Vec2};
+    let _turn = alloc_count::serial();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).start_handler(|_| alloc_count::enroll()).build().unwrap();
+    pool.install(|| {
+        alloc_count::take();
+        let shapes = [
+            Shape::circle(0.56).unwrap(),
+            Shape::capsule(Vec2::new(-0.3, -0.05), Vec2::new(0.3, 0.05), 0.26).unwrap(),
+            Shape::cuboid(Vec2::new(0.5, 0.45)).unwrap(),
+            sapwood::Polygon::regular(6, 0.5, 0.05).map(Shape::Polygon).unwrap(),
+            Shape::rounded_segment(Vec2::new(-0.45, 0.1), Vec2::new(0.45, -0.1), 0.05).unwrap(),
+            sapwood::Polygon::regular(5, 0.55, 0.0).map(Shape::Polygon).unwrap(),
+        ];
+        let mut world = sapwood::World::new();
+        let mut placed: Vec<(sapwood::ColliderId, Pose)> = (0..200)
+            .map(|i| {
+                let pose = Pose::new(Vec2::new((i % 20) as f32, (i / 20) as f32) * 0.98, 0.01 * (i % 5) as f32);
+                (world.insert(ColliderDesc::new(shapes[i % 6].clone(), pose)).unwrap(), pose)
+            })
+            .collect();
+        let mut rng = sapwood_support::SplitMix64::new(5);
+        let mut step = |world: &mut sapwood::World| {
+            for (id, pose) in &mut placed {
+                let d = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * 3e-6;
+                *pose = Pose::new(pose.p + d, pose.q.angle() + rng.range(-1.0, 1.0) * 3e-6);
+                world.set_pose(*id, *pose).unwrap();
+            }
+            world.step();
+            world.store_impulses(|i, c| c.manifold.points.map(|p| (p.normal_impulse + 1.0, i as f32)));
+            world.last_step_counts().reused
+        };
+        for _ in 0..20 {
+            step(&mut world);
+        }
+        alloc_count::set_counting(true);
+        let reused: u32 = (0..50).map(|_| step(&mut world)).sum();
+        alloc_count::set_counting(false);
+        assert_eq!(alloc_count::allocations(), 0, "allocations while resting pairs reuse their manifolds");
+        assert!(reused as usize > 50 * world.contacts().len() / 2, "{reused} reused");
+    });
+}

@@ -186,7 +186,8 @@ impl Margins {
 }
 
 /// The oriented SAT: `None` when the boxes are apart, else the faces and what they won by.
-#[inline]
+/// Always inline: out of line, its margins come back through memory on every oriented pair.
+#[inline(always)]
 fn decide(a: &Cuboid, b: &Cuboid, xf: &Pose) -> Option<(Faces, Margins)> {
     let (seps, lb) = oriented_separations(a.half_extents, b.half_extents, xf);
     let sa = seps[0].max(seps[1]);

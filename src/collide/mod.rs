@@ -376,6 +376,15 @@ pub(crate) fn manifold_reusing(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, w: 
         (Shape::Cuboid(a), Shape::Cuboid(b)) => cuboid_cuboid::manifold_reusing(a, b, &pa.inv_mul(pb), w),
         (Shape::Cuboid(a), Shape::Polygon(b)) => polygon_polygon::manifold_cuboid_reusing(a, b, &pa.inv_mul(pb), w),
         (Shape::Polygon(a), Shape::Polygon(b)) => polygon_polygon::manifold_reusing(a, b, &pa.inv_mul(pb), w),
+        (Shape::Circle(a), Shape::Polygon(b)) => circle_polygon::manifold_reusing(a, b, &pa.inv_mul(pb), w),
+        (Shape::Capsule(a), Shape::Cuboid(b)) => capsule_polygon::manifold_cuboid_reusing(a, b, &pa.inv_mul(pb), w),
+        (Shape::Capsule(a), Shape::Polygon(b)) => capsule_polygon::manifold_reusing(a, b, &pa.inv_mul(pb), w),
+        (Shape::Segment(a), Shape::Cuboid(b)) => {
+            capsule_polygon::manifold_cuboid_reusing(&a.as_capsule(), b, &pa.inv_mul(pb), w)
+        }
+        (Shape::Segment(a), Shape::Polygon(b)) => {
+            capsule_polygon::manifold_reusing(&a.as_capsule(), b, &pa.inv_mul(pb), w)
+        }
         _ => {
             w.clear();
             let m = contact_ordered(sa, pa, sb, pb);
@@ -394,7 +403,9 @@ pub(crate) fn manifold_reusing(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, w: 
     m
 }
 
-#[inline]
+// Always inline: the reuse dispatch calls it too, and out of line the manifold comes back
+// through memory on the path of every public `contact` call.
+#[inline(always)]
 fn contact_ordered(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
     if let Shape::Chain(c) = sb {
         return chain::manifold(sa, pa, c, pb);

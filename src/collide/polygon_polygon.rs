@@ -180,16 +180,37 @@ enum Closest {
     Vertices(usize, usize, f32),
 }
 
+/// The SAT's result: each hull's face of maximum separation, that separation, and the
+/// runner-up's (what the face won by; unknown, and never read, on the reuse path).
+#[derive(Clone, Copy)]
+struct Sat {
+    ia: usize,
+    sa: f32,
+    next_a: f32,
+    ib: usize,
+    sb: f32,
+    next_b: f32,
+}
+
+impl Sat {
+    /// The smallest gap by which a face won its hull's SAT, in the motion measure of
+    /// [`super::reuse`]: both sides of each comparison move.
+    #[inline]
+    fn gap(&self) -> f32 {
+        (0.5 * (self.sa - self.next_a)).min(0.5 * (self.sb - self.next_b))
+    }
+}
+
 /// How two cores relate, decided once and shared by `manifold` and `overlap` so that both agree
 /// bit for bit.
 enum Touch {
     /// Apart by more than the radii.
     Apart,
-    /// Cores overlap or touch: SAT faces and separations of A and B, and the runner-up
-    /// separations of each (what the faces won by).
-    Cores { ia: usize, sa: f32, ib: usize, sb: f32, next_a: f32, next_b: f32 },
-    /// Cores apart, surfaces touching (within the radii).
-    Near(Closest, Vec2),
+    /// Cores overlap or touch.
+    Cores(Sat),
+    /// Cores apart, surfaces touching (within the radii): the closest features, the SAT axis,
+    /// and the SAT that chose it.
+    Near(Closest, Vec2, Sat),
 }
 
 /// The exact closest features of two separated cores, or `None` when farther than `rsum`.
@@ -263,12 +284,19 @@ fn touch(a: &Hull, b: &Hull, tol: f32) -> Touch {
     if sb > rsum {
         return Touch::Apart;
     }
+    let sat = Sat { ia, sa, next_a, ib, sb, next_b };
     if sa <= 0.0 && sb <= 0.0 {
-        return Touch::Cores { ia, sa, ib, sb, next_a, next_b };
+        return Touch::Cores(sat);
     }
-    let n = if sa >= sb { a.n[ia] } else { -b.n[ib] };
-    match closest(a, b, n, rsum, tol) {
-        Some(c) => Touch::Near(c, n),
+    near(a, b, sat, tol)
+}
+
+/// What [`touch`] makes of a SAT whose separations are both within the radii and not both
+/// within the cores.
+fn near(a: &Hull, b: &Hull, sat: Sat, tol: f32) -> Touch {
+    let n = if sat.sa >= sat.sb { a.n[sat.ia] } else { -b.n[sat.ib] };
+    match closest(a, b, n, a.radius + b.radius, tol) {
+        Some(c) => Touch::Near(c, n, sat),
         None => Touch::Apart,
     }
 }
@@ -301,16 +329,16 @@ pub(crate) fn collide(a: &Hull, b: &Hull, xf: &Pose, size: f32) -> Manifold {
 fn from_touch(a: &Hull, b: &Hull, t: Touch, tol: f32) -> Manifold {
     match t {
         Touch::Apart => Manifold::EMPTY,
-        Touch::Cores { ia, sa, ib, sb, .. } => {
+        Touch::Cores(Sat { ia, sa, ib, sb, .. }) => {
             if sb > sa + tol {
                 clip_on(b, a, ib, true, true)
             } else {
                 clip_on(a, b, ia, false, true)
             }
         }
-        Touch::Near(Closest::EdgeA(k), _) => clip_on(a, b, k, false, false),
-        Touch::Near(Closest::EdgeB(k), _) => clip_on(b, a, k, true, false),
-        Touch::Near(Closest::Vertices(i, j, d2), axis) => {
+        Touch::Near(Closest::EdgeA(k), ..) => clip_on(a, b, k, false, false),
+        Touch::Near(Closest::EdgeB(k), ..) => clip_on(b, a, k, true, false),
+        Touch::Near(Closest::Vertices(i, j, d2), axis, _) => {
             let (va, vb) = (a.v[i], b.v[j]);
             let d = d2.sqrt();
             let u = (vb - va) / d;
@@ -322,22 +350,38 @@ fn from_touch(a: &Hull, b: &Hull, t: Touch, tol: f32) -> Manifold {
     }
 }
 
-/// [`collide`] through a [`Witness`] (see [`super::reuse`]). When the cores overlap, the SAT's
-/// choices of face on each hull and the incident face are taken from the witness while they
-/// provably hold at `xf`; the two chosen faces' separations are computed as the SAT computes
-/// them, and so are the decisions that hang on a hair in a resting stack (the cores overlap,
-/// and which hull holds the reference face). That costs a pass over each hull's vertices
-/// instead of the SAT's pass per face. Surfaces touching only through their radii record
-/// nothing.
+/// Marks a witness's faces as recorded with the cores apart (beside [`Faces::pack`]'s bits).
+const CORES_APART: u32 = 1 << 13;
+
+/// [`collide`] through a [`Witness`] (see [`super::reuse`]). The SAT's choice of face on each
+/// hull is taken from the witness while it provably holds at `xf`: the two chosen faces'
+/// separations are computed as the SAT computes them, a pass over each hull's vertices instead
+/// of the SAT's pass per face, and every decision that follows from them is made again as
+/// [`touch`] makes it. When the cores overlap, the witness also holds the incident face, and
+/// the decisions that hang on a hair in a resting stack are made again (the cores overlap, and
+/// which hull holds the reference face). When only the radii bridge the gap (rounded shapes,
+/// capsules), the exact closest-feature search runs in full on the same separations: it is
+/// the SAT, not that search, that costs a pass per face.
 pub(crate) fn collide_reusing(a: &Hull, b: &Hull, xf: &Pose, size: f32, w: &mut Witness) -> Manifold {
     let moved = Moved::new(b, xf);
     let b = moved.hull(b.radius);
     let tol = REFERENCE_TOLERANCE * size;
     if let Some(bits) = w.reusable(xf, tag::POLYGONS) {
-        let f = Faces::unpack(bits);
+        let (apart, f) = (bits & CORES_APART != 0, Faces::unpack(bits & !CORES_APART));
         let sa = face_separation(a.n[f.a], a.v[f.a], b.v);
         let sb = face_separation(b.n[f.b], b.v[f.b], a.v);
-        if sa <= 0.0 && sb <= 0.0 && (sb > sa + tol) == f.flip {
+        let rsum = a.radius + b.radius;
+        if sa > rsum || sb > rsum {
+            w.mark_reused();
+            return Manifold::EMPTY;
+        }
+        let cores = sa <= 0.0 && sb <= 0.0;
+        if apart && !cores {
+            w.mark_reused();
+            let sat = Sat { ia: f.a, sa, next_a: f32::NAN, ib: f.b, sb, next_b: f32::NAN };
+            return from_touch(a, &b, near(a, &b, sat, tol), tol);
+        }
+        if !apart && cores && (sb > sa + tol) == f.flip {
             w.mark_reused();
             return if f.flip {
                 clip_faces(&b, a, f.b, f.incident, true, true)
@@ -346,26 +390,33 @@ pub(crate) fn collide_reusing(a: &Hull, b: &Hull, xf: &Pose, size: f32, w: &mut 
             };
         }
     }
+    // A's faces' separations move by the motion measure with lever arm B's radius about its
+    // origin, B's by it with the offset plus A's radius; a unit normal by |Δq|₁ (see
+    // `super::reuse`). Any bound at least those lever arms will do: 1-norms, free of square
+    // roots.
+    let reach = || {
+        let l1 = |v: Vec2| v.x.abs() + v.y.abs();
+        let radius = |h: &Hull, frame: Vec2| h.v.iter().map(|v| l1(*v - frame)).fold(0.0, f32::max);
+        l1(xf.p) + radius(a, Vec2::ZERO) + radius(&b, xf.p)
+    };
     match touch(a, &b, tol) {
-        Touch::Cores { ia, sa, ib, sb, next_a, next_b } => {
-            let flip = sb > sa + tol;
-            let (r, inc, k) = if flip { (&b, a, ib) } else { (a, &b, ia) };
+        Touch::Cores(sat) => {
+            let flip = sat.sb > sat.sa + tol;
+            let (r, inc, k) = if flip { (&b, a, sat.ib) } else { (a, &b, sat.ia) };
             let (incident, margin) = anti_parallel_margin(r.n[k], inc.n);
-            // A's faces' separations move by the motion measure with lever arm B's radius
-            // about its origin, B's by it with the offset plus A's radius; a unit normal by
-            // |Δq|₁ (see `super::reuse`). Any bound at least those lever arms will do: 1-norms,
-            // free of square roots.
-            let l1 = |v: Vec2| v.x.abs() + v.y.abs();
-            let radius = |h: &Hull, frame: Vec2| h.v.iter().map(|v| l1(*v - frame)).fold(0.0, f32::max);
-            let reach = l1(xf.p) + radius(a, Vec2::ZERO) + radius(&b, xf.p);
-            let gap = (0.5 * (sa - next_a)).min(0.5 * (sb - next_b)).min(0.5 * margin * reach);
-            let faces = Faces { a: ia, b: ib, flip, incident };
-            w.record(xf, gap, reach, features(tag::POLYGONS, faces.pack()));
+            let reach = reach();
+            let faces = Faces { a: sat.ia, b: sat.ib, flip, incident };
+            w.record(xf, sat.gap().min(0.5 * margin * reach), reach, features(tag::POLYGONS, faces.pack()));
             clip_faces(r, inc, k, incident, flip, true)
         }
-        t => {
-            w.clear();
+        t @ Touch::Near(_, _, sat) => {
+            let faces = Faces { a: sat.ia, b: sat.ib, flip: false, incident: 0 };
+            w.record(xf, sat.gap(), reach(), features(tag::POLYGONS, CORES_APART | faces.pack()));
             from_touch(a, &b, t, tol)
+        }
+        Touch::Apart => {
+            w.clear();
+            Manifold::EMPTY
         }
     }
 }
@@ -605,6 +656,23 @@ mod tests {
             }
         }
         assert!(reused * 10 > small * 7, "{reused} of {small}");
+    }
+
+    /// Reuse is exact (see `test_util::reuse_walks`) for rounded polygons and boxes, which rest
+    /// with their cores apart, against sharp and rounded polygons.
+    #[test]
+    fn reuse_with_the_cores_apart_gives_the_full_kernels_manifold_bit_for_bit() {
+        use crate::collide::test_util::{reuse_walks, scaled};
+        let (reused, evaluated) = reuse_walks(0x5eed_00a5, 300, |rng, scale| {
+            let a = match rng.below(2) {
+                0 => Shape::rounded_box(Vec2::new(rng.range(0.2, 2.0), rng.range(0.2, 2.0)), rng.range(0.01, 0.5))
+                    .unwrap(),
+                _ => random_polygon(rng, 1.0),
+            };
+            let offset = if rng.below(3) == 0 { Vec2::new(rng.range(-50.0, 50.0), 30.0) } else { Vec2::ZERO };
+            (scaled(&a, scale, Vec2::ZERO), scaled(&random_polygon(rng, 0.5), scale, offset))
+        });
+        assert!(reused * 10 > evaluated * 7, "{reused} of {evaluated}");
     }
 
     #[test]

@@ -33,6 +33,21 @@
 //! Each kernel that supports reuse packs its decisions into [`Witness::features`] with its own
 //! tag; a witness written by another kernel, by the other call order of the pair, or cleared by
 //! a shape change never passes [`Witness::reusable`].
+//!
+//! # Where it pays
+//! Reuse costs a witness check (a few flops and the witness's load and store) and saves the
+//! decisions a kernel would skip, so only kernels whose decision is a search reuse:
+//! - box–box (the oriented SAT) and the polygon kernel's SAT, a pass over the other hull per
+//!   face: polygons, boxes against polygons, and capsules and segments (2-gons) against both.
+//!   With the cores apart (rounded shapes and capsules resting through their radii) the SAT's
+//!   faces are reused and the exact closest-feature search that follows runs in full;
+//! - circle–polygon: the edge of maximum separation, a pass over the edges.
+//!
+//! The others run in full. Circle–circle has no decision; circle–box's clamp and
+//! circle–capsule's projection on the core are the decision and the computation at once;
+//! capsule–capsule's closest points of the two cores decide the case and also give the
+//! distance that decides touching, so no part of them can be skipped. Welded statics, chains
+//! and compounds go through their own kernels.
 
 use crate::math::Pose;
 
@@ -120,7 +135,7 @@ pub(crate) struct Faces {
 }
 
 impl Faces {
-    /// The choices in 13 bits.
+    /// The choices in 13 bits (a kernel may use the bits above for its own marks).
     pub fn pack(self) -> u32 {
         (self.a as u32) << 9 | (self.b as u32) << 5 | u32::from(self.flip) << 4 | self.incident as u32
     }
@@ -146,6 +161,8 @@ pub(crate) const fn features(tag: u8, decisions: u32) -> u32 {
 pub(crate) mod tag {
     /// `cuboid_cuboid`'s oriented path.
     pub const CUBOIDS: u8 = 1;
-    /// `polygon_polygon` with overlapping cores (polygons, and boxes against polygons).
+    /// `polygon_polygon` (polygons, boxes against polygons, capsules and segments against both).
     pub const POLYGONS: u8 = 2;
+    /// `circle_polygon`.
+    pub const CIRCLE_POLYGON: u8 = 3;
 }

@@ -80,17 +80,37 @@ pub(super) fn contains_local(shape: &Shape, p: Vec2) -> bool {
     }
 }
 
-/// The edge whose line `p` is farthest outside of, and that signed distance. Ties keep the first
+/// What [`max_separation`] finds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EdgeSeparation {
+    /// The edge whose line the point is farthest outside of (the first on ties).
+    pub edge: usize,
+    /// That signed distance.
+    pub separation: f32,
+    /// The runner-up edge's: what the edge won by.
+    pub runner_up: f32,
+    /// The largest 1-norm of the polygon's vertices, the size of what the separations are
+    /// computed from (for a reuse witness's rounding share; unused values cost nothing once
+    /// inlined).
+    pub extent: f32,
+}
+
+/// The edge whose line `p` is farthest outside of, and what it won by. Ties keep the first
 /// edge, so the result is deterministic.
 #[inline]
-pub(crate) fn max_separation(poly: &Polygon, p: Vec2) -> (usize, f32) {
+pub(crate) fn max_separation(poly: &Polygon, p: Vec2) -> EdgeSeparation {
     let (vs, ns) = (poly.vertices(), poly.normals());
-    let mut best = (0, ns[0].dot(p - vs[0]));
+    let l1 = |v: Vec2| v.x.abs() + v.y.abs();
+    let mut best =
+        EdgeSeparation { edge: 0, separation: ns[0].dot(p - vs[0]), runner_up: f32::NEG_INFINITY, extent: l1(vs[0]) };
     for i in 1..vs.len() {
         let s = ns[i].dot(p - vs[i]);
-        if s > best.1 {
-            best = (i, s);
+        if s > best.separation {
+            (best.edge, best.runner_up, best.separation) = (i, best.separation, s);
+        } else if s > best.runner_up {
+            best.runner_up = s;
         }
+        best.extent = best.extent.max(l1(vs[i]));
     }
     best
 }
@@ -125,7 +145,7 @@ pub(crate) fn edge_region(v1: Vec2, v2: Vec2, p: Vec2) -> EdgeRegion {
 /// same decisions.
 #[inline]
 pub(crate) fn within(poly: &Polygon, p: Vec2, r: f32) -> bool {
-    let (i, s) = max_separation(poly, p);
+    let EdgeSeparation { edge: i, separation: s, .. } = max_separation(poly, p);
     if s > r {
         return false;
     }

@@ -110,8 +110,9 @@ pub struct WorldConfig {
     /// in full takes the kernel's discrete decisions (reference face, incident face) from that
     /// computation when a recorded margin proves they still hold, and computes only the points.
     /// The manifolds are the same bit for bit either way (see `collide::reuse` in the
-    /// repository); resting stacks cost less. Boxes and polygons (a pair with a welded static
-    /// runs the welded kernel in full). The switch is for A/B measurement.
+    /// repository); resting stacks cost less. Boxes and polygons, capsules and segments against
+    /// them, and circles against polygons (other kind pairs, and a pair with a welded static,
+    /// run their kernel in full). The switch is for A/B measurement.
     /// Default: `true`.
     pub reuse_manifolds: bool,
 }

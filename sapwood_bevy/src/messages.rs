@@ -79,10 +79,13 @@ pub(crate) fn write_messages(
     for e in sapwood.world.events() {
         let (Some(ta), Some(tb)) = (sapwood.tracked(e.a), sapwood.tracked(e.b)) else { continue };
         let (a, b) = (ta.entity, tb.entity);
-        // A removed collider's entry keeps the options it had, so an exit still knows which
-        // of the two was the sensor. (One that just stopped being a sensor exits as neither:
-        // then `a` is named.)
-        let (sensor, visitor) = if ta.options.sensor || !tb.options.sensor { (a, b) } else { (b, a) };
+        // Entries keep what a collider was before its last change (and a removed one's stays),
+        // so that an exit names the sensor that the pair began with.
+        let sensor_first = match e.kind {
+            EventKind::SensorExited => ta.options.sensor || ta.was_sensor || !(tb.options.sensor || tb.was_sensor),
+            _ => ta.options.sensor || !tb.options.sensor,
+        };
+        let (sensor, visitor) = if sensor_first { (a, b) } else { (b, a) };
         match e.kind {
             EventKind::ContactBegan => {
                 started.write(CollisionStarted { a, b });

@@ -26,6 +26,9 @@ pub(crate) struct Tracked {
     pub id: ColliderId,
     pub entity: Entity,
     pub options: Options,
+    /// Whether it was a sensor before its options last changed: the pairs that end at the next
+    /// step end as they began, so an exit is still a sensor's exit.
+    pub was_sensor: bool,
     /// The uniform scale the world's shape was built with (the component's shape times this).
     pub scale: f32,
     /// Still the entity's collider. A removed collider's entry stays until its slot is reused,

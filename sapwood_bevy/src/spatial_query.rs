@@ -127,7 +127,8 @@ pub struct QueryScratch {
 /// fn aim(turrets: Query<(Entity, &Transform), With<Turret>>, spatial: SpatialQuery) {
 ///     for (turret, at) in &turrets {
 ///         let ray = Ray::new(Vec2::new(at.translation.x, at.translation.y), Vec2::X);
-///         let filter = SpatialFilter::excluding(&[turret]);
+///         let itself = [turret];
+///         let filter = SpatialFilter::excluding(&itself);
 ///         if let Ok(Some(hit)) = spatial.ray_cast(&ray, 50.0, &filter) {
 ///             println!("{turret} sees {} at {}", hit.entity, hit.hit.t);
 ///         }

@@ -48,6 +48,19 @@ pub(crate) type ColliderData = (
     Has<ColliderDisabled>,
 );
 
+/// One entity's [`ColliderData`].
+type ColliderItem<'a> = (
+    Entity,
+    Ref<'a, Collider>,
+    Ref<'a, GlobalTransform>,
+    Option<&'a CollisionFilter>,
+    Option<&'a ColliderEvents>,
+    bool,
+    bool,
+    bool,
+    bool,
+);
+
 /// The entities whose collider values changed since the sync last ran.
 pub(crate) type ValueChanged =
     Or<(Changed<Collider>, Changed<GlobalTransform>, Changed<CollisionFilter>, Changed<ColliderEvents>)>;
@@ -144,17 +157,7 @@ impl SapwoodWorld {
     /// Brings one entity's collider up to date, or queues it for insertion.
     fn sync_one(
         &mut self,
-        (entity, collider, transform, filter, events, sensor, bullet, is_static, disabled): (
-            Entity,
-            Ref<Collider>,
-            Ref<GlobalTransform>,
-            Option<&CollisionFilter>,
-            Option<&ColliderEvents>,
-            bool,
-            bool,
-            bool,
-            bool,
-        ),
+        (entity, collider, transform, filter, events, sensor, bullet, is_static, disabled): ColliderItem,
         refusals: &mut MessageWriter<ColliderRefused>,
     ) {
         let options = Options::of(filter, events, [sensor, bullet, is_static, disabled]);
@@ -188,6 +191,7 @@ impl SapwoodWorld {
         if t.options != options {
             let old = t.options;
             t.options = options;
+            t.was_sensor = old.sensor;
             if let Err(e) = options.apply(&mut self.world, id, &old) {
                 return self.refuse(entity, ColliderError::World(e), refusals);
             }
@@ -237,7 +241,7 @@ impl SapwoodWorld {
             if slot >= self.by_slot.len() {
                 self.by_slot.resize(slot + 1, None);
             }
-            self.by_slot[slot] = Some(Tracked { id, entity, options, scale, live: true });
+            self.by_slot[slot] = Some(Tracked { id, entity, options, was_sensor: options.sensor, scale, live: true });
             self.by_entity.insert(entity, id);
             self.accept(entity);
         }

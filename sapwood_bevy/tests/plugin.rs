@@ -11,7 +11,7 @@ use bevy_ecs::system::SystemState;
 use bevy_transform::TransformPlugin;
 use bevy_transform::components::{GlobalTransform, Transform};
 use sapwood::query::CastOptions;
-use sapwood::{ColliderDesc, ColliderId, EventKind, Filter, Pose, QueryFilter, Ray, Shape, Vec2, World};
+use sapwood::{ColliderDesc, ColliderId, EventKind, Filter, Pose, Ray, Shape, Vec2, World};
 use sapwood_bevy::{
     Bullet, BulletImpact, Collider, ColliderDisabled, ColliderRefused, CollisionEnded, CollisionFilter,
     CollisionStarted, SapwoodPlugin, SapwoodWorld, Sensor, SensorEntered, SensorExited, SpatialFilter, SpatialQuery,
@@ -40,7 +40,7 @@ fn shape(i: usize, variant: u64) -> Shape {
 }
 
 fn is_static(i: usize) -> bool {
-    i % 10 == 0
+    i.is_multiple_of(10)
 }
 
 /// Entity `i`'s transform at `step`: statics stay, the others wander about their home (a few
@@ -54,7 +54,7 @@ fn transform(i: usize, step: usize) -> Transform {
     } else if i % 25 == 2 {
         (Vec2::new((home.x + 7.0 * t) % 60.0, home.y), 0.0)
     } else {
-        let phase = 6.28 * unit(i, 4);
+        let phase = std::f32::consts::TAU * unit(i, 4);
         (home + 2.0 * Vec2::new((0.05 * t + phase).sin(), (0.07 * t + phase).cos()), 0.03 * t * (i % 5) as f32)
     };
     Transform::from_xyz(p.x, p.y, 0.0)
@@ -183,7 +183,7 @@ fn run_plugin(threads: usize) -> (Vec<StepRecord>, Vec<u64>) {
 
             let world = app.world_mut();
             let ix = |e: &Entity| index[e];
-            let mut r = StepRecord::default();
+            let mut r = StepRecord { hash: 0, ..StepRecord::default() };
             r.started =
                 world.resource_mut::<Messages<CollisionStarted>>().drain().map(|m| (ix(&m.a), ix(&m.b))).collect();
             r.ended = world.resource_mut::<Messages<CollisionEnded>>().drain().map(|m| (ix(&m.a), ix(&m.b))).collect();
@@ -377,4 +377,271 @@ fn the_plugin_equals_a_plain_world_fed_the_same_poses() {
     // The scene exercises every kind of result.
     assert!(totals.iter().all(|&n| n > 0), "started, ended, entered, exited, impacts: {totals:?}");
     assert!(plugin[STEPS - 1].contacts.len() > 50);
+}
+
+#[test]
+fn one_and_two_threads_give_the_same_bits() {
+    let (one, _) = run_plugin(1);
+    let (two, _) = run_plugin(2);
+    assert!(one == two, "the plugin's results depend on the thread count");
+}
+
+/// A small app with the plugin, stepped by hand.
+fn app() -> App {
+    let mut app = App::new();
+    app.add_plugins((TransformPlugin, SapwoodPlugin::default()));
+    app
+}
+
+fn step(app: &mut App) {
+    app.world_mut().run_schedule(FixedMain);
+}
+
+fn drain<M: bevy_ecs::message::Message>(app: &mut App) -> Vec<M> {
+    app.world_mut().resource_mut::<Messages<M>>().drain().collect()
+}
+
+fn circle(r: f32) -> Collider {
+    Collider(Shape::circle(r).unwrap())
+}
+
+#[test]
+fn a_uniform_scale_scales_the_shape_and_a_non_uniform_one_is_refused_once() {
+    let mut app = app();
+    let big = app.world_mut().spawn((circle(0.5), Transform::from_scale(bevy_math::Vec3::splat(2.0)))).id();
+    let squashed =
+        app.world_mut().spawn((circle(0.5), Transform::from_scale(bevy_math::Vec3::new(2.0, 1.0, 1.0)))).id();
+    step(&mut app);
+    let sw = app.world().resource::<SapwoodWorld>();
+    assert_eq!(sw.world().shape(sw.collider(big).unwrap()).unwrap(), &Shape::circle(1.0).unwrap());
+    assert_eq!(sw.collider(squashed), None);
+    let refused = drain::<ColliderRefused>(&mut app);
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].entity, squashed);
+    assert!(refused[0].error.to_string().contains("not uniform"));
+    // Moved but still squashed: no second report.
+    app.world_mut().get_mut::<Transform>(squashed).unwrap().translation.x = 3.0;
+    step(&mut app);
+    assert!(drain::<ColliderRefused>(&mut app).is_empty());
+    // Mended: it gets its collider, at the new place.
+    app.world_mut().get_mut::<Transform>(squashed).unwrap().scale = bevy_math::Vec3::ONE;
+    step(&mut app);
+    let sw = app.world().resource::<SapwoodWorld>();
+    let id = sw.collider(squashed).expect("a collider once the scale is uniform");
+    assert_eq!(sw.world().pose(id).unwrap().p, Vec2::new(3.0, 0.0));
+    // Rescaled: the shape follows.
+    app.world_mut().get_mut::<Transform>(big).unwrap().scale = bevy_math::Vec3::splat(3.0);
+    step(&mut app);
+    let sw = app.world().resource::<SapwoodWorld>();
+    assert_eq!(sw.world().shape(sw.collider(big).unwrap()).unwrap(), &Shape::circle(1.5).unwrap());
+}
+
+#[test]
+fn bad_transforms_keep_the_last_good_collider_state_without_a_panic() {
+    let mut app = app();
+    let e = app.world_mut().spawn((circle(0.5), Transform::from_xyz(1.0, 2.0, 0.0))).id();
+    step(&mut app);
+    let bad = [
+        Transform::from_xyz(f32::NAN, 0.0, 0.0),
+        Transform::from_xyz(f32::INFINITY, 0.0, 0.0),
+        Transform::from_xyz(1e9, 0.0, 0.0),
+        Transform::from_rotation(bevy_math::Quat::from_rotation_x(1.0)),
+        Transform::from_scale(bevy_math::Vec3::new(-1.0, 1.0, 1.0)),
+        Transform::from_scale(bevy_math::Vec3::ZERO),
+        Transform::from_scale(bevy_math::Vec3::splat(1e30)),
+    ];
+    let set = |app: &mut App, t: Transform| {
+        *app.world_mut().get_mut::<Transform>(e).unwrap() = t;
+        step(app);
+        drain::<ColliderRefused>(app).len()
+    };
+    for t in bad {
+        assert_eq!(set(&mut app, t), 1, "{t:?}");
+        let sw = app.world().resource::<SapwoodWorld>();
+        assert_eq!(sw.world().pose(sw.collider(e).unwrap()).unwrap().p, Vec2::new(1.0, 2.0), "{t:?}");
+        // Reported once per entity and reason; a good transform clears the record.
+        assert_eq!(set(&mut app, t), 0, "{t:?} reported twice");
+        assert_eq!(set(&mut app, Transform::from_xyz(1.0, 2.0, 0.0)), 0);
+    }
+    // A shape the world refuses, built around the checked constructors.
+    app.world_mut().get_mut::<Collider>(e).unwrap().0 = Shape::Circle(sapwood::Circle { radius: -1.0 });
+    step(&mut app);
+    assert_eq!(drain::<ColliderRefused>(&mut app).len(), 1);
+}
+
+#[test]
+fn children_collide_where_their_parents_put_them_in_the_same_fixed_step() {
+    let mut app = app();
+    let parent = app.world_mut().spawn(Transform::from_xyz(10.0, 0.0, 0.0)).id();
+    let child = app
+        .world_mut()
+        .spawn((circle(0.5), Transform::from_xyz(1.0, 0.0, 0.0), bevy_ecs::hierarchy::ChildOf(parent)))
+        .id();
+    step(&mut app);
+    let pose = |app: &App| {
+        let sw = app.world().resource::<SapwoodWorld>();
+        sw.world().pose(sw.collider(child).unwrap()).unwrap()
+    };
+    assert_eq!(pose(&app).p, Vec2::new(11.0, 0.0));
+    // The parent turns a quarter: the child swings round, within the same fixed step.
+    *app.world_mut().get_mut::<Transform>(parent).unwrap() = Transform::from_xyz(10.0, 0.0, 0.0)
+        .with_rotation(bevy_math::Quat::from_rotation_z(std::f32::consts::FRAC_PI_2));
+    step(&mut app);
+    assert!((pose(&app).p - Vec2::new(10.0, 1.0)).length() < 1e-5);
+}
+
+#[test]
+fn removals_survive_frames_without_a_fixed_step() {
+    let mut app = app();
+    let a = app.world_mut().spawn((circle(0.5), Transform::from_xyz(0.0, 0.0, 0.0))).id();
+    let b = app.world_mut().spawn((circle(0.5), Transform::from_xyz(0.8, 0.0, 0.0))).id();
+    step(&mut app);
+    assert_eq!(drain::<CollisionStarted>(&mut app), [CollisionStarted { a, b }]);
+    app.world_mut().despawn(b);
+    // Frames whose fixed loop does not run: the message buffers turn over twice.
+    for _ in 0..4 {
+        app.update();
+    }
+    step(&mut app);
+    assert_eq!(drain::<CollisionEnded>(&mut app), [CollisionEnded { a, b }]);
+    assert_eq!(app.world().resource::<SapwoodWorld>().world().len(), 1);
+}
+
+#[test]
+fn removing_and_adding_markers_and_components_changes_the_same_collider() {
+    let mut app = app();
+    let a = app.world_mut().spawn((circle(0.5), Transform::from_xyz(0.0, 0.0, 0.0))).id();
+    let b = app.world_mut().spawn((circle(0.5), Transform::from_xyz(0.8, 0.0, 0.0))).id();
+    step(&mut app);
+    let id = app.world().resource::<SapwoodWorld>().collider(b).unwrap();
+    drain::<CollisionStarted>(&mut app);
+    app.world_mut().entity_mut(b).insert(Sensor);
+    step(&mut app);
+    assert_eq!(drain::<CollisionEnded>(&mut app), [CollisionEnded { a, b }]);
+    assert_eq!(drain::<SensorEntered>(&mut app), [SensorEntered { sensor: b, visitor: a }]);
+    app.world_mut().entity_mut(b).remove::<Sensor>().insert(ColliderDisabled);
+    step(&mut app);
+    assert_eq!(drain::<SensorExited>(&mut app), [SensorExited { sensor: b, visitor: a }]);
+    assert!(drain::<CollisionStarted>(&mut app).is_empty());
+    app.world_mut().entity_mut(b).remove::<ColliderDisabled>();
+    step(&mut app);
+    assert_eq!(drain::<CollisionStarted>(&mut app), [CollisionStarted { a, b }]);
+    assert_eq!(app.world().resource::<SapwoodWorld>().collider(b), Some(id), "the same collider throughout");
+    // The contact, from each side.
+    let sw = app.world().resource::<SapwoodWorld>();
+    let mut seen = Vec::new();
+    sw.contacts_of(a, |other, normal, _| seen.push((other, normal)));
+    sw.contacts_of(b, |other, normal, _| seen.push((other, normal)));
+    assert_eq!(seen, [(b, Vec2::X), (a, -Vec2::X)]);
+    // Event switches: off on one side silences the pair.
+    app.world_mut().entity_mut(a).insert(sapwood_bevy::ColliderEvents::NONE);
+    app.world_mut().get_mut::<Transform>(b).unwrap().translation.x = 5.0;
+    step(&mut app);
+    assert!(drain::<CollisionEnded>(&mut app).is_empty());
+    // Removing the Collider removes the collider; the entity lives on.
+    app.world_mut().entity_mut(a).remove::<Collider>();
+    step(&mut app);
+    assert_eq!(app.world().resource::<SapwoodWorld>().collider(a), None);
+    assert_eq!(app.world().resource::<SapwoodWorld>().world().len(), 1);
+}
+
+#[test]
+fn bullets_report_impacts_by_entity() {
+    let mut app = app();
+    let wall = app.world_mut().spawn((Collider(Shape::cuboid(Vec2::new(0.05, 5.0)).unwrap()), Static)).id();
+    let bullet = app.world_mut().spawn((circle(0.1), Bullet, Transform::from_xyz(-20.0, 0.0, 0.0))).id();
+    step(&mut app);
+    app.world_mut().get_mut::<Transform>(bullet).unwrap().translation.x = 20.0;
+    step(&mut app);
+    let impacts = drain::<BulletImpact>(&mut app);
+    assert_eq!(impacts.len(), 1);
+    assert_eq!((impacts[0].bullet, impacts[0].other), (bullet, wall));
+    assert!((impacts[0].impact.pose.p.x + 0.15).abs() < 0.01);
+}
+
+/// A row of circles on the x axis, 2 apart: entity k at x = 2k.
+fn row(app: &mut App, n: usize) -> Vec<Entity> {
+    (0..n).map(|k| app.world_mut().spawn((circle(0.5), Transform::from_xyz(2.0 * k as f32, 0.0, 0.0))).id()).collect()
+}
+
+#[test]
+fn spatial_queries_answer_entities_and_leave_the_excluded_out() {
+    let mut app = app();
+    let row = row(&mut app, 6);
+    step(&mut app);
+    let mut state: SystemState<SpatialQuery> = SystemState::new(app.world_mut());
+    let q = state.get(app.world()).unwrap();
+    let ray = Ray::new(Vec2::new(-5.0, 0.0), Vec2::X);
+    let all = SpatialFilter::default();
+    assert_eq!(q.ray_cast(&ray, 100.0, &all).unwrap().unwrap().entity, row[0]);
+    // One excluded (the world's own exclusion), then three (the plugin's filtering).
+    assert_eq!(q.ray_cast(&ray, 100.0, &SpatialFilter::excluding(&[row[0]])).unwrap().unwrap().entity, row[1]);
+    let three = [row[0], row[1], row[3]];
+    let hit = q.ray_cast(&ray, 100.0, &SpatialFilter::excluding(&three)).unwrap().unwrap();
+    assert_eq!(hit.entity, row[2]);
+    assert!((hit.hit.t - 8.5).abs() < 1e-5);
+    let mut hits = Vec::new();
+    q.ray_cast_all(&ray, 100.0, &SpatialFilter::excluding(&three), &mut hits).unwrap();
+    assert_eq!(hits.iter().map(|h| h.entity).collect::<Vec<_>>(), [row[2], row[4], row[5]]);
+    // Shape casts.
+    let probe = Shape::circle(0.25).unwrap();
+    let from = Pose::from_translation(Vec2::new(-5.0, 0.0));
+    let hit = q
+        .cast_shape(&probe, &from, Vec2::new(20.0, 0.0), &CastOptions::default(), &SpatialFilter::excluding(&three))
+        .unwrap()
+        .unwrap();
+    assert_eq!(hit.entity, row[2]);
+    // Overlaps.
+    let mut out = Vec::new();
+    let wide = Shape::cuboid(Vec2::new(5.0, 1.0)).unwrap();
+    q.shape_overlaps(&wide, &Pose::IDENTITY, &SpatialFilter::excluding(&three), &mut out).unwrap();
+    assert_eq!(out, [row[2]]);
+    out.clear();
+    q.point_overlaps(Vec2::new(4.2, 0.0), &all, &mut out).unwrap();
+    assert_eq!(out, [row[2]]);
+    // Nearest: excluded ones are skipped, the bound still holds.
+    let near = q.nearest_to_point(Vec2::new(-1.0, 0.0), 100.0, &SpatialFilter::excluding(&three)).unwrap().unwrap();
+    assert_eq!(near.entity, row[2]);
+    assert!((near.hit.distance - 4.5).abs() < 1e-5);
+    assert!(q.nearest_to_point(Vec2::new(-1.0, 0.0), 4.0, &SpatialFilter::excluding(&three)).unwrap().is_none());
+    let near = q.nearest(
+        &probe,
+        &Pose::from_translation(Vec2::new(-1.0, 0.0)),
+        f32::INFINITY,
+        &SpatialFilter::excluding(&three),
+    );
+    assert_eq!(near.unwrap().unwrap().entity, row[2]);
+    // Bad input is an error, not a panic.
+    assert!(q.ray_cast(&Ray::new(Vec2::NAN, Vec2::X), 1.0, &all).is_err());
+    assert!(q.nearest_to_point(Vec2::ZERO, -1.0, &SpatialFilter::excluding(&three)).is_err());
+}
+
+#[test]
+fn the_character_mover_slides_past_excluded_entities() {
+    let mut app = app();
+    let floor = app.world_mut().spawn((Collider(Shape::cuboid(Vec2::new(20.0, 0.5)).unwrap()), Static)).id();
+    let wall = app
+        .world_mut()
+        .spawn((Collider(Shape::cuboid(Vec2::new(0.5, 2.0)).unwrap()), Static, Transform::from_xyz(3.0, 2.0, 0.0)))
+        .id();
+    let ghost_wall = app
+        .world_mut()
+        .spawn((Collider(Shape::cuboid(Vec2::new(0.5, 2.0)).unwrap()), Static, Transform::from_xyz(6.0, 2.0, 0.0)))
+        .id();
+    let player = app.world_mut().spawn((circle(0.4), Transform::from_xyz(0.0, 0.91, 0.0))).id();
+    step(&mut app);
+    let mut state: SystemState<SpatialQuery> = SystemState::new(app.world_mut());
+    let q = state.get(app.world()).unwrap();
+    let shape = Shape::circle(0.4).unwrap();
+    let at = Pose::from_translation(Vec2::new(0.0, 0.91));
+    let mut hits = Vec::new();
+    let config = sapwood::CharacterConfig::default();
+    let walk = Vec2::new(10.0, -0.5);
+    let m = q.move_character(&shape, &at, walk, &config, &SpatialFilter::excluding(&[player]), &mut hits).unwrap();
+    assert!(m.motion.hit_wall && m.ground == Some(floor));
+    assert!(hits.iter().any(|h| h.entity == wall));
+    let through = [player, wall];
+    let m = q.move_character(&shape, &at, walk, &config, &SpatialFilter::excluding(&through), &mut hits).unwrap();
+    assert!(m.motion.hit_wall && m.motion.pose.p.x > 5.0 && m.motion.pose.p.x < 5.5);
+    assert!(hits.iter().any(|h| h.entity == ghost_wall) && hits.iter().all(|h| h.entity != wall));
 }

@@ -40,6 +40,11 @@
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 mod components;
 #[cfg(feature = "gizmos")]
 mod gizmos;

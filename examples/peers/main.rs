@@ -41,8 +41,8 @@
 //! count, step 0 untimed (`--warmup 1`), as Box2D's benchmark runs it; `--steps` sets the timed
 //! steps. Each scene's tables are printed as soon as it has run, a summary at the end, and with
 //! `--chart PATH` the summary's chart. `--advise` runs sapwood's advisor on each scene instead:
-//! at the middle of the scene's run, on Box2D's next 30 frames (`SapwoodSide::advise`), and
-//! prints its ranking of the broad phases.
+//! at a quarter, half and three quarters of the scene's run, each on Box2D's next 30 frames
+//! (`SapwoodSide::advise`), and prints its rankings and the broad phase they add up to.
 //!
 //! Threads: each thread count runs inside its own rayon pool
 //! (`ThreadPoolBuilder::new().num_threads(n).build()?.install(..)`). sapwood's step uses rayon;

@@ -70,11 +70,13 @@ pub struct WorldConfig {
     /// tight box stays inside its fat box does not touch the broad phase at all.
     pub aabb_margin_ratio: f32,
     /// The fat box also reaches this many times the collider's last displacement (since the
-    /// step before) ahead in the direction it moved: a collider moving steadily escapes less
-    /// often, for a few more candidate pairs ahead of it. Only while that reach fits within the
-    /// collider's own size: a collider moving faster gets its margin alone, since a box
-    /// stretched further would be mostly empty space ahead, its pairs many more in a dense
-    /// crowd, and would still hold the collider for fewer steps than the factor. 0 turns it off.
+    /// step before) ahead in the direction it moved, up to the collider's own size: a collider
+    /// moving steadily escapes less often, for a few more candidate pairs ahead of it. A
+    /// collider moving faster than that (its reach would exceed its size) gets its margin alone,
+    /// unless it moves less than twice as fast and is in at most two candidate pairs: a box
+    /// stretched in a crowd would be mostly space, double the collider's pairs there, and still
+    /// hold a collider jostled by its neighbours for fewer steps than the factor, while in open
+    /// space it costs few pairs and holds a steady mover for several steps. 0 turns it off.
     /// Each renewed fat box gets between half and one and a half times its margin and reach
     /// (drawn from the collider's slot and box, so deterministic; the mean is the configured
     /// value), so that colliders moving alike do not all escape in the same step.

@@ -6,6 +6,7 @@ use crate::math::Aabb;
 use crate::par::prelude::*;
 use crate::storage::{ColliderSlot, flags};
 use crate::world::World;
+use crate::world::pairs::{PairEntry, PairIndex};
 
 impl World {
     /// (a) Tight boxes of moved colliders in parallel, then the serial escape test: a collider
@@ -69,19 +70,42 @@ impl World {
             } else {
                 let jitter = renewal_jitter(slot, &tight);
                 let margin = (self.config.aabb_margin + self.config.aabb_margin_ratio * size.max_element()) * jitter;
-                // Reach ahead along the last displacement (Box2D v2's displacement multiplier)
-                // when it fits within the collider's size (see `aabb_motion_factor`); also what
-                // keeps a teleport from leaving a huge box behind. A new collider has no last box.
+                // Reach ahead along the last displacement (Box2D v2's displacement multiplier),
+                // capped at the collider's size; a collider moving faster for its size gets its
+                // margin alone (see `aabb_motion_factor`). A new collider has no last box.
                 let shift = (tight.min + tight.max - last_tight.min - last_tight.max) * 0.5;
                 let ahead = shift * self.config.aabb_motion_factor;
-                let fits = ahead.abs().max_element() <= size.max_element();
-                let ahead = if is_new || !fits { Vec2::ZERO } else { ahead * jitter };
+                let over = ahead.abs().max_element() / size.max_element();
+                let reaches =
+                    !is_new && (over <= 1.0 || over <= 2.0 && in_open_space(&self.pairs, &cols.pair_head, slot));
+                let cap = Vec2::splat(size.max_element());
+                let ahead = if reaches { ahead.clamp(-cap, cap) * jitter } else { Vec2::ZERO };
                 let f = reach.fattened(margin);
                 Aabb { min: f.min + ahead.min(Vec2::ZERO), max: f.max + ahead.max(Vec2::ZERO) }
             };
             scratch.escaped.push((slot, fat));
         }
     }
+}
+
+/// Whether a collider is in at most two candidate pairs (as of the last step): a walk of at
+/// most three entries of its list.
+///
+/// A collider moving further per step than its size over the motion factor gets a reach ahead
+/// only then. Such a reach, capped at the size, pays for a collider moving steadily through
+/// open space: it holds the collider for a few steps, for few new pairs. In a crowd it would
+/// double the collider's candidate pairs, and a collider jostled by its neighbours leaves it
+/// about as soon.
+fn in_open_space(pairs: &[PairEntry], pair_head: &[PairIndex], slot: ColliderSlot) -> bool {
+    let mut p = pair_head[slot.index()];
+    for _ in 0..2 {
+        if p.is_null() {
+            return true;
+        }
+        let pair = &pairs[p.index()];
+        p = pair.next[World::end_of(pair, slot)];
+    }
+    p.is_null()
 }
 
 /// The share of its margin and motion reach a renewed fat box gets: between 0.5 and 1.5, drawn

@@ -151,7 +151,7 @@ type Scratch = (Vec<u32>, Vec<Neighbour>);
 /// where it can matter (see [`WorldPoly::reach`]): the box of its core grown by the tolerance
 /// along its normals, which bounds what `clip` can cut from an edge, and its box grown by the
 /// tolerance, which bounds the points within the tolerance of its edges.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct Neighbour {
     y: WorldPoly,
     tol: f32,
@@ -170,7 +170,7 @@ fn weldable(cols: &Columns, s: usize) -> bool {
 }
 
 /// A static's core polygon in world space, with its size (larger side of its tight box).
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct WorldPoly {
     aabb: Aabb,
     v: [Vec2; MAX_POLYGON_VERTICES],
@@ -182,6 +182,13 @@ struct WorldPoly {
 
 impl WorldPoly {
     fn of(cols: &Columns, s: usize) -> Option<WorldPoly> {
+        let mut w = WorldPoly::default();
+        w.set(cols, s).then_some(w)
+    }
+
+    /// Makes this the polygon of slot `s`, if it has one (else `false`, and this is left as
+    /// it was).
+    fn set(&mut self, cols: &Columns, s: usize) -> bool {
         // A box's corners and normals as `Cuboid::to_polygon` numbers them, without building
         // the 144-byte polygon: welding a level reads each tile about nine times.
         let (h, polygon);
@@ -193,25 +200,18 @@ impl WorldPoly {
                 (&polygon.0, &polygon.1, 0.0)
             }
             Shape::Polygon(p) => (p.vertices(), p.normals(), p.radius),
-            _ => return None,
+            _ => return false,
         };
         let pose = cols.pose[s];
-        let mut w = WorldPoly {
-            aabb: Aabb::EMPTY,
-            v: [Vec2::ZERO; MAX_POLYGON_VERTICES],
-            n: [Vec2::ZERO; MAX_POLYGON_VERTICES],
-            count: vs.len(),
-            radius,
-            size: 0.0,
-        };
         let mut b = Aabb::EMPTY;
         for (k, (v, n)) in vs.iter().zip(ns).enumerate() {
-            w.v[k] = pose.transform_point(*v);
-            w.n[k] = pose.transform_vector(*n);
-            b = b.union(&Aabb::from_points(w.v[k], w.v[k]));
+            self.v[k] = pose.transform_point(*v);
+            self.n[k] = pose.transform_vector(*n);
+            b = b.union(&Aabb::from_points(self.v[k], self.v[k]));
         }
-        (w.aabb, w.size) = (b, (b.max - b.min).max_element());
-        Some(w)
+        (self.count, self.radius) = (vs.len(), radius);
+        (self.aabb, self.size) = (b, (b.max - b.min).max_element());
+        true
     }
 
     fn edge(&self, k: usize) -> (Vec2, Vec2) {
@@ -525,16 +525,27 @@ impl World {
         near.sort_unstable();
         // Neighbours of the same rounding only: the union of their cores grown by the radius is
         // the union of the shapes, so the cores' boundary is the one to follow.
-        ys.clear();
-        ys.extend(near.iter().filter_map(|&o| {
-            let y = WorldPoly::of(cols, o as usize)?;
-            let tol = tolerance(&x, &y);
-            ((y.radius - x.radius).abs() <= tol).then(|| {
-                let near = y.aabb.fattened(tol);
-                let held = std::array::from_fn(|j| j < y.count && x.holds(y.v[j], tol));
-                Neighbour { clips: y.reach(tol), near: near.fattened(slack(&near)), y, tol, held }
-            })
-        }));
+        // Written in place in `ys`, whose entries are kept between calls: a neighbour is a
+        // couple of hundred bytes, and each static reads about eight of them.
+        let mut count = 0;
+        for &o in near.iter() {
+            if ys.len() == count {
+                ys.push(Neighbour::default());
+            }
+            let nb = &mut ys[count];
+            if !nb.y.set(cols, o as usize) {
+                continue;
+            }
+            let tol = tolerance(&x, &nb.y);
+            if (nb.y.radius - x.radius).abs() > tol {
+                continue;
+            }
+            let near = nb.y.aabb.fattened(tol);
+            nb.held = std::array::from_fn(|j| j < nb.y.count && x.holds(nb.y.v[j], tol));
+            (nb.clips, nb.near, nb.tol) = (nb.y.reach(tol), near.fattened(slack(&near)), tol);
+            count += 1;
+        }
+        let ys = &ys[..count];
         let n = x.count;
         // The part of each edge not covered from its ends by a neighbour: `[ta, tb]` of the edge.
         // A neighbour with a face along the edge, facing the same way, shares the surface rather

@@ -784,3 +784,32 @@ fn box_cast_and_nearest_match_brute_force() {
         }
     }
 }
+
+/// A build large enough to split in parallel gives the splits of the one-thread pass, and the
+/// same tree (node indices included) on pools of one and two threads; clustered and coincident
+/// boxes included, whose ranges split unevenly or by position.
+#[test]
+fn parallel_build_is_the_serial_build() {
+    let mut rng = SplitMix64::new(31);
+    let mut items: Vec<(u32, Aabb)> = (0..30_000).map(|i| (i, random_box(&mut rng, 400.0, 0.8))).collect();
+    items.extend((30_000..36_000).map(|i| (i, random_box(&mut rng, 3.0, 0.1))));
+    items.extend((36_000..40_000).map(|i| (i, Aabb::from_center_half_extents(Vec2::splat(7.0), Vec2::ONE))));
+    let boxes: Vec<Aabb> = items.iter().map(|&(_, b)| b).collect();
+    let leaves: Vec<NodeIndex> = (0..items.len()).map(NodeIndex::from_index).collect();
+    let (mut l1, mut b1, mut s1) = (leaves.clone(), boxes.clone(), vec![(Aabb::EMPTY, 0); items.len() - 1]);
+    build::split_serial(&mut l1, &mut b1, &mut s1, 0, &mut Vec::new());
+    let (mut l2, mut b2, mut s2) = (leaves, boxes, vec![(Aabb::EMPTY, 0); items.len() - 1]);
+    build::split_all(&mut l2, &mut b2, &mut s2, 0, 0);
+    assert!(l1 == l2 && b1 == b2 && s1 == s2, "the parallel splits differ from the serial ones");
+
+    let build_on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let mut t = DynamicTree::default();
+            t.insert_batch(&items);
+            t.validate().unwrap();
+            (t.nodes.clone(), t.root)
+        })
+    };
+    assert!(build_on(1) == build_on(2), "the tree depends on the thread count");
+}

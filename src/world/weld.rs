@@ -600,8 +600,10 @@ impl World {
                 (pose.inv_transform_point(b + e1), None, true)
             };
             // Only a neighbour with an end within the tolerance of its edges offers a candidate.
-            for Neighbour { y, tol, held, .. } in
-                ys.iter().filter(|y| y.near.contains_point(a) || y.near.contains_point(b))
+            // A buried edge never collides, so its ghosts are never read: the search is skipped.
+            for Neighbour { y, tol, held, .. } in ys
+                .iter()
+                .filter(|y| !buried(k) && (y.near.contains_point(a) || y.near.contains_point(b)))
             {
                 for j in 0..y.count {
                     let (c, d) = y.edge(j);

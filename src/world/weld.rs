@@ -601,9 +601,8 @@ impl World {
             };
             // Only a neighbour with an end within the tolerance of its edges offers a candidate.
             // A buried edge never collides, so its ghosts are never read: the search is skipped.
-            for Neighbour { y, tol, held, .. } in ys
-                .iter()
-                .filter(|y| !buried(k) && (y.near.contains_point(a) || y.near.contains_point(b)))
+            for Neighbour { y, tol, held, .. } in
+                ys.iter().filter(|y| !buried(k) && (y.near.contains_point(a) || y.near.contains_point(b)))
             {
                 for j in 0..y.count {
                     let (c, d) = y.edge(j);

@@ -185,21 +185,27 @@ fn split(leaves: &mut [NodeIndex], boxes: &mut [Aabb]) -> (Aabb, usize) {
         return (bounds, 1);
     }
     // (cost, axis, first bin of the right side)
+    // Both axes binned in one pass: one read of each box, and two independent chains of bin
+    // updates for the processor to overlap.
+    let lo = cbounds.min;
+    let extent = cbounds.max - lo;
+    let scale = BINS as f32 / extent;
+    let mut counts = [[0u32; BINS]; 2];
+    let mut bin_boxes = [[Aabb::EMPTY; BINS]; 2];
+    for leaf in boxes.iter() {
+        let c = leaf.center();
+        let (bx, by) = (bin(c.x, lo.x, scale.x), bin(c.y, lo.y, scale.y));
+        counts[0][bx] += 1;
+        bin_boxes[0][bx] = bin_boxes[0][bx].union(leaf);
+        counts[1][by] += 1;
+        bin_boxes[1][by] = bin_boxes[1][by].union(leaf);
+    }
     let mut best: Option<(f32, usize, usize)> = None;
     for axis in 0..2 {
-        let lo = cbounds.min[axis];
-        let extent = cbounds.max[axis] - lo;
-        if extent.is_nan() || extent <= 0.0 {
+        if extent[axis].is_nan() || extent[axis] <= 0.0 {
             continue;
         }
-        let scale = BINS as f32 / extent;
-        let mut counts = [0u32; BINS];
-        let mut bin_boxes = [Aabb::EMPTY; BINS];
-        for leaf in boxes.iter() {
-            let b = bin(leaf.center()[axis], lo, scale);
-            counts[b] += 1;
-            bin_boxes[b] = bin_boxes[b].union(leaf);
-        }
+        let (counts, bin_boxes) = (&counts[axis], &bin_boxes[axis]);
         // Right-to-left suffix costs, then a left-to-right sweep.
         let mut right_cost = [0.0f32; BINS];
         let (mut rb, mut rc) = (Aabb::EMPTY, 0u32);

@@ -541,11 +541,10 @@ impl World {
                 continue;
             }
             let near = nb.y.aabb.fattened(tol);
-            nb.held = std::array::from_fn(|j| j < nb.y.count && x.holds(nb.y.v[j], tol));
             (nb.clips, nb.near, nb.tol) = (nb.y.reach(tol), near.fattened(slack(&near)), tol);
             count += 1;
         }
-        let ys = &ys[..count];
+        let ys = &mut ys[..count];
         let n = x.count;
         // The part of each edge not covered from its ends by a neighbour: `[ta, tb]` of the edge.
         // A neighbour with a face along the edge, facing the same way, shares the surface rather
@@ -576,6 +575,14 @@ impl World {
             }
         }
         let buried = |k: usize| span[k].0 >= span[k].1 - WELD_TOL;
+        // Which neighbour vertices lie on this static, for the ghost search of the edges that
+        // are not buried (none of an interior tile's).
+        if (0..n).any(|k| !buried(k)) {
+            for nb in ys.iter_mut() {
+                nb.held = std::array::from_fn(|j| j < nb.y.count && x.holds(nb.y.v[j], nb.tol));
+            }
+        }
+        let ys = &*ys;
         let mut welded = false;
         for k in 0..n {
             let (a0, b0) = x.edge(k);

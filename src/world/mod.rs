@@ -353,17 +353,10 @@ impl World {
         }
         let first = out.len();
         out.resize(first + descs.len(), ColliderId::default());
-        match morton_order(descs) {
-            Some(order) => {
-                for i in order {
-                    out[first + i] = self.insert_checked(descs[i].clone())?;
-                }
-            }
-            None => {
-                for (i, desc) in descs.iter().enumerate() {
-                    out[first + i] = self.insert_checked(desc.clone())?;
-                }
-            }
+        let order = morton_order(descs);
+        for k in 0..descs.len() {
+            let i = order.as_ref().map_or(k, |order| order[k]);
+            out[first + i] = self.insert_checked(descs[i].clone())?;
         }
         self.validate_if_enabled("insert_batch");
         Ok(())

@@ -184,7 +184,6 @@ fn split(leaves: &mut [NodeIndex], boxes: &mut [Aabb]) -> (Aabb, usize) {
     if n == 2 {
         return (bounds, 1);
     }
-    // (cost, axis, first bin of the right side)
     // Both axes binned in one pass: one read of each box, and two independent chains of bin
     // updates for the processor to overlap.
     let lo = cbounds.min;
@@ -200,6 +199,7 @@ fn split(leaves: &mut [NodeIndex], boxes: &mut [Aabb]) -> (Aabb, usize) {
         counts[1][by] += 1;
         bin_boxes[1][by] = bin_boxes[1][by].union(leaf);
     }
+    // (cost, axis, first bin of the right side)
     let mut best: Option<(f32, usize, usize)> = None;
     for axis in 0..2 {
         if extent[axis].is_nan() || extent[axis] <= 0.0 {

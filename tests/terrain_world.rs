@@ -182,7 +182,7 @@ fn terrain_steps_are_deterministic_for_any_thread_count() {
 #[test]
 fn terrain_steady_state_step_allocates_nothing() {
     let _serial = alloc_count::serial();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).start_handler(|_| alloc_count::enroll()).build().unwrap();
+    let pool = alloc_count::pool(2);
     pool.install(|| {
         let mut scene = Scene::build();
         let mut hits = Vec::with_capacity(1024);

@@ -42,7 +42,7 @@ fn steady_state_step_allocates_nothing_with(config: sapwood::WorldConfig, hooks:
 }
 
 fn steady_state_step_allocates_nothing_switching(config: sapwood::WorldConfig, hooks: bool, switch: bool) {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).start_handler(|_| alloc_count::enroll()).build().unwrap();
+    let pool = alloc_count::pool(2);
     pool.install(|| {
         alloc_count::take();
         let mut scene = periodic::build_with(4000, 3, config);
@@ -113,7 +113,7 @@ fn steady_state_step_allocates_nothing_switching(config: sapwood::WorldConfig, h
 #[test]
 fn steady_state_step_with_bullets_allocates_nothing() {
     let _turn = alloc_count::serial();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).start_handler(|_| alloc_count::enroll()).build().unwrap();
+    let pool = alloc_count::pool(2);
     pool.install(|| {
         let mut scene = periodic::build_with(3000, 5, sapwood::WorldConfig::default());
         let side = (3000.0f32 / 0.5).sqrt();
@@ -242,7 +242,7 @@ fn the_counter_sees_allocations() {
     drop(v);
     assert!(alloc_count::take() >= 1);
 
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).start_handler(|_| alloc_count::enroll()).build().unwrap();
+    let pool = alloc_count::pool(2);
     let count = |f: &(dyn Fn() -> usize + Sync)| {
         alloc_count::take();
         alloc_count::set_counting(true);
@@ -262,7 +262,7 @@ fn the_counter_sees_allocations() {
 fn resting_pairs_reusing_manifolds_allocate_nothing() {
     use sapwood::{ColliderDesc, Pose, Shape, Vec2};
     let _turn = alloc_count::serial();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).start_handler(|_| alloc_count::enroll()).build().unwrap();
+    let pool = alloc_count::pool(2);
     pool.install(|| {
         alloc_count::take();
         let shapes = [

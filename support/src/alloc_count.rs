@@ -59,10 +59,21 @@ pub fn set_counting(on: bool) {
     COUNTING.store(on, Ordering::SeqCst);
 }
 
-/// Counts the calling thread's allocations from now on (while counting is on): a pool's start
-/// handler, `ThreadPoolBuilder::new().start_handler(|_| alloc_count::enroll())`.
+/// Counts the calling thread's allocations from now on (while counting is on). [`pool`]'s
+/// workers are enrolled.
 pub fn enroll() {
     ENROLLED.set(true);
+}
+
+/// A rayon pool of `threads` enrolled workers, each with its one-time set-up done. A worker
+/// registers with crossbeam's epoch collector (an allocation) the first time it steals a job
+/// from another's deque; when that is depends on the scheduling, and a small scene's warm-up
+/// may not include it. That allocation belongs to the pool, not to the work it runs, so every
+/// worker registers here, before any counting.
+pub fn pool(threads: usize) -> rayon::ThreadPool {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).start_handler(|_| enroll()).build().unwrap();
+    pool.broadcast(|_| drop(crossbeam_epoch::pin()));
+    pool
 }
 
 /// The allocations counted since the last [`take`].

@@ -71,6 +71,17 @@ pub(crate) fn most_anti_parallel(n: Vec2, normals: &[Vec2]) -> usize {
 /// if clipping leaves none (only possible within rounding error of touching), the deeper one is
 /// kept with depth 0.
 pub(crate) fn clip(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: bool, restore: bool) -> Manifold {
+    clip_inline(r, n, inc, r_ref, r_inc, flip, restore)
+}
+
+/// [`clip`] of two sharp shapes whose cores overlap (`r_ref = r_inc = 0`, `restore`): the
+/// same arithmetic with the rounded surface's branches folded away by the constants.
+pub(crate) fn clip_sharp(r: &Edge, n: Vec2, inc: &Edge, flip: bool) -> Manifold {
+    clip_inline(r, n, inc, 0.0, 0.0, flip, true)
+}
+
+#[inline(always)]
+fn clip_inline(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: bool, restore: bool) -> Manifold {
     // The incident side's surface is its core edge pushed out by `r_inc` along the edge's own
     // outward normal (hulls are counter-clockwise), plus an arc around each vertex. Clipping
     // that flat part, not the core edge moved along the reference normal, keeps every point on
@@ -88,7 +99,7 @@ pub(crate) fn clip(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: 
     };
     let t = n.perp(); // the reference edge's direction, r.v1 → r.v2
     let lat = |x: Vec2| (x - r.v1).dot(t);
-    let upper1 = (r.v2 - r.v1).dot(t);
+    let upper1 = lat(r.v2);
     // The deeper end vertex along -n is the one whose arc holds the direction -n (the incident
     // face is the most anti-parallel one): its surface point along -n is the incident shape's
     // support point, deeper than the flat part's end by r_inc·(1 - cos θ).
@@ -96,24 +107,21 @@ pub(crate) fn clip(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: 
     let (deep1, deep2) = (r_inc > 0.0 && lean < 0.0, r_inc > 0.0 && lean > 0.0);
     let end2 = if deep2 { inc.v2 - r_inc * n } else { w2 };
     let end1 = if deep1 { inc.v1 - r_inc * n } else { w1 };
-    // The incident surface point at lateral coordinate `l`: on the arc of a deep end (between
-    // its support point and its flat end), else on the flat part.
-    let arc = |v: Vec2, l: f32| {
-        let a = ((l - lat(v)) / r_inc).clamp(-1.0, 1.0);
-        v + r_inc * (a * t - (1.0 - a * a).max(0.0).sqrt() * n)
-    };
-    let within = |l: f32, x: f32, y: f32| x.min(y) <= l && l <= x.max(y);
-    let (lw1, lw2) = (lat(w1), lat(w2));
-    let at = |l: f32| {
-        if deep2 && within(l, lat(end2), lw2) {
-            arc(inc.v2, l)
-        } else if deep1 && within(l, lat(end1), lw1) {
-            arc(inc.v1, l)
-        } else if lw1 > lw2 {
-            w2.lerp(w1, ((l - lw2) / (lw1 - lw2)).clamp(0.0, 1.0))
-        } else {
-            w2
-        }
+    let surface = Surface {
+        v1: inc.v1,
+        v2: inc.v2,
+        w1,
+        w2,
+        end1,
+        end2,
+        lw1: lat(w1),
+        lw2: lat(w2),
+        deep1,
+        deep2,
+        r_inc,
+        t,
+        n,
+        o: r.v1,
     };
     let (upper2, lower2) = (lat(end1), lat(end2));
     let span = upper2 - lower2;
@@ -132,14 +140,14 @@ pub(crate) fn clip(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: 
     let mut lo = (end2, s2, (r.i1, inc.i2));
     let mut lo_clipped = false;
     if lower2 < 0.0 && span > 0.0 {
-        let v = at(0.0);
+        let v = surface.at(0.0);
         lo = (v, (v - r.v1).dot(n), (r.i1, inc.i2));
         lo_clipped = true;
     }
     let mut hi = (end1, s1, (r.i2, inc.i1));
     let mut hi_clipped = false;
     if upper2 > upper1 && span > 0.0 {
-        let v = at(upper1);
+        let v = surface.at(upper1);
         hi = (v, (v - r.v1).dot(n), (r.i2, inc.i1));
         hi_clipped = true;
     }
@@ -179,4 +187,57 @@ pub(crate) fn clip(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: 
         push(if lo.1 <= hi.1 { lo } else { hi }, 0.0);
     }
     m
+}
+
+/// The incident shape's surface near the reference face, for [`clip_inline`]: its flat part
+/// from `w1` to `w2` and, at a deep end (`deep1`, `deep2`), the arc around that vertex (`v1`,
+/// `v2`) from its support point (`end1`, `end2`) to the flat part.
+struct Surface {
+    v1: Vec2,
+    v2: Vec2,
+    w1: Vec2,
+    w2: Vec2,
+    end1: Vec2,
+    end2: Vec2,
+    /// Lateral coordinates of `w1` and `w2`.
+    lw1: f32,
+    lw2: f32,
+    deep1: bool,
+    deep2: bool,
+    r_inc: f32,
+    /// The reference edge's direction, its normal, and its start (the lateral origin).
+    t: Vec2,
+    n: Vec2,
+    o: Vec2,
+}
+
+impl Surface {
+    /// The lateral coordinate of `x`.
+    #[inline(always)]
+    fn lat(&self, x: Vec2) -> f32 {
+        (x - self.o).dot(self.t)
+    }
+
+    /// The surface point at lateral coordinate `l`: on the arc of a deep end, else on the flat
+    /// part. A method, not a closure: called twice, a closure over a dozen locals is outlined
+    /// and handed all their addresses, on the path of every resting pair.
+    #[inline(always)]
+    fn at(&self, l: f32) -> Vec2 {
+        let within = |l: f32, x: f32, y: f32| x.min(y) <= l && l <= x.max(y);
+        if self.deep2 && within(l, self.lat(self.end2), self.lw2) {
+            self.arc(self.v2, l)
+        } else if self.deep1 && within(l, self.lat(self.end1), self.lw1) {
+            self.arc(self.v1, l)
+        } else if self.lw1 > self.lw2 {
+            self.w2.lerp(self.w1, ((l - self.lw2) / (self.lw1 - self.lw2)).clamp(0.0, 1.0))
+        } else {
+            self.w2
+        }
+    }
+
+    #[inline(always)]
+    fn arc(&self, v: Vec2, l: f32) -> Vec2 {
+        let a = ((l - self.lat(v)) / self.r_inc).clamp(-1.0, 1.0);
+        v + self.r_inc * (a * self.t - (1.0 - a * a).max(0.0).sqrt() * self.n)
+    }
 }

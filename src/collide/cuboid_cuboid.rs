@@ -15,7 +15,7 @@
 use glam::Vec2;
 
 use super::Manifold;
-use super::clip::{Edge, clip};
+use super::clip::{Edge, clip_sharp};
 use super::polygon_polygon::REFERENCE_TOLERANCE;
 use super::reuse::{Faces, Witness, features, tag};
 use crate::math::Pose;
@@ -156,7 +156,7 @@ fn aligned(a: &Cuboid, b: &Cuboid, xf: &Pose) -> Manifold {
     let g = (f + 2) & 3;
     let reference = edge(ha, f, |v| v);
     let incident = edge(hb, g, |v| v + xf.p);
-    clip(&reference, NORMALS[f], &incident, 0.0, 0.0, false, true)
+    clip_sharp(&reference, NORMALS[f], &incident, false)
 }
 
 /// What each choice of [`decide`] was won by, for [`manifold_reusing`]'s witness.
@@ -220,10 +220,10 @@ fn build(a: &Cuboid, b: &Cuboid, xf: &Pose, faces: Faces) -> Manifold {
     if faces.flip {
         let n = xf.q.rotate(NORMALS[faces.b]);
         let reference = edge(hb, faces.b, |v| xf.transform_point(v));
-        clip(&reference, n, &edge(ha, faces.incident, |v| v), 0.0, 0.0, true, true)
+        clip_sharp(&reference, n, &edge(ha, faces.incident, |v| v), true)
     } else {
         let incident = edge(hb, faces.incident, |v| xf.transform_point(v));
-        clip(&edge(ha, faces.a, |v| v), NORMALS[faces.a], &incident, 0.0, 0.0, false, true)
+        clip_sharp(&edge(ha, faces.a, |v| v), NORMALS[faces.a], &incident, false)
     }
 }
 

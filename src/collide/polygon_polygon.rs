@@ -12,7 +12,7 @@
 
 use glam::Vec2;
 
-use super::clip::{Edge, clip, most_anti_parallel};
+use super::clip::{Edge, clip, clip_sharp, most_anti_parallel};
 use super::reuse::{Faces, Witness, features, tag};
 use super::{Manifold, feature_id};
 use crate::math::Pose;
@@ -312,7 +312,12 @@ fn clip_on(r: &Hull, inc: &Hull, k: usize, flip: bool, restore: bool) -> Manifol
 /// Clips edge `i` of `inc` against edge `k` of `r` as the reference face.
 #[inline]
 fn clip_faces(r: &Hull, inc: &Hull, k: usize, i: usize, flip: bool, restore: bool) -> Manifold {
-    clip(&Edge::of(r.v, k), r.n[k], &Edge::of(inc.v, i), r.radius, inc.radius, flip, restore)
+    let (reference, incident) = (Edge::of(r.v, k), Edge::of(inc.v, i));
+    if restore && r.radius == 0.0 && inc.radius == 0.0 {
+        clip_sharp(&reference, r.n[k], &incident, flip)
+    } else {
+        clip(&reference, r.n[k], &incident, r.radius, inc.radius, flip, restore)
+    }
 }
 
 /// The manifold of hull `a` and hull `b` placed at `xf` in A's frame. `size` scales the

@@ -154,6 +154,7 @@ impl MoverTree {
 
     /// Records that `slot` was inserted, moved or reshaped since the last step: queries find it
     /// at its present box from now on.
+    #[inline]
     pub fn change(&mut self, slot: ColliderSlot) {
         let lazy = self.lazy();
         if lazy.mark(slot, CHANGED) {

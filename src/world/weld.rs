@@ -342,10 +342,15 @@ impl World {
 
     /// Lists a changed static, and the statics around its box as of the last step, for the
     /// next step's weld maintenance. Call before the change is applied to the columns.
+    #[inline(always)]
     pub(super) fn weld_touch(&mut self, s: usize) {
-        if !self.config.weld_static_edges || self.cols.flags[s] & flags::STATIC == 0 {
-            return;
+        // The test inline: every `set_pose` of a moving collider passes it.
+        if self.config.weld_static_edges && self.cols.flags[s] & flags::STATIC != 0 {
+            self.weld_touch_static(s);
         }
+    }
+
+    fn weld_touch_static(&mut self, s: usize) {
         self.welds.dirty.push(ColliderSlot::from_index(s));
         if self.cols.is_placed(s) {
             let region = weld_region(&self.cols.aabb[s]);

@@ -98,7 +98,7 @@ fn clip_inline(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: bool
         (inc.v1, inc.v2) // a sharp incident shape (most boxes and polygons): no square root
     };
     let t = n.perp(); // the reference edge's direction, r.v1 → r.v2
-    let lat = |x: Vec2| (x - r.v1).dot(t);
+    let lat = |x: Vec2| lateral(r.v1, t, x);
     let upper1 = lat(r.v2);
     // The deeper end vertex along -n is the one whose arc holds the direction -n (the incident
     // face is the most anti-parallel one): its surface point along -n is the incident shape's
@@ -189,6 +189,12 @@ fn clip_inline(r: &Edge, n: Vec2, inc: &Edge, r_ref: f32, r_inc: f32, flip: bool
     m
 }
 
+/// The coordinate of `x` along the reference edge, which starts at `o` and runs along `t`.
+#[inline(always)]
+fn lateral(o: Vec2, t: Vec2, x: Vec2) -> f32 {
+    (x - o).dot(t)
+}
+
 /// The incident shape's surface near the reference face, for [`clip_inline`]: its flat part
 /// from `w1` to `w2` and, at a deep end (`deep1`, `deep2`), the arc around that vertex (`v1`,
 /// `v2`) from its support point (`end1`, `end2`) to the flat part.
@@ -212,10 +218,9 @@ struct Surface {
 }
 
 impl Surface {
-    /// The lateral coordinate of `x`.
     #[inline(always)]
     fn lat(&self, x: Vec2) -> f32 {
-        (x - self.o).dot(self.t)
+        lateral(self.o, self.t, x)
     }
 
     /// The surface point at lateral coordinate `l`: on the arc of a deep end, else on the flat

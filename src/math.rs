@@ -277,11 +277,24 @@ impl Rot {
         if len > 0.0 { Rot { c: self.c / len, s: self.s / len } } else { Rot::IDENTITY }
     }
 
-    /// Whether both components are finite and `(c, s)` has unit length within 1e-4.
+    /// Whether both components are finite and `(c, s)` has unit length within 1e-4: what the
+    /// world and the queries accept. They compute with it rescaled to unit length (the world's
+    /// [`pose`](crate::World::pose) gives it back so), so the drift of composed rotations is
+    /// harmless.
     #[inline]
     #[must_use]
     pub fn is_valid(&self) -> bool {
         self.c.is_finite() && self.s.is_finite() && ((self.c * self.c + self.s * self.s) - 1.0).abs() < 1e-4
+    }
+
+    /// The rotation the world and the queries compute with: a valid rotation further than f32
+    /// rounding from unit length rescaled to it (else a rotation 1e-4 off scales every offset it
+    /// rotates by up to 5e-5, an error far above the answers' tolerance at large distances), and
+    /// any other left bit for bit as it is.
+    #[inline]
+    #[must_use]
+    pub(crate) fn unit(&self) -> Rot {
+        if ((self.c * self.c + self.s * self.s) - 1.0).abs() <= 1e-6 { *self } else { self.normalized() }
     }
 
     /// The rotated x axis (first column of the matrix).
@@ -384,6 +397,13 @@ impl Pose {
     #[must_use]
     pub fn is_valid(&self) -> bool {
         self.p.is_finite() && self.q.is_valid()
+    }
+
+    /// The pose with its rotation as [`Rot::unit`] leaves it.
+    #[inline]
+    #[must_use]
+    pub(crate) fn unit(&self) -> Pose {
+        Pose { p: self.p, q: self.q.unit() }
     }
 }
 

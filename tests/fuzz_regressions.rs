@@ -244,3 +244,31 @@ fn fuzz_chain_distance_at_subnormal_scale_was_infinite() {
         assert!(d.distance.is_finite() && d.distance < 1e-30, "{d:?}");
     }
 }
+
+/// `queries` target, crash-41b1ff05: the distance between two compounds of segments 53,738
+/// apart was 1.3 short in one order. A's rotation was 2.5e-5 from unit length, within what
+/// `Rot::is_valid` accepts, and the queries took it as unit, scaling the offset to B by that
+/// much. Queries now compute with the rotation rescaled to unit length.
+#[test]
+fn fuzz_distance_with_a_slightly_non_unit_rotation_was_short() {
+    let part = |half: f32| {
+        let shape = Shape::segment(Vec2::new(-half, 0.0), Vec2::new(half, 0.3 * half)).unwrap();
+        (Pose { p: Vec2::splat(-5.171579e-9), q: sapwood::Rot { c: 1.0, s: -5.171579e-9 } }, shape)
+    };
+    let sa = Shape::Compound(sapwood::Compound::new(vec![part(0.375), part(0.375)]).unwrap());
+    let sb = Shape::Compound(sapwood::Compound::new(vec![part(1.375)]).unwrap());
+    let pa = Pose { p: Vec2::new(-5.171579e-9, -5.1716036e-9), q: sapwood::Rot { c: -0.155_853_33, s: -0.987_755_6 } };
+    let pb = Pose { p: Vec2::splat(-38000.0), q: sapwood::Rot { c: 0.761_781_45, s: 0.647_834_1 } };
+    assert!(pa.q.is_valid() && ((pa.q.c * pa.q.c + pa.q.s * pa.q.s) - 1.0).abs() > 4e-5);
+    let exact = sapwood_support::exact_query::distance(&sa, &pa, &sb, &pb).distance;
+    for d in [query::distance(&sa, &pa, &sb, &pb).unwrap(), query::distance(&sb, &pb, &sa, &pa).unwrap()] {
+        // f32 rounding at 5e4 is 4e-3.
+        assert!((d.distance as f64 - exact).abs() < 0.02, "{} against {exact}", d.distance);
+    }
+    // The world keeps the rotation it computes with, and gives that back.
+    let mut world = World::new();
+    let id = world.insert(ColliderDesc::new(sa, pa)).unwrap();
+    world.set_pose(id, pa).unwrap();
+    let q = world.pose(id).unwrap().q;
+    assert!(((q.c * q.c + q.s * q.s) - 1.0).abs() < 1e-6 && (q.c - pa.q.c).abs() < 1e-4, "{q:?}");
+}

@@ -352,8 +352,7 @@ fn shape_key(s: &Shape) -> [u32; 4] {
 /// rotation. Shapes are not checked again: every constructor validates, and a shape assembled
 /// from its public fields is the caller's promise ([`Shape::validate`] checks it).
 pub fn contact(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Result<Manifold, QueryError> {
-    check_pose(pa)?;
-    check_pose(pb)?;
+    let (pa, pb) = (&check_pose(pa)?, &check_pose(pb)?);
     Ok(manifold(sa, pa, sb, pb))
 }
 
@@ -424,8 +423,7 @@ fn contact_ordered(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
 /// # Errors
 /// As [`contact`].
 pub fn overlaps(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Result<bool, QueryError> {
-    check_pose(pa)?;
-    check_pose(pb)?;
+    let (pa, pb) = (&check_pose(pa)?, &check_pose(pb)?);
     Ok(touching(sa, pa, sb, pb))
 }
 
@@ -496,8 +494,7 @@ pub fn contact_parts(
     pb: &Pose,
     f: impl FnMut(u32, u32, &Manifold),
 ) -> Result<(), QueryError> {
-    check_pose(pa)?;
-    check_pose(pb)?;
+    let (pa, pb) = (&check_pose(pa)?, &check_pose(pb)?);
     part_manifolds(sa, pa, sb, pb, f);
     Ok(())
 }

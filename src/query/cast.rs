@@ -85,8 +85,7 @@ pub fn cast_shapes(
     translation_b: Vec2,
     options: &CastOptions,
 ) -> Result<Option<CastHit>, QueryError> {
-    check_pose(pa)?;
-    check_pose(pb)?;
+    let (pa, pb) = (&check_pose(pa)?, &check_pose(pb)?);
     check_vector(translation_a)?;
     check_vector(translation_b)?;
     check_amount(options.max_fraction)?;

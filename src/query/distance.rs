@@ -67,8 +67,7 @@ pub fn distance_cached(
     pb: &Pose,
     cache: &mut SimplexCache,
 ) -> Result<ClosestPoints, QueryError> {
-    check_pose(pa)?;
-    check_pose(pb)?;
+    let (pa, pb) = (&check_pose(pa)?, &check_pose(pb)?);
     if let Some(d) = closed_form(sa, pa, sb, pb) {
         return Ok(d);
     }

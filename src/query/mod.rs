@@ -41,7 +41,9 @@
 //! with a unit rotation, `Negative` for a negative fraction or distance, `OutOfRange` beyond a
 //! documented range, `InvalidShape` for a world query's probe failing
 //! [`Shape::validate`](crate::Shape::validate). A ray's `max_t` and a search's `max_distance`
-//! may be infinite; a ray's direction may have any finite length. The pair queries do not
+//! may be infinite; a ray's direction may have any finite length. A rotation within 1e-4 of
+//! unit length ([`Rot::is_valid`](crate::Rot::is_valid)) is accepted and computed with rescaled
+//! to unit length, as the world keeps it, so that it does not scale distances. The pair queries do not
 //! re-validate their shapes (a chain may have a million vertices): every constructor builds
 //! only valid shapes, and one assembled from public fields is the caller's promise.
 //!
@@ -151,9 +153,10 @@ impl std::error::Error for QueryError {}
 // The checks every query applies to its input, pair queries and world queries alike: the one
 // error policy (see the module docs).
 
-/// A pose with finite components and a unit rotation.
-pub(crate) fn check_pose(pose: &Pose) -> Result<(), QueryError> {
-    if pose.is_valid() { Ok(()) } else { Err(QueryError::NonFinite) }
+/// A pose with finite components and a unit rotation, handed back as the query computes with
+/// it ([`Pose::unit`]).
+pub(crate) fn check_pose(pose: &Pose) -> Result<Pose, QueryError> {
+    if pose.is_valid() { Ok(pose.unit()) } else { Err(QueryError::NonFinite) }
 }
 
 /// A finite point, direction or translation.
@@ -192,9 +195,10 @@ pub(crate) fn check_ray(ray: &Ray, max_t: f32) -> Result<(), QueryError> {
 
 /// A probe the world would accept as a collider: a shape passing [`Shape::validate`] (a shape
 /// assembled from its public fields may not) at a valid pose.
-pub(crate) fn check_probe(shape: &Shape, pose: &Pose) -> Result<(), QueryError> {
-    check_pose(pose)?;
-    shape.validate().map_err(|_| QueryError::InvalidShape)
+pub(crate) fn check_probe(shape: &Shape, pose: &Pose) -> Result<Pose, QueryError> {
+    let pose = check_pose(pose)?;
+    shape.validate().map_err(|_| QueryError::InvalidShape)?;
+    Ok(pose)
 }
 
 /// A shape's convex parts with their index and pose in the shape's frame: a convex shape is

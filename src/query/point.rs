@@ -33,7 +33,7 @@ pub fn contains_point(shape: &Shape, pose: &Pose, point: Vec2) -> Result<bool, Q
 /// # Errors
 /// As [`contains_point`].
 pub fn containing_part(shape: &Shape, pose: &Pose, point: Vec2) -> Result<Option<u32>, QueryError> {
-    check_pose(pose)?;
+    let pose = &check_pose(pose)?;
     check_vector(point)?;
     Ok(part_containing(shape, pose, point))
 }

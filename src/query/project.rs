@@ -84,7 +84,7 @@ pub struct PointProjection {
 /// [`distance`](super::distance): those from the checked constructors (or passing
 /// [`Shape::validate`]) give exact answers, others an unspecified answer, in finite time.
 pub fn project_point(shape: &Shape, pose: &Pose, point: Vec2) -> Result<PointProjection, QueryError> {
-    check_pose(pose)?;
+    let pose = &check_pose(pose)?;
     check_vector(point)?;
     let (local, part) = project_local(shape, pose.inv_transform_point(point));
     Ok(PointProjection {

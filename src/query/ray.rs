@@ -50,7 +50,7 @@ pub fn ray_cast(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Result<Opt
 /// # Errors
 /// As [`ray_cast`].
 pub fn ray_cast_part(shape: &Shape, pose: &Pose, ray: &Ray, max_t: f32) -> Result<Option<(u32, RayHit)>, QueryError> {
-    check_pose(pose)?;
+    let pose = &check_pose(pose)?;
     check_ray(ray, max_t)?;
     Ok(cast_ray(shape, pose, ray, max_t))
 }

@@ -82,9 +82,8 @@ pub fn time_of_impact(
     sweep_b: &Sweep,
     max_fraction: f32,
 ) -> Result<Toi, QueryError> {
-    for p in [&sweep_a.start, &sweep_a.end, &sweep_b.start, &sweep_b.end] {
-        check_pose(p)?;
-    }
+    let checked = |s: &Sweep| Ok::<_, QueryError>(Sweep::new(check_pose(&s.start)?, check_pose(&s.end)?));
+    let (sweep_a, sweep_b) = (&checked(sweep_a)?, &checked(sweep_b)?);
     check_amount(max_fraction)?;
     let Some((adv, part_a, part_b)) = earliest(sa, sb, &Sweeps::new(*sweep_a, *sweep_b), 0.0, max_fraction) else {
         return Ok(Toi {

@@ -70,11 +70,15 @@ impl Compound {
     /// [`ShapeError::EmptyCompound`] for no parts, [`ShapeError::TooManyParts`] beyond
     /// [`MAX_COMPOUND_PARTS`], [`ShapeError::NestedCompound`] when a part is itself a compound
     /// or a chain,
-    /// [`ShapeError::InvalidPartPose`] for a non-finite or non-unit part pose, the part's own
+    /// [`ShapeError::InvalidPartPose`] for a non-finite or non-unit part pose (a rotation within
+    /// 1e-4 of unit length is accepted and kept rescaled to unit length), the part's own
     /// error when it fails [`Shape::validate`], and [`ShapeError::TooLarge`] when a part reaches
     /// beyond [`MAX_SHAPE_SIZE`] from the compound's origin.
-    pub fn new(parts: Vec<(Pose, Shape)>) -> Result<Compound, ShapeError> {
+    pub fn new(mut parts: Vec<(Pose, Shape)>) -> Result<Compound, ShapeError> {
         check_parts(&parts)?;
+        for (pose, _) in &mut parts {
+            *pose = pose.unit();
+        }
         let part_aabbs: Vec<Aabb> = parts.iter().map(|(p, s)| s.aabb(p)).collect();
         let aabb = part_aabbs.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
         Ok(Compound(Arc::new(CompoundData { parts, part_aabbs, aabb })))

@@ -260,14 +260,15 @@ impl World {
     // Mutation
     // ---------------------------------------------------------------------------------------
 
-    fn check_pose(pose: &Pose) -> Result<(), WorldError> {
+    /// The pose as the world keeps it ([`Pose::unit`]), if it is one the world accepts.
+    fn check_pose(pose: &Pose) -> Result<Pose, WorldError> {
         if !pose.is_valid() {
             return Err(WorldError::InvalidPose);
         }
         if pose.p.abs().max_element() > MAX_COORDINATE {
             return Err(WorldError::OutOfRange);
         }
-        Ok(())
+        Ok(pose.unit())
     }
 
     fn check_desc(desc: &ColliderDesc) -> Result<(), WorldError> {
@@ -288,7 +289,8 @@ impl World {
     }
 
     /// `insert` of a description that passed `check_desc`.
-    fn insert_checked(&mut self, desc: ColliderDesc) -> Result<ColliderId, WorldError> {
+    fn insert_checked(&mut self, mut desc: ColliderDesc) -> Result<ColliderId, WorldError> {
+        desc.pose = desc.pose.unit();
         let slot = self.cols.allocate().ok_or(WorldError::Full)?;
         let s = slot.index();
         self.cols.pose[s] = desc.pose;
@@ -403,7 +405,7 @@ impl World {
     /// world is unchanged then.
     pub fn set_pose(&mut self, id: ColliderId, pose: Pose) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
-        Self::check_pose(&pose)?;
+        let pose = Self::check_pose(&pose)?;
         if bytemuck::bytes_of(&self.cols.pose[s]) == bytemuck::bytes_of(&pose) {
             return Ok(());
         }
@@ -424,7 +426,7 @@ impl World {
     /// As [`World::set_pose`]; the world is unchanged then.
     pub fn teleport(&mut self, id: ColliderId, pose: Pose) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
-        Self::check_pose(&pose)?;
+        let pose = Self::check_pose(&pose)?;
         self.weld_touch(s);
         self.cols.pose[s] = pose;
         if self.cols.flags[s] & flags::BULLET != 0 {

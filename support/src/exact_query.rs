@@ -126,9 +126,13 @@ impl PoseD {
     /// The identity.
     pub const IDENTITY: PoseD = PoseD { p: DVec2::ZERO, c: 1.0, s: 0.0 };
 
-    /// The same pose, with the `f32` pose's own cosine and sine.
+    /// The same pose: the `f32` pose's own cosine and sine, or, for a rotation further than
+    /// 1e-6 from unit length (by sapwood's own `f32` test), the same rescaled in `f64` to unit
+    /// length: sapwood accepts a rotation within 1e-4 of unit length and means the unit one.
     pub fn from_pose(p: &Pose) -> PoseD {
-        PoseD { p: d64(p.p), c: p.q.c as f64, s: p.q.s as f64 }
+        let (c, s) = (p.q.c as f64, p.q.s as f64);
+        let len = if ((p.q.c * p.q.c + p.q.s * p.q.s) - 1.0).abs() <= 1e-6 { 1.0 } else { c.hypot(s) };
+        PoseD { p: d64(p.p), c: c / len, s: s / len }
     }
 
     /// A point from the local frame to the world.

@@ -35,11 +35,12 @@ pub struct WorldCastHit {
 }
 
 impl World {
-    fn check_cast(shape: &Shape, pose: &Pose, translation: Vec2, options: &CastOptions) -> Result<(), QueryError> {
-        query::check_probe(shape, pose)?;
+    fn check_cast(shape: &Shape, pose: &Pose, translation: Vec2, options: &CastOptions) -> Result<Pose, QueryError> {
+        let pose = query::check_probe(shape, pose)?;
         query::check_vector(translation)?;
         query::check_amount(options.max_fraction)?;
-        query::check_amount(options.target_distance)
+        query::check_amount(options.target_distance)?;
+        Ok(pose)
     }
 
     /// The tree traversal of a shape cast: a ray from the probe's box centre along the
@@ -122,7 +123,7 @@ impl World {
         options: &CastOptions,
         filter: &QueryFilter,
     ) -> Result<Option<WorldCastHit>, QueryError> {
-        Self::check_cast(shape, pose, translation, options)?;
+        let pose = &Self::check_cast(shape, pose, translation, options)?;
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
         let mut best: Option<WorldCastHit> = None;
         let movers = self.mover_tree.read(&self.cols);
@@ -165,7 +166,7 @@ impl World {
         filter: &QueryFilter,
         out: &mut Vec<WorldCastHit>,
     ) -> Result<(), QueryError> {
-        Self::check_cast(shape, pose, translation, options)?;
+        let pose = &Self::check_cast(shape, pose, translation, options)?;
         let (ray, grow) = Self::cast_traversal(shape, pose, translation, options);
         let start = out.len();
         let movers = self.mover_tree.read(&self.cols);

@@ -702,7 +702,7 @@ impl World {
         accept: impl FnMut(ColliderId, &CharacterHit) -> bool,
     ) -> Result<CharacterMove, QueryError> {
         config.validate()?;
-        query::check_pose(pose)?;
+        let pose = &query::check_pose(pose)?;
         if !translation.is_finite() {
             return Err(QueryError::NonFinite);
         }

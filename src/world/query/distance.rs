@@ -112,7 +112,7 @@ impl World {
         max_distance: f32,
         filter: &QueryFilter,
     ) -> Result<Option<WorldClosestPoints>, QueryError> {
-        query::check_probe(shape, pose)?;
+        let pose = &query::check_probe(shape, pose)?;
         query::check_bound(max_distance)?;
         Ok(self.nearest(shape.aabb(pose), max_distance, filter, |slot| {
             let s = slot.index();

@@ -199,7 +199,7 @@ impl World {
         filter: &QueryFilter,
         out: &mut Vec<(ColliderId, u32)>,
     ) -> Result<(), QueryError> {
-        query::check_probe(shape, pose)?;
+        let pose = &query::check_probe(shape, pose)?;
         let start = out.len();
         let bounds = shape.aabb(pose);
         self.for_each_in_aabb(&bounds, filter, true, |s| {
@@ -248,7 +248,7 @@ impl World {
         filter: &QueryFilter,
         out: &mut Vec<ColliderId>,
     ) -> Result<(), QueryError> {
-        query::check_probe(shape, pose)?;
+        let pose = &query::check_probe(shape, pose)?;
         let start = out.len();
         self.for_each_in_aabb(&shape.aabb(pose), filter, true, |slot| {
             let s = slot.index();

@@ -339,10 +339,8 @@ impl Codec for Pose {
         w.pose(v);
     }
     fn read(r: &mut Reader<'_>, slot: u32) -> Result<Pose> {
-        let pose = r.pose()?;
         // Dead slots keep the pose they had, which was checked when it was set.
-        World::check_pose(&pose).map_err(|error| SnapshotError::InvalidPose { slot, error })?;
-        Ok(pose)
+        World::check_pose(&r.pose()?).map_err(|error| SnapshotError::InvalidPose { slot, error })
     }
 }
 

@@ -23,6 +23,7 @@ use crate::par::prelude::*;
 use glam::Vec2;
 
 use super::World;
+use crate::broad::DynamicTree;
 use crate::collide::reuse::Witness;
 use crate::collide::welded::{self, EdgeWeld};
 use crate::collide::{self, Manifold};
@@ -218,21 +219,22 @@ impl WorldPoly {
         (self.v[k], self.v[after(k, self.count)])
     }
 
-    /// The box of the core grown by `tol` along its face normals (the region `clip` and `holds`
-    /// accept): each vertex moves to where its two faces' offset lines meet, `tol·m` with `m`
-    /// the corner's miter. Grown by a few ulps of the coordinates, so that f32 rounding in those
-    /// tests never reaches past it; everything for a corner so sharp its miter blows up.
+    /// A box holding the core grown by `tol` along its face normals (the region `clip` and
+    /// `holds` accept): each vertex moves to where its two faces' offset lines meet, `tol·m`
+    /// with `m` the corner's miter, of length `sqrt(2 / (1 + n0·n1))`, so the core's box grown
+    /// by `tol` times the longest miter holds them all (a prefilter: one square root in place
+    /// of two divisions per vertex, welding a level asks this about nine times per tile). Grown
+    /// by a few ulps of the coordinates, so that f32 rounding in those tests never reaches past
+    /// it; everything for a corner so sharp its miter blows up.
     fn reach(&self, tol: f32) -> Aabb {
-        let mut b = Aabb::EMPTY;
+        let mut sharpest = f32::INFINITY;
         for k in 0..self.count {
-            let (n0, n1) = (self.n[before(k, self.count)], self.n[k]);
-            let cos1 = 1.0 + n0.dot(n1);
-            if cos1 < 1e-3 {
-                return Aabb::new(Vec2::splat(f32::NEG_INFINITY), Vec2::splat(f32::INFINITY));
-            }
-            let p = self.v[k] + tol * (n0 + n1) / cos1;
-            b = b.union(&Aabb::from_points(p, p));
+            sharpest = sharpest.min(1.0 + self.n[before(k, self.count)].dot(self.n[k]));
         }
+        if sharpest < 1e-3 {
+            return Aabb::new(Vec2::splat(f32::NEG_INFINITY), Vec2::splat(f32::INFINITY));
+        }
+        let b = self.aabb.fattened(tol * (2.0 / sharpest).sqrt());
         b.fattened(slack(&b))
     }
 
@@ -298,8 +300,53 @@ fn slack(b: &Aabb) -> f32 {
 
 /// A static's box grown by the weld tolerance: where its neighbours are.
 fn weld_region(b: &Aabb) -> Aabb {
+    b.fattened(weld_margin(b))
+}
+
+/// The weld tolerance of a box: relative to its size, plus f32 rounding of its coordinates.
+/// Grows with the box (a box inside another has the smaller margin).
+fn weld_margin(b: &Aabb) -> f32 {
     let mag = b.max.abs().max(b.min.abs()).max_element();
-    b.fattened(WELD_TOL * (b.max - b.min).max_element() + 8.0 * f32::EPSILON * mag)
+    WELD_TOL * (b.max - b.min).max_element() + 8.0 * f32::EPSILON * mag
+}
+
+/// Every static's candidate neighbours at once, for a level loaded or rebuilt (most statics to
+/// weld): one descent of the tree against itself visits each overlapping node pair once, where
+/// a query per static pays a descent from the root. Slot `s`'s candidates are
+/// `list[start[s]..start[s + 1]]`: every collider whose tight box overlaps `s`'s, both grown by
+/// twice their weld margin, which holds each static's weld region (its core's box grown by its
+/// radius and its margin; the tight box differs from that by rounding, far under the margin).
+struct NeighbourLists {
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl NeighbourLists {
+    fn new(tree: &DynamicTree, slots: usize) -> NeighbourLists {
+        let mut pairs = Vec::new();
+        tree.for_each_pair_grown(|b| b.fattened(2.0 * weld_margin(b)), |a, b| pairs.push((a, b)));
+        let mut start = vec![0u32; slots + 1];
+        for &(a, b) in &pairs {
+            start[a as usize + 1] += 1;
+            start[b as usize + 1] += 1;
+        }
+        for i in 0..slots {
+            start[i + 1] += start[i];
+        }
+        let mut list = vec![0u32; 2 * pairs.len()];
+        let mut next = start[..slots].to_vec();
+        for &(a, b) in &pairs {
+            list[next[a as usize] as usize] = b;
+            next[a as usize] += 1;
+            list[next[b as usize] as usize] = a;
+            next[b as usize] += 1;
+        }
+        NeighbourLists { start, list }
+    }
+
+    fn of(&self, s: usize) -> &[u32] {
+        &self.list[self.start[s] as usize..self.start[s + 1] as usize]
+    }
 }
 
 /// Whether `p` lies on segment `c → d` strictly between its ends (within `tol`).
@@ -377,12 +424,15 @@ impl World {
         let cols = &self.cols;
         dirty.retain(|&s| s.index() < cols.alive.len() && cols.alive[s.index()]);
         let changed = dirty.len();
+        let mut listed = None;
         if changed * 2 >= self.tree.len() {
             // A level loaded or rebuilt since the last step: with most statics dirty, the search
             // for their neighbours would mostly find dirty ones again, a tree query each for
-            // nothing. Every placed collider instead (welding skips the movers at once).
+            // nothing. Every placed collider instead (welding skips the movers at once), with
+            // their neighbours listed by one self-descent of the tree.
             dirty.clear();
             dirty.extend((0..cols.alive.len()).filter(|&s| cols.is_placed(s)).map(ColliderSlot::from_index));
+            listed = Some(NeighbourLists::new(&self.tree, cols.alive.len()));
         } else {
             for i in 0..changed {
                 let s = dirty[i].index();
@@ -409,11 +459,11 @@ impl World {
         for block in dirty.chunks(BLOCK) {
             computed.resize(block.len(), (0, [EdgeWeld::default(); MAX_POLYGON_VERTICES]));
             scratch.resize_with(block.len().div_ceil(CHUNK), Scratch::default);
-            let world = &*self;
+            let (world, listed) = (&*self, listed.as_ref());
             computed.par_chunks_mut(CHUNK).zip(block.par_chunks(CHUNK)).zip(scratch.par_iter_mut()).for_each(
                 |((out, slots), scratch)| {
                     for ((count, edges), s) in out.iter_mut().zip(slots) {
-                        *count = world.compute_welds(s.index(), edges, scratch);
+                        *count = world.compute_welds(s.index(), edges, scratch, listed);
                     }
                 },
             );
@@ -482,7 +532,7 @@ impl World {
     fn reweld(&mut self, s: usize) -> bool {
         let mut edges = [EdgeWeld::default(); MAX_POLYGON_VERTICES];
         let mut scratch = Scratch::default();
-        let count = self.compute_welds(s, &mut edges, &mut scratch);
+        let count = self.compute_welds(s, &mut edges, &mut scratch, None);
         self.apply_welds(s, &edges[..count])
     }
 
@@ -510,7 +560,15 @@ impl World {
 
     /// Fills `out` with slot `s`'s welds, returns the edge count, or 0 when no edge is welded
     /// (or welding does not apply to it). `scratch`: the neighbours' slots and polygons, reused.
-    fn compute_welds(&self, s: usize, out: &mut [EdgeWeld; MAX_POLYGON_VERTICES], scratch: &mut Scratch) -> usize {
+    /// The neighbours are those the tree holds in the static's weld region, found by a query or
+    /// among the `listed` candidates.
+    fn compute_welds(
+        &self,
+        s: usize,
+        out: &mut [EdgeWeld; MAX_POLYGON_VERTICES],
+        scratch: &mut Scratch,
+        listed: Option<&NeighbourLists>,
+    ) -> usize {
         if !self.welds_apply(s) {
             return 0;
         }
@@ -520,12 +578,25 @@ impl World {
         let pose = cols.pose[s];
         let (near, ys) = (&mut scratch.0, &mut scratch.1);
         near.clear();
-        self.tree.query(&weld_region(&x.aabb).fattened(x.radius), |o| {
+        let region = weld_region(&x.aabb).fattened(x.radius);
+        let mut keep = |o: u32| {
             if o as usize != s && weldable(cols, o as usize) {
                 near.push(o);
             }
-            true
-        });
+        };
+        match listed {
+            Some(l) => l
+                .of(s)
+                .iter()
+                .filter(|&&o| self.tree.tight_aabb(o).is_some_and(|b| b.overlaps(&region)))
+                .for_each(|&o| keep(o)),
+            None => {
+                self.tree.query(&region, |o| {
+                    keep(o);
+                    true
+                });
+            }
+        }
         // In slot order, so that ties between candidates go the same way whatever the tree.
         near.sort_unstable();
         // Neighbours of the same rounding only: the union of their cores grown by the radius is
@@ -664,7 +735,7 @@ impl World {
                 continue;
             }
             let mut edges = [EdgeWeld::default(); MAX_POLYGON_VERTICES];
-            let count = if self.welds_apply(s) { self.compute_welds(s, &mut edges, &mut scratch) } else { 0 };
+            let count = if self.welds_apply(s) { self.compute_welds(s, &mut edges, &mut scratch, None) } else { 0 };
             let same = match record {
                 None => count == 0,
                 Some(r) => r.len() == count && r.iter().zip(&edges).all(|(a, b)| a.same(b)),

@@ -6,6 +6,10 @@
 //! whose centres all coincide (or that no boundary splits) are halved by position, which keeps
 //! coincident boxes balanced.
 //!
+//! A range's bounds (of its boxes, and of their centres, which the binning spans) come from its
+//! parent's split: the union of the bins on its side, and the centres met while partitioning.
+//! Each level then reads its leaves twice, to bin them and to partition them.
+//!
 //! Two passes. The first finds every split: a range of `n` leaves has `n - 1` internal nodes,
 //! whose splits it writes in pre-order to its own part of `splits`, so the two halves of a range
 //! partition disjoint parts of the leaves and write disjoint parts of `splits`, in parallel
@@ -47,18 +51,49 @@ pub(super) struct Scratch {
     /// Internal nodes in creation order (parents before children), for the height pass.
     created: Vec<NodeIndex>,
     /// The splitting pass's stack, for a tree too small to split in parallel.
-    stack: Vec<(usize, usize, usize)>,
+    stack: Vec<SerialTask>,
+}
+
+/// A range of the splitting pass on one thread: start, end, first split, and its bounds.
+pub(super) type SerialTask = (usize, usize, usize, Bounds);
+
+/// The bounds of a range of leaves: of their boxes (the node's box) and of the boxes' centres
+/// (what the bins span).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Bounds {
+    boxes: Aabb,
+    centres: Aabb,
+}
+
+impl Bounds {
+    const EMPTY: Bounds = Bounds { boxes: Aabb::EMPTY, centres: Aabb::EMPTY };
+
+    fn add(&mut self, b: &Aabb) {
+        let c = b.center();
+        self.boxes = self.boxes.union(b);
+        self.centres = self.centres.union(&Aabb::new(c, c));
+    }
+
+    /// The bounds of `boxes`, read once.
+    pub(super) fn of(boxes: &[Aabb]) -> Bounds {
+        let mut r = Bounds::EMPTY;
+        boxes.iter().for_each(|b| r.add(b));
+        r
+    }
 }
 
 pub(super) fn rebuild(tree: &mut DynamicTree) {
     let mut s = std::mem::take(&mut tree.build);
     s.leaves.clear();
     s.boxes.clear();
+    let mut bounds = Bounds::EMPTY;
     // Leaves in id order, so the result depends only on the stored boxes.
     for &n in &tree.leaf_of {
         if !n.is_null() {
+            let b = tree.nodes[n.index()].aabb;
             s.leaves.push(n);
-            s.boxes.push(tree.nodes[n.index()].aabb);
+            s.boxes.push(b);
+            bounds.add(&b);
         }
     }
     // Every non-leaf node goes back on the free list, highest index last so that the build
@@ -84,9 +119,9 @@ pub(super) fn rebuild(tree: &mut DynamicTree) {
     s.splits.clear();
     s.splits.resize(n - 1, (Aabb::EMPTY, 0));
     if n < PARALLEL_LEAVES {
-        split_serial(&mut s.leaves, &mut s.boxes, &mut s.splits, 0, &mut s.stack);
+        split_serial(&mut s.leaves, &mut s.boxes, &mut s.splits, 0, bounds, &mut s.stack);
     } else {
-        split_all(&mut s.leaves, &mut s.boxes, &mut s.splits, 0, 0);
+        split_all(&mut s.leaves, &mut s.boxes, &mut s.splits, 0, bounds, 0);
     }
     s.tasks.clear();
     s.created.clear();
@@ -122,67 +157,64 @@ pub(super) fn rebuild(tree: &mut DynamicTree) {
     tree.build = s;
 }
 
-/// Splits the range of `leaves` (with their `boxes`) all the way down, writing its internal
-/// nodes' splits (mid as an index into the whole range, whose part this starts at `offset`) in
-/// pre-order to `splits`, which holds exactly one entry per internal node of the range.
+/// Splits the range of `leaves` (with their `boxes` and `bounds`) all the way down, writing its
+/// internal nodes' splits (mid as an index into the whole range, whose part this starts at
+/// `offset`) in pre-order to `splits`, which holds exactly one entry per internal node of the
+/// range.
 pub(super) fn split_all(
     leaves: &mut [NodeIndex],
     boxes: &mut [Aabb],
     splits: &mut [(Aabb, u32)],
     offset: usize,
+    bounds: Bounds,
     depth: u32,
 ) {
     let n = leaves.len();
     if n < PARALLEL_LEAVES || depth >= PARALLEL_DEPTH {
-        split_serial(leaves, boxes, splits, offset, &mut Vec::new());
+        split_serial(leaves, boxes, splits, offset, bounds, &mut Vec::new());
         return;
     }
-    let (aabb, mid) = split(leaves, boxes);
-    splits[0] = (aabb, (offset + mid) as u32);
+    let (mid, [left, right]) = split(leaves, boxes, &bounds);
+    splits[0] = (bounds.boxes, (offset + mid) as u32);
     let (left_leaves, right_leaves) = leaves.split_at_mut(mid);
     let (left_boxes, right_boxes) = boxes.split_at_mut(mid);
     let (left_splits, right_splits) = splits[1..].split_at_mut(mid - 1);
     par::join(
-        || split_all(left_leaves, left_boxes, left_splits, offset, depth + 1),
-        || split_all(right_leaves, right_boxes, right_splits, offset + mid, depth + 1),
+        || split_all(left_leaves, left_boxes, left_splits, offset, left, depth + 1),
+        || split_all(right_leaves, right_boxes, right_splits, offset + mid, right, depth + 1),
     );
 }
 
-/// [`split_all`] on one thread, with an explicit stack of (start, end, first split) relative to
-/// the slices.
+/// [`split_all`] on one thread, with an explicit stack of tasks relative to the slices.
 pub(super) fn split_serial(
     leaves: &mut [NodeIndex],
     boxes: &mut [Aabb],
     splits: &mut [(Aabb, u32)],
     offset: usize,
-    tasks: &mut Vec<(usize, usize, usize)>,
+    bounds: Bounds,
+    tasks: &mut Vec<SerialTask>,
 ) {
     tasks.clear();
-    tasks.push((0, leaves.len(), 0));
-    while let Some((start, end, first)) = tasks.pop() {
+    tasks.push((0, leaves.len(), 0, bounds));
+    while let Some((start, end, first, bounds)) = tasks.pop() {
         if end - start < 2 {
             continue;
         }
-        let (aabb, mid) = split(&mut leaves[start..end], &mut boxes[start..end]);
+        let (mid, [left, right]) = split(&mut leaves[start..end], &mut boxes[start..end], &bounds);
         let mid = start + mid;
-        splits[first] = (aabb, (offset + mid) as u32);
-        tasks.push((mid, end, first + (mid - start)));
-        tasks.push((start, mid, first + 1));
+        splits[first] = (bounds.boxes, (offset + mid) as u32);
+        tasks.push((mid, end, first + (mid - start), right));
+        tasks.push((start, mid, first + 1, left));
     }
 }
 
-/// The box of the leaves and the index splitting them; partitions `leaves` and `boxes` in place.
-fn split(leaves: &mut [NodeIndex], boxes: &mut [Aabb]) -> (Aabb, usize) {
-    let mut bounds = Aabb::EMPTY;
-    let mut cbounds = Aabb::EMPTY;
-    for b in boxes.iter() {
-        bounds = bounds.union(b);
-        let c = b.center();
-        cbounds = cbounds.union(&Aabb::new(c, c));
-    }
+/// The index splitting the leaves of `bounds`, and the bounds of either side; partitions
+/// `leaves` and `boxes` in place. A side of one leaf is not split again, and gets no bounds.
+fn split(leaves: &mut [NodeIndex], boxes: &mut [Aabb], bounds: &Bounds) -> (usize, [Bounds; 2]) {
+    let cbounds = bounds.centres;
     let n = leaves.len();
     if n == 2 {
-        return (bounds, 1);
+        return (1, [Bounds::EMPTY; 2]);
     }
     // Both axes binned in one pass: one read of each box, and two independent chains of bin
     // updates for the processor to overlap.
@@ -229,21 +261,29 @@ fn split(leaves: &mut [NodeIndex], boxes: &mut [Aabb]) -> (Aabb, usize) {
     }
     let Some((_, axis, k)) = best else {
         // All centres coincide: halve by position.
-        return (bounds, n / 2);
+        let mid = n / 2;
+        return (mid, [Bounds::of(&boxes[..mid]), Bounds::of(&boxes[mid..])]);
     };
     let lo = cbounds.min[axis];
     let scale = BINS as f32 / (cbounds.max[axis] - lo);
+    let (mut left, mut right) = (Bounds::EMPTY, Bounds::EMPTY);
     let (mut i, mut j) = (0, n);
     while i < j {
-        if bin(boxes[i].center()[axis], lo, scale) < k {
+        let c = boxes[i].center();
+        if bin(c[axis], lo, scale) < k {
+            left.centres = left.centres.union(&Aabb::new(c, c));
             i += 1;
         } else {
+            right.centres = right.centres.union(&Aabb::new(c, c));
             j -= 1;
             leaves.swap(i, j);
             boxes.swap(i, j);
         }
     }
-    (bounds, i)
+    let bins = &bin_boxes[axis];
+    left.boxes = bins[..k].iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+    right.boxes = bins[k..].iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+    (i, [left, right])
 }
 
 /// The bin of a centre coordinate; the same float expression during binning and partitioning,

@@ -321,7 +321,15 @@ impl DynamicTree {
     /// Calls `f(a, b)` once for every pair of stored ids whose tight boxes overlap (in the order
     /// of the descent, `a != b`, not sorted). A simultaneous descent of the tree against itself,
     /// pruned by the node boxes.
-    pub fn for_each_pair(&self, mut f: impl FnMut(u32, u32)) {
+    pub fn for_each_pair(&self, f: impl FnMut(u32, u32)) {
+        self.for_each_pair_grown(|b| *b, f);
+    }
+
+    /// [`DynamicTree::for_each_pair`] of the boxes grown by `grow` (the tight boxes at the
+    /// leaves, the node boxes above them). `grow` must keep containment (a box inside another
+    /// grows to a box inside the other's growth), so that a node pair whose grown boxes are
+    /// apart holds no pair of leaves whose grown boxes overlap.
+    pub(crate) fn for_each_pair_grown(&self, grow: impl Fn(&Aabb) -> Aabb, mut f: impl FnMut(u32, u32)) {
         if self.root.is_null() {
             return;
         }
@@ -341,13 +349,13 @@ impl DynamicTree {
                 continue;
             }
             let nb = &nodes[b.index()];
-            if !na.aabb.overlaps(&nb.aabb) {
+            if !grow(&na.aabb).overlaps(&grow(&nb.aabb)) {
                 continue;
             }
             match (na.is_leaf(), nb.is_leaf()) {
                 (true, true) => {
                     let (ia, ib) = (na.id(), nb.id());
-                    if exact || self.tight[ia as usize].overlaps(&self.tight[ib as usize]) {
+                    if exact || grow(&self.tight[ia as usize]).overlaps(&grow(&self.tight[ib as usize])) {
                         f(ia, ib);
                     }
                 }

@@ -797,9 +797,10 @@ fn parallel_build_is_the_serial_build() {
     let boxes: Vec<Aabb> = items.iter().map(|&(_, b)| b).collect();
     let leaves: Vec<NodeIndex> = (0..items.len()).map(NodeIndex::from_index).collect();
     let (mut l1, mut b1, mut s1) = (leaves.clone(), boxes.clone(), vec![(Aabb::EMPTY, 0); items.len() - 1]);
-    build::split_serial(&mut l1, &mut b1, &mut s1, 0, &mut Vec::new());
+    let bounds = build::Bounds::of(&boxes);
+    build::split_serial(&mut l1, &mut b1, &mut s1, 0, bounds, &mut Vec::new());
     let (mut l2, mut b2, mut s2) = (leaves, boxes, vec![(Aabb::EMPTY, 0); items.len() - 1]);
-    build::split_all(&mut l2, &mut b2, &mut s2, 0, 0);
+    build::split_all(&mut l2, &mut b2, &mut s2, 0, bounds, 0);
     assert!(l1 == l2 && b1 == b2 && s1 == s2, "the parallel splits differ from the serial ones");
 
     let build_on = |threads: usize| {

@@ -184,11 +184,18 @@ impl World {
         //
         // A static pairs with no tree resident but a large mover. When a level arrives (many
         // statics escaped at once) and the tree holds no mover, one scan of the flags spares
-        // each static its walk of the tree.
+        // each static its walk of the tree. If every mover escaped too (the first step), each
+        // found its pairs with the tree's statics in its own search above, and the statics'
+        // walks of the movers' tree would find them all again.
         let statics =
             self.scratch.escaped.iter().filter(|(s, _)| self.cols.flags[s.index()] & flags::STATIC != 0).count();
         let static_tree =
             statics >= 4096 && !self.cols.flags.iter().any(|&f| f & (flags::IN_TREE | flags::STATIC) == flags::IN_TREE);
+        let every_mover_escaped = static_tree && {
+            let escaped_movers =
+                self.scratch.escaped.iter().filter(|(s, _)| self.cols.flags[s.index()] & flags::IN_TREE == 0).count();
+            escaped_movers == self.mover_tree.get_mut(&self.cols).len()
+        };
         for i in 0..self.scratch.escaped.len() {
             let slot = self.scratch.escaped[i].0;
             let (s, id) = (slot.index(), slot.get());
@@ -210,6 +217,11 @@ impl World {
             }
             let fat = self.cols.fat[s];
             if static_tree && self.cols.flags[s] & flags::STATIC != 0 {
+                // (A refreshed static's pairs are still in the table, which the movers' searches
+                // skip: it offers them again itself.)
+                if every_mover_escaped && !refresh {
+                    continue;
+                }
                 self.query_movers_tree(&fat);
             } else {
                 self.query_both_trees(&fat);

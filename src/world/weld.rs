@@ -631,6 +631,8 @@ impl World {
             let eps = WELD_TOL;
             // A neighbour whose reach misses the edge clips nothing from it.
             let edge_box = Aabb::from_points(a.min(b), a.max(b));
+            let snapped =
+                |sp: (f32, f32)| (if sp.0 <= eps { 0.0 } else { sp.0 }, if sp.1 >= 1.0 - eps { 1.0 } else { sp.1 });
             for Neighbour { y, tol, .. } in ys.iter().filter(|y| y.clips.overlaps(&edge_box)) {
                 if y.has_face_along(a, b, x.n[k], *tol) {
                     continue;
@@ -642,13 +644,14 @@ impl World {
                 if t1 >= 1.0 - eps && t0 < sp.1 {
                     sp.1 = t0;
                 }
+                // The span only shrinks: once buried, the edge stays buried, and a buried edge's
+                // ends are never read (an interior tile's edges stop at their first cover).
+                let s = snapped(*sp);
+                if s.0 >= s.1 - WELD_TOL {
+                    break;
+                }
             }
-            if sp.0 <= eps {
-                sp.0 = 0.0;
-            }
-            if sp.1 >= 1.0 - eps {
-                sp.1 = 1.0;
-            }
+            *sp = snapped(*sp);
         }
         let buried = |k: usize| span[k].0 >= span[k].1 - WELD_TOL;
         // Which neighbour vertices lie on this static, for the ghost search of the edges that

@@ -324,7 +324,7 @@ struct NeighbourLists {
 impl NeighbourLists {
     fn new(tree: &DynamicTree, slots: usize) -> NeighbourLists {
         let mut pairs = Vec::new();
-        tree.for_each_pair_grown(|b| b.fattened(2.0 * weld_margin(b)), |a, b| pairs.push((a, b)));
+        tree.for_each_pair_grown(|b| 2.0 * weld_margin(b), |a, b| pairs.push((a, b)));
         let mut start = vec![0u32; slots + 1];
         for &(a, b) in &pairs {
             start[a as usize + 1] += 1;

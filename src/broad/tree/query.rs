@@ -322,14 +322,21 @@ impl DynamicTree {
     /// of the descent, `a != b`, not sorted). A simultaneous descent of the tree against itself,
     /// pruned by the node boxes.
     pub fn for_each_pair(&self, f: impl FnMut(u32, u32)) {
-        self.for_each_pair_grown(|b| *b, f);
+        self.pairs_within(|_| 0.0, f);
     }
 
-    /// [`DynamicTree::for_each_pair`] of the boxes grown by `grow` (the tight boxes at the
-    /// leaves, the node boxes above them). `grow` must keep containment (a box inside another
-    /// grows to a box inside the other's growth), so that a node pair whose grown boxes are
-    /// apart holds no pair of leaves whose grown boxes overlap.
-    pub(crate) fn for_each_pair_grown(&self, grow: impl Fn(&Aabb) -> Aabb, mut f: impl FnMut(u32, u32)) {
+    /// [`DynamicTree::for_each_pair`] of the boxes grown by `margin` of each (the tight boxes
+    /// at the leaves, the node boxes above them). `margin` must not shrink from a box to one
+    /// holding it, so that a node pair whose grown boxes are apart holds no pair of leaves whose
+    /// grown boxes overlap. Each node's margin is computed once, before the descent.
+    pub(crate) fn for_each_pair_grown(&self, margin: impl Fn(&Aabb) -> f32, f: impl FnMut(u32, u32)) {
+        let margins: Vec<f32> = self.nodes.iter().map(|n| margin(&n.aabb)).collect();
+        self.pairs_within(|n| margins[n], f);
+    }
+
+    /// The descent of [`DynamicTree::for_each_pair_grown`], with `margin` by node index (a
+    /// leaf's node margin serves its tight box too: the node box holds it).
+    fn pairs_within(&self, margin: impl Fn(usize) -> f32, mut f: impl FnMut(u32, u32)) {
         if self.root.is_null() {
             return;
         }
@@ -349,13 +356,14 @@ impl DynamicTree {
                 continue;
             }
             let nb = &nodes[b.index()];
-            if !grow(&na.aabb).overlaps(&grow(&nb.aabb)) {
+            let grow = margin(a.index()) + margin(b.index());
+            if !na.aabb.fattened(grow).overlaps(&nb.aabb) {
                 continue;
             }
             match (na.is_leaf(), nb.is_leaf()) {
                 (true, true) => {
                     let (ia, ib) = (na.id(), nb.id());
-                    if exact || grow(&self.tight[ia as usize]).overlaps(&grow(&self.tight[ib as usize])) {
+                    if exact || self.tight[ia as usize].fattened(grow).overlaps(&self.tight[ib as usize]) {
                         f(ia, ib);
                     }
                 }

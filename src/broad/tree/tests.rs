@@ -495,6 +495,49 @@ fn tree_vs_tree_pairs_match_brute_force() {
     assert_eq!(got, want);
 }
 
+/// `for_each_pair_grown` reports each pair whose tight boxes come within the sum of their
+/// margins once, and none whose fat boxes' margins would not bring them together: exactly the
+/// pairs of the tight margins when the tree's boxes are tight. Boxes of many sizes, so that
+/// margins differ from leaf to leaf and grow up the tree.
+#[test]
+fn grown_pairs_match_brute_force() {
+    let margin = |b: &Aabb| 0.05 * (b.max - b.min).max_element();
+    for tree_margin in [0.0, 0.3] {
+        let mut rng = SplitMix64::new(47);
+        let mut t = DynamicTree::new(tree_margin);
+        let boxes: Vec<Aabb> =
+            (0..900).map(|i| random_box(&mut rng, 60.0, if i % 10 == 0 { 6.0 } else { 0.8 })).collect();
+        for (i, b) in boxes.iter().enumerate() {
+            t.insert(i as u32, *b);
+        }
+        let mut got = Vec::new();
+        t.for_each_pair_grown(margin, |a, b| got.push(pair(a, b)));
+        let n = got.len();
+        got.sort_unstable();
+        got.dedup();
+        assert_eq!(got.len(), n, "a pair was reported twice");
+        let within = |m: &dyn Fn(usize) -> f32| {
+            let mut v = Vec::new();
+            for i in 0..boxes.len() {
+                for j in i + 1..boxes.len() {
+                    if boxes[i].fattened(m(i) + m(j)).overlaps(&boxes[j]) {
+                        v.push(pair(i as u32, j as u32));
+                    }
+                }
+            }
+            v
+        };
+        let tight = within(&|i| margin(&boxes[i]));
+        let fat = within(&|i| margin(&t.fat_aabb(i as u32).unwrap()));
+        assert!(tight.len() > boxes.len(), "too few pairs to mean anything");
+        assert!(tight.iter().all(|p| got.binary_search(p).is_ok()), "a pair within the margins was missed");
+        assert!(got.iter().all(|p| fat.binary_search(p).is_ok()), "a pair beyond the fat boxes' margins");
+        if tree_margin == 0.0 {
+            assert_eq!(got, tight);
+        }
+    }
+}
+
 /// Regression guard for the margin trap: with a margin, fat boxes overlap where tight boxes do
 /// not; results must follow the tight boxes.
 #[test]

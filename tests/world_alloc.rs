@@ -301,3 +301,38 @@ fn resting_pairs_reusing_manifolds_allocate_nothing() {
         assert!(reused as usize > 50 * world.contacts().len() / 2, "{reused} reused");
     });
 }
+
+/// A world of two statics, one of them moved every step: each step rewelds every static at once
+/// (the path a level's load takes, with its neighbour lists), and allocates nothing once warm.
+#[test]
+fn statics_rewelded_at_once_every_step_allocate_nothing() {
+    use sapwood::{ColliderDesc, Pose, Shape, Vec2, World};
+    let pool = alloc_count::pool(2);
+    pool.install(|| {
+        let tile = || Shape::cuboid(Vec2::splat(0.5)).unwrap();
+        let mut world = World::new();
+        let moving = world.insert(ColliderDesc::new(tile(), Pose::from_translation(Vec2::ZERO)).fixed()).unwrap();
+        world.insert(ColliderDesc::new(tile(), Pose::from_translation(Vec2::new(1.0, 0.0))).fixed()).unwrap();
+        world
+            .insert(ColliderDesc::new(Shape::circle(0.3).unwrap(), Pose::from_translation(Vec2::new(0.5, 0.75))))
+            .unwrap();
+        let frame = |world: &mut World, t: usize| {
+            let x = if t.is_multiple_of(2) { 0.0 } else { -0.25 };
+            world.set_pose(moving, Pose::from_translation(Vec2::new(x, 0.0))).unwrap();
+            world.step();
+        };
+        // Replaced welds leave their records behind until a thousand have piled up and are
+        // compacted away: the record list reaches its high-water mark within 150 steps.
+        for t in 0..300 {
+            frame(&mut world, t);
+        }
+        assert!(!world.contacts().is_empty());
+        alloc_count::take();
+        alloc_count::set_counting(true);
+        for t in 300..600 {
+            frame(&mut world, t);
+        }
+        alloc_count::set_counting(false);
+        assert_eq!(alloc_count::allocations(), 0, "allocations while rewelding every static each step");
+    });
+}

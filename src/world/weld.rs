@@ -59,6 +59,8 @@ pub(crate) struct Welds {
     scratch: Vec<Scratch>,
     computed: Vec<Computed>,
     order: Vec<(u32, ColliderSlot)>,
+    /// Every static's candidate neighbours when a level is welded at once, kept to be reused.
+    lists: NeighbourLists,
 }
 
 /// One static's freshly computed welds: its edge count (0: none welded) and the records.
@@ -316,32 +318,40 @@ fn weld_margin(b: &Aabb) -> f32 {
 /// `list[start[s]..start[s + 1]]`: every collider whose tight box overlaps `s`'s, both grown by
 /// twice their weld margin, which holds each static's weld region (its core's box grown by its
 /// radius and its margin; the tight box differs from that by rounding, far under the margin).
+/// The buffers are kept from one use to the next.
+#[derive(Clone, Default)]
 struct NeighbourLists {
+    margins: Vec<f32>,
+    pairs: Vec<(u32, u32)>,
     start: Vec<u32>,
+    next: Vec<u32>,
     list: Vec<u32>,
 }
 
 impl NeighbourLists {
-    fn new(tree: &DynamicTree, slots: usize) -> NeighbourLists {
-        let mut pairs = Vec::new();
-        tree.for_each_pair_grown(|b| 2.0 * weld_margin(b), |a, b| pairs.push((a, b)));
-        let mut start = vec![0u32; slots + 1];
-        for &(a, b) in &pairs {
+    fn fill(&mut self, tree: &DynamicTree, slots: usize) {
+        let Self { margins, pairs, start, next, list } = self;
+        pairs.clear();
+        tree.for_each_pair_grown(|b| 2.0 * weld_margin(b), margins, |a, b| pairs.push((a, b)));
+        start.clear();
+        start.resize(slots + 1, 0);
+        for &(a, b) in pairs.iter() {
             start[a as usize + 1] += 1;
             start[b as usize + 1] += 1;
         }
         for i in 0..slots {
             start[i + 1] += start[i];
         }
-        let mut list = vec![0u32; 2 * pairs.len()];
-        let mut next = start[..slots].to_vec();
-        for &(a, b) in &pairs {
+        list.clear();
+        list.resize(2 * pairs.len(), 0);
+        next.clear();
+        next.extend_from_slice(&start[..slots]);
+        for &(a, b) in pairs.iter() {
             list[next[a as usize] as usize] = b;
             next[a as usize] += 1;
             list[next[b as usize] as usize] = a;
             next[b as usize] += 1;
         }
-        NeighbourLists { start, list }
     }
 
     fn of(&self, s: usize) -> &[u32] {
@@ -424,7 +434,8 @@ impl World {
         let cols = &self.cols;
         dirty.retain(|&s| s.index() < cols.alive.len() && cols.alive[s.index()]);
         let changed = dirty.len();
-        let mut listed = None;
+        let mut lists = std::mem::take(&mut self.welds.lists);
+        let mut listed = false;
         if changed * 2 >= self.tree.len() {
             // A level loaded or rebuilt since the last step: with most statics dirty, the search
             // for their neighbours would mostly find dirty ones again, a tree query each for
@@ -432,7 +443,8 @@ impl World {
             // their neighbours listed by one self-descent of the tree.
             dirty.clear();
             dirty.extend((0..cols.alive.len()).filter(|&s| cols.is_placed(s)).map(ColliderSlot::from_index));
-            listed = Some(NeighbourLists::new(&self.tree, cols.alive.len()));
+            lists.fill(&self.tree, cols.alive.len());
+            listed = true;
         } else {
             for i in 0..changed {
                 let s = dirty[i].index();
@@ -459,7 +471,7 @@ impl World {
         for block in dirty.chunks(BLOCK) {
             computed.resize(block.len(), (0, [EdgeWeld::default(); MAX_POLYGON_VERTICES]));
             scratch.resize_with(block.len().div_ceil(CHUNK), Scratch::default);
-            let (world, listed) = (&*self, listed.as_ref());
+            let (world, listed) = (&*self, listed.then_some(&lists));
             computed.par_chunks_mut(CHUNK).zip(block.par_chunks(CHUNK)).zip(scratch.par_iter_mut()).for_each(
                 |((out, slots), scratch)| {
                     for ((count, edges), s) in out.iter_mut().zip(slots) {
@@ -485,6 +497,7 @@ impl World {
         }
         dirty.clear();
         self.welds.dirty = dirty;
+        self.welds.lists = lists;
         self.compact_welds();
     }
 

@@ -328,9 +328,16 @@ impl DynamicTree {
     /// [`DynamicTree::for_each_pair`] of the boxes grown by `margin` of each (the tight boxes
     /// at the leaves, the node boxes above them). `margin` must not shrink from a box to one
     /// holding it, so that a node pair whose grown boxes are apart holds no pair of leaves whose
-    /// grown boxes overlap. Each node's margin is computed once, before the descent.
-    pub(crate) fn for_each_pair_grown(&self, margin: impl Fn(&Aabb) -> f32, f: impl FnMut(u32, u32)) {
-        let margins: Vec<f32> = self.nodes.iter().map(|n| margin(&n.aabb)).collect();
+    /// grown boxes overlap. Each node's margin is computed once, before the descent, into
+    /// `margins` (a buffer kept by the caller).
+    pub(crate) fn for_each_pair_grown(
+        &self,
+        margin: impl Fn(&Aabb) -> f32,
+        margins: &mut Vec<f32>,
+        f: impl FnMut(u32, u32),
+    ) {
+        margins.clear();
+        margins.extend(self.nodes.iter().map(|n| margin(&n.aabb)));
         self.pairs_within(|n| margins[n], f);
     }
 

@@ -511,7 +511,7 @@ fn grown_pairs_match_brute_force() {
             t.insert(i as u32, *b);
         }
         let mut got = Vec::new();
-        t.for_each_pair_grown(margin, |a, b| got.push(pair(a, b)));
+        t.for_each_pair_grown(margin, &mut Vec::new(), |a, b| got.push(pair(a, b)));
         let n = got.len();
         got.sort_unstable();
         got.dedup();

@@ -307,6 +307,7 @@ fn resting_pairs_reusing_manifolds_allocate_nothing() {
 #[test]
 fn statics_rewelded_at_once_every_step_allocate_nothing() {
     use sapwood::{ColliderDesc, Pose, Shape, Vec2, World};
+    let _turn = alloc_count::serial();
     let pool = alloc_count::pool(2);
     pool.install(|| {
         let tile = || Shape::cuboid(Vec2::splat(0.5)).unwrap();

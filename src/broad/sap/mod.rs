@@ -72,6 +72,7 @@ use crate::broad::{BroadPhase, Pair};
 use crate::math::Aabb;
 use crate::par;
 use batch::NewPairs;
+use bytemuck::Zeroable;
 use endpoints::{Axis, MAX_ID, ep_id, ep_is_max, key_of};
 use pairs::{ChangeLog, PairSet, Tracking};
 
@@ -99,10 +100,25 @@ const FLAG_NEW: u8 = 2;
 /// both) fetches one cache line per box. Keeping `prev` lets the sort know a candidate's old
 /// membership from the two boxes, without a lookup in the pair table per candidate.
 #[repr(C, align(32))]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Zeroable)]
 pub(crate) struct Boxes {
     cur: Aabb,
     prev: Aabb,
+}
+
+/// Lengthens `v` to `n` entries, the new ones zero (`ABSENT`, no flags, no position). Past its
+/// capacity it moves to fresh zeroed memory for twice `n`, which the system maps only where it
+/// is written: the movers of a world whose slots start past a million statics then cost the
+/// pages of their own entries, not a write of every id below theirs.
+fn grow_zeroed<T: bytemuck::Zeroable + Copy>(v: &mut Vec<T>, n: usize) {
+    if n > v.capacity() {
+        let mut fresh = bytemuck::zeroed_vec(2 * n);
+        fresh.truncate(n);
+        fresh[..v.len()].copy_from_slice(v);
+        *v = fresh;
+    } else {
+        v.resize(n, T::zeroed());
+    }
 }
 
 /// The sweep-and-prune, generic over how it tracks its pairs (see `pairs.rs`).
@@ -166,11 +182,12 @@ impl<T: Tracking> Sap<T> {
         assert!(id <= MAX_ID, "IncrementalSap: id {id} does not fit in 31 bits");
         let n = id as usize + 1;
         if n > self.boxes.len() {
-            self.boxes.resize(n, Boxes { cur: Aabb::EMPTY, prev: Aabb::EMPTY });
-            self.state.resize(n, ABSENT);
-            self.flags.resize(n, 0);
+            // (`Boxes`, aligned past what the system's zeroed allocation serves, is written.)
+            self.boxes.resize(n, Boxes::zeroed());
+            grow_zeroed(&mut self.state, n);
+            grow_zeroed(&mut self.flags, n);
             for ax in &mut self.axes {
-                ax.pos.resize(2 * n, 0);
+                grow_zeroed(&mut ax.pos, 2 * n);
             }
         }
     }

@@ -287,14 +287,22 @@ impl Rot {
         self.c.is_finite() && self.s.is_finite() && ((self.c * self.c + self.s * self.s) - 1.0).abs() < 1e-4
     }
 
-    /// The rotation the world and the queries compute with: a valid rotation further than f32
-    /// rounding from unit length rescaled to it (else a rotation 1e-4 off scales every offset it
-    /// rotates by up to 5e-5, an error far above the answers' tolerance at large distances), and
-    /// any other left bit for bit as it is.
+    /// The rotation the world and the queries compute with, if it is valid ([`Rot::is_valid`]
+    /// in one test of the length): one further than f32 rounding from unit length rescaled to it
+    /// (else a rotation 1e-4 off scales every offset it rotates by up to 5e-5, an error far above
+    /// the answers' tolerance at large distances), any other left bit for bit as it is. A NaN or
+    /// infinite component fails both comparisons.
     #[inline]
     #[must_use]
-    pub(crate) fn unit(&self) -> Rot {
-        if ((self.c * self.c + self.s * self.s) - 1.0).abs() <= 1e-6 { *self } else { self.normalized() }
+    pub(crate) fn valid_unit(&self) -> Option<Rot> {
+        let off = ((self.c * self.c + self.s * self.s) - 1.0).abs();
+        if off <= 1e-6 {
+            Some(*self)
+        } else if off < 1e-4 {
+            Some(self.normalized())
+        } else {
+            None
+        }
     }
 
     /// The rotated x axis (first column of the matrix).
@@ -399,11 +407,13 @@ impl Pose {
         self.p.is_finite() && self.q.is_valid()
     }
 
-    /// The pose with its rotation as [`Rot::unit`] leaves it.
+    /// The pose the world and the queries compute with, if it is valid: its rotation as
+    /// [`Rot::valid_unit`] leaves it.
     #[inline]
     #[must_use]
-    pub(crate) fn unit(&self) -> Pose {
-        Pose { p: self.p, q: self.q.unit() }
+    pub(crate) fn valid_unit(&self) -> Option<Pose> {
+        let q = self.q.valid_unit()?;
+        self.p.is_finite().then_some(Pose { p: self.p, q })
     }
 }
 

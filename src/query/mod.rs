@@ -154,9 +154,9 @@ impl std::error::Error for QueryError {}
 // error policy (see the module docs).
 
 /// A pose with finite components and a unit rotation, handed back as the query computes with
-/// it ([`Pose::unit`]).
+/// it ([`Pose::valid_unit`]).
 pub(crate) fn check_pose(pose: &Pose) -> Result<Pose, QueryError> {
-    if pose.is_valid() { Ok(pose.unit()) } else { Err(QueryError::NonFinite) }
+    pose.valid_unit().ok_or(QueryError::NonFinite)
 }
 
 /// A finite point, direction or translation.

@@ -77,7 +77,7 @@ impl Compound {
     pub fn new(mut parts: Vec<(Pose, Shape)>) -> Result<Compound, ShapeError> {
         check_parts(&parts)?;
         for (pose, _) in &mut parts {
-            *pose = pose.unit();
+            *pose = pose.valid_unit().unwrap_or(*pose);
         }
         let part_aabbs: Vec<Aabb> = parts.iter().map(|(p, s)| s.aabb(p)).collect();
         let aabb = part_aabbs.iter().fold(Aabb::EMPTY, |a, b| a.union(b));

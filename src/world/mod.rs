@@ -260,15 +260,14 @@ impl World {
     // Mutation
     // ---------------------------------------------------------------------------------------
 
-    /// The pose as the world keeps it ([`Pose::unit`]), if it is one the world accepts.
+    /// The pose as the world keeps it ([`Pose::valid_unit`]), if it is one the world accepts.
+    #[inline]
     fn check_pose(pose: &Pose) -> Result<Pose, WorldError> {
-        if !pose.is_valid() {
-            return Err(WorldError::InvalidPose);
-        }
+        let pose = pose.valid_unit().ok_or(WorldError::InvalidPose)?;
         if pose.p.abs().max_element() > MAX_COORDINATE {
             return Err(WorldError::OutOfRange);
         }
-        Ok(pose.unit())
+        Ok(pose)
     }
 
     fn check_desc(desc: &ColliderDesc) -> Result<(), WorldError> {
@@ -290,7 +289,7 @@ impl World {
 
     /// `insert` of a description that passed `check_desc`.
     fn insert_checked(&mut self, mut desc: ColliderDesc) -> Result<ColliderId, WorldError> {
-        desc.pose = desc.pose.unit();
+        desc.pose = desc.pose.valid_unit().unwrap_or(desc.pose);
         let slot = self.cols.allocate().ok_or(WorldError::Full)?;
         let s = slot.index();
         self.cols.pose[s] = desc.pose;

@@ -5,7 +5,8 @@
 //! the ghost vertices its [`EdgeWeld`] names: where a neighbour's surface continues the edge, the
 //! ghost is the neighbour's vertex, so the join is flat (or concave) and no normal along the
 //! floor comes out of it; elsewhere the ghost is the polygon's own vertex, a real corner. Edges
-//! that lie inside the neighbours (`buried`) take no part at all. Each edge is one
+//! that lie inside the neighbours (`buried`) take no part at all; a polygon whose every edge is
+//! buried may be given no welds at all (an empty list). Each edge is one
 //! `chain_segment::manifold`, the deepest wins (the chain merge rule), and the feature ids are
 //! the polygon's own: vertex `i`, or edge `EDGE | i`, so they stay unique and stable per edge.
 //!
@@ -113,7 +114,7 @@ pub(crate) fn visit(
 ) {
     let Some(q) = core(shape) else { return };
     let n = q.count();
-    debug_assert_eq!(welds.len(), n, "one weld per edge");
+    debug_assert!(welds.is_empty() || welds.len() == n, "one weld per edge, or none: all buried");
     let compound = matches!(other, Shape::Compound(_));
     for (i, (lp, part)) in other.parts_iter().enumerate() {
         let part_tag = if compound { (i as u32) << PART_SHIFT } else { 0 };

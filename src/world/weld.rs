@@ -42,7 +42,7 @@ const SAME_DIR_COS: f32 = 1.0 - 1e-6;
 /// The welds of every static collider, by slot.
 #[derive(Clone, Default)]
 pub(crate) struct Welds {
-    /// Per slot: the first of its edges' records in `edges`, or `NULL_INDEX`.
+    /// Per slot: the first of its edges' records in `edges`, `ALL_BURIED`, or `NULL_INDEX`.
     pub first: Vec<u32>,
     /// Edge records, a run of the polygon's edge count per welded static.
     pub edges: Vec<EdgeWeld>,
@@ -63,16 +63,34 @@ pub(crate) struct Welds {
     lists: NeighbourLists,
 }
 
+/// `first` of a welded static whose every edge is buried (inside its neighbours: most tiles of a
+/// level): no records are stored, and its welds are the empty list, which the welded kernel
+/// reads as every edge buried.
+const ALL_BURIED: u32 = NULL_INDEX - 1;
+
+/// Whether `record` (as [`Welds::of`] gives it) holds the welds `new` (as computed: none when
+/// empty).
+fn records_hold(record: Option<&[EdgeWeld]>, new: &[EdgeWeld]) -> bool {
+    match record {
+        None => new.is_empty(),
+        Some([]) => !new.is_empty() && new.iter().all(|w| w.buried),
+        Some(r) => r.len() == new.len() && r.iter().zip(new).all(|(a, b)| a.same(b)),
+    }
+}
+
 /// One static's freshly computed welds: its edge count (0: none welded) and the records.
 type Computed = (usize, [EdgeWeld; MAX_POLYGON_VERTICES]);
 
 impl Welds {
-    /// The welds of slot `s`, if it is welded.
+    /// The welds of slot `s`, if it is welded: one per edge, or none when every edge is buried.
     #[inline]
     pub fn of(&self, s: usize) -> Option<&[EdgeWeld]> {
         let f = *self.first.get(s)?;
         if f == NULL_INDEX {
             return None;
+        }
+        if f == ALL_BURIED {
+            return Some(&[]);
         }
         let n = self.len_at(f);
         Some(&self.edges[f as usize..f as usize + n])
@@ -142,7 +160,9 @@ impl Welds {
             && *f != NULL_INDEX
         {
             let f = std::mem::replace(f, NULL_INDEX);
-            self.garbage += usize::from(self.edges[f as usize].count);
+            if f != ALL_BURIED {
+                self.garbage += usize::from(self.edges[f as usize].count);
+            }
         }
     }
 }
@@ -554,17 +574,13 @@ impl World {
         if self.welds.first.len() < self.cols.alive.len() {
             self.welds.first.resize(self.cols.alive.len(), NULL_INDEX);
         }
-        let count = new.len();
-        let old = self.welds.of(s);
-        let same = match old {
-            None => count == 0,
-            Some(o) => o.len() == count && o.iter().zip(new).all(|(a, b)| a.same(b)),
-        };
-        if same {
+        if records_hold(self.welds.of(s), new) {
             return false;
         }
         self.welds.release(s);
-        if count > 0 {
+        if !new.is_empty() && new.iter().all(|w| w.buried) {
+            self.welds.first[s] = ALL_BURIED;
+        } else if !new.is_empty() {
             self.welds.first[s] = self.welds.edges.len() as u32;
             self.welds.edges.extend_from_slice(new);
         }
@@ -752,11 +768,7 @@ impl World {
             }
             let mut edges = [EdgeWeld::default(); MAX_POLYGON_VERTICES];
             let count = if self.welds_apply(s) { self.compute_welds(s, &mut edges, &mut scratch, None) } else { 0 };
-            let same = match record {
-                None => count == 0,
-                Some(r) => r.len() == count && r.iter().zip(&edges).all(|(a, b)| a.same(b)),
-            };
-            if !same {
+            if !records_hold(record, &edges[..count]) {
                 return Err(format!("slot {s}: stale welds {record:?}, a recomputation gives {:?}", &edges[..count]));
             }
         }
@@ -782,7 +794,7 @@ impl World {
             w.first
                 .iter()
                 .enumerate()
-                .filter(|(_, f)| **f != NULL_INDEX)
+                .filter(|(_, f)| **f != NULL_INDEX && **f != ALL_BURIED)
                 .map(|(s, &f)| (f, ColliderSlot::from_index(s))),
         );
         w.order.sort_unstable();

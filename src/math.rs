@@ -287,14 +287,22 @@ impl Rot {
         self.c.is_finite() && self.s.is_finite() && ((self.c * self.c + self.s * self.s) - 1.0).abs() < 1e-4
     }
 
-    /// The rotation the world and the queries compute with, if it is valid ([`Rot::is_valid`]
-    /// in one test of the length): one further than f32 rounding from unit length rescaled to it
-    /// (else a rotation 1e-4 off scales every offset it rotates by up to 5e-5, an error far above
-    /// the answers' tolerance at large distances), any other left bit for bit as it is. A NaN or
-    /// infinite component fails both comparisons.
+    /// The rotation the world keeps and the queries compute with, if it is valid
+    /// ([`Rot::is_valid`], in one test of the length): one more than 1e-6 from unit length (in
+    /// `c² + s²`) rescaled to it, any other left bit for bit as it is. A rotation 1e-4 off
+    /// would otherwise scale every offset it rotates by up to 5e-5, far above the answers'
+    /// tolerance at large distances. `None` for an invalid rotation.
+    ///
+    /// ```
+    /// use sapwood::Rot;
+    /// let drifted = Rot { c: 0.99998, s: 0.0 };
+    /// assert_eq!(drifted.valid_unit(), Some(Rot::IDENTITY));
+    /// assert_eq!(Rot::from_angle(0.3).valid_unit(), Some(Rot::from_angle(0.3)));
+    /// assert_eq!(Rot { c: 2.0, s: 0.0 }.valid_unit(), None);
+    /// ```
     #[inline]
     #[must_use]
-    pub(crate) fn valid_unit(&self) -> Option<Rot> {
+    pub fn valid_unit(&self) -> Option<Rot> {
         let off = ((self.c * self.c + self.s * self.s) - 1.0).abs();
         if off <= 1e-6 {
             Some(*self)
@@ -407,11 +415,11 @@ impl Pose {
         self.p.is_finite() && self.q.is_valid()
     }
 
-    /// The pose the world and the queries compute with, if it is valid: its rotation as
-    /// [`Rot::valid_unit`] leaves it.
+    /// The pose the world keeps (and [`World::pose`](crate::World::pose) gives back) and the
+    /// queries compute with, if it is valid: its rotation as [`Rot::valid_unit`] leaves it.
     #[inline]
     #[must_use]
-    pub(crate) fn valid_unit(&self) -> Option<Pose> {
+    pub fn valid_unit(&self) -> Option<Pose> {
         let q = self.q.valid_unit()?;
         self.p.is_finite().then_some(Pose { p: self.p, q })
     }

@@ -598,7 +598,7 @@ fn mover(b: &mut Bytes, world: &World, model: &Model, filter: &QueryFilter, comp
         || !shape_ok;
     assert_eq!(got.is_err(), bad, "move_character refusal: {got:?}");
     let Ok(m) = got else { return };
-    assert!(m.pose.is_valid() && m.pose.q == pose.q, "move_character broke the pose: {m:?}");
+    assert!(m.pose.is_valid() && Some(m.pose.q) == pose.q.valid_unit(), "move_character broke the pose: {m:?}");
     let size = shape.bounding_radius();
     let sane = is_sane(pose.p)
         && is_sane(translation)
@@ -697,6 +697,7 @@ pub fn run_world_ops(data: &[u8]) -> World {
                         if trace {
                             eprintln!("  insert {id:?} {d:?}");
                         }
+                        let d = ColliderDesc { pose: d.pose.valid_unit().unwrap(), ..d };
                         assert!(model.live.insert(id.index(), (id, d)).is_none(), "slot of a live id reused");
                         model.dirty = true;
                     }
@@ -720,6 +721,7 @@ pub fn run_world_ops(data: &[u8]) -> World {
                         world.insert_batch(&descs, &mut out).expect("valid batch accepted");
                         assert_eq!(out.len(), n);
                         for (id, d) in out.into_iter().zip(descs) {
+                            let d = ColliderDesc { pose: d.pose.valid_unit().unwrap(), ..d };
                             assert!(model.live.insert(id.index(), (id, d)).is_none());
                         }
                         model.dirty = true;
@@ -750,7 +752,7 @@ pub fn run_world_ops(data: &[u8]) -> World {
                             eprintln!("  set_pose {id:?} {pose:?}");
                         }
                         world.set_pose(id, pose).unwrap();
-                        model.live.get_mut(&id.index()).unwrap().1.pose = pose;
+                        model.live.get_mut(&id.index()).unwrap().1.pose = pose.valid_unit().unwrap();
                         model.dirty = true;
                     }
                     (true, Err(want)) => assert_eq!(unchanged(&mut world, |w| w.set_pose(id, pose)), want),

@@ -284,7 +284,7 @@ impl Rot {
     #[inline]
     #[must_use]
     pub fn is_valid(&self) -> bool {
-        self.c.is_finite() && self.s.is_finite() && ((self.c * self.c + self.s * self.s) - 1.0).abs() < 1e-4
+        self.valid_unit().is_some()
     }
 
     /// The rotation the world keeps and the queries compute with, if it is valid
@@ -412,7 +412,7 @@ impl Pose {
     #[inline]
     #[must_use]
     pub fn is_valid(&self) -> bool {
-        self.p.is_finite() && self.q.is_valid()
+        self.valid_unit().is_some()
     }
 
     /// The pose the world keeps (and [`World::pose`](crate::World::pose) gives back) and the

@@ -68,12 +68,17 @@ pub(crate) struct Welds {
 /// reads as every edge buried.
 const ALL_BURIED: u32 = NULL_INDEX - 1;
 
+/// Whether `new` (as computed) welds a static whose every edge is buried.
+fn all_buried(new: &[EdgeWeld]) -> bool {
+    !new.is_empty() && new.iter().all(|w| w.buried)
+}
+
 /// Whether `record` (as [`Welds::of`] gives it) holds the welds `new` (as computed: none when
 /// empty).
 fn records_hold(record: Option<&[EdgeWeld]>, new: &[EdgeWeld]) -> bool {
     match record {
         None => new.is_empty(),
-        Some([]) => !new.is_empty() && new.iter().all(|w| w.buried),
+        Some([]) => all_buried(new),
         Some(r) => r.len() == new.len() && r.iter().zip(new).all(|(a, b)| a.same(b)),
     }
 }
@@ -578,7 +583,7 @@ impl World {
             return false;
         }
         self.welds.release(s);
-        if !new.is_empty() && new.iter().all(|w| w.buried) {
+        if all_buried(new) {
             self.welds.first[s] = ALL_BURIED;
         } else if !new.is_empty() {
             self.welds.first[s] = self.welds.edges.len() as u32;

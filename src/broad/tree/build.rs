@@ -13,13 +13,12 @@
 //! Two passes. The first finds every split: a range of `n` leaves has `n - 1` internal nodes,
 //! whose splits it writes in pre-order to its own part of `splits`, so the two halves of a range
 //! partition disjoint parts of the leaves and write disjoint parts of `splits`, in parallel
-//! (`par::join`) while they are large. The second allocates and links the nodes serially in
+//! (`par::join`) while they are large. The second lays out and links the nodes serially in
 //! that same pre-order, so the tree (node indices included) is the same for any thread count.
 //! Explicit task stacks replace recursion below the parallel levels: a badly skewed scene can
 //! make the build as deep as the number of leaves.
 
 use super::{DynamicTree, Node, NodeIndex};
-use crate::index::NULL_INDEX;
 use crate::math::Aabb;
 use crate::par;
 
@@ -38,16 +37,15 @@ const PARALLEL_DEPTH: u32 = 48;
 /// Reusable buffers of the build.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Scratch {
-    /// Leaf nodes, partitioned in place.
-    leaves: Vec<NodeIndex>,
+    /// The leaves' ids, partitioned in place.
+    leaves: Vec<u32>,
     /// The leaves' boxes, kept parallel to `leaves`: each range is read several times per
     /// level, in order from here rather than scattered over the nodes.
     boxes: Vec<Aabb>,
     /// Every internal node's box and the index splitting its range, in pre-order.
     splits: Vec<(Aabb, u32)>,
-    /// Pending ranges of the linking pass: (start, end, its first split, parent, which child of
-    /// the parent: 1 or 2).
-    tasks: Vec<(u32, u32, u32, NodeIndex, u8)>,
+    /// Pending ranges of the linking pass: (start, end, its first split, its node, the parent).
+    tasks: Vec<(u32, u32, u32, NodeIndex, NodeIndex)>,
     /// Internal nodes in creation order (parents before children), for the height pass.
     created: Vec<NodeIndex>,
     /// The splitting pass's stack, for a tree too small to split in parallel.
@@ -88,28 +86,18 @@ pub(super) fn rebuild(tree: &mut DynamicTree) {
     s.boxes.clear();
     let mut bounds = Bounds::EMPTY;
     // Leaves in id order, so the result depends only on the stored boxes.
-    for &n in &tree.leaf_of {
+    for (id, &n) in tree.leaf_of.iter().enumerate() {
         if !n.is_null() {
             let b = tree.nodes[n.index()].aabb;
-            s.leaves.push(n);
+            s.leaves.push(id as u32);
             s.boxes.push(b);
             bounds.add(&b);
         }
     }
-    // Every non-leaf node goes back on the free list, highest index last so that the build
-    // allocates low indices first.
+    // Every node is laid out anew (see `link`).
+    tree.nodes.clear();
     tree.free = NodeIndex::NULL;
     tree.node_count = 0;
-    for i in (0..tree.nodes.len()).rev() {
-        let node = tree.nodes[i];
-        if node.height == 0 && node.is_leaf() && tree.leaf_of.get(node.id() as usize) == Some(&NodeIndex::from_index(i))
-        {
-            tree.node_count += 1;
-        } else {
-            tree.nodes[i] = Node::free(tree.free);
-            tree.free = NodeIndex::from_index(i);
-        }
-    }
     tree.root = NodeIndex::NULL;
     if s.leaves.is_empty() {
         tree.build = s;
@@ -123,38 +111,47 @@ pub(super) fn rebuild(tree: &mut DynamicTree) {
     } else {
         split_all(&mut s.leaves, &mut s.boxes, &mut s.splits, 0, bounds, 0);
     }
+    link(tree, &mut s);
+    tree.build = s;
+}
+
+/// Writes the nodes of the splits in a layout made for descents: the two children of a node
+/// are neighbours (one or two adjacent cache lines hold both boxes a descent compares), and the
+/// pairs follow in pre-order, so a subtree's nodes lie together and the lower levels of a
+/// search fall in a few nearby lines. Pairs fill indices from 0 and the root takes the last.
+/// Leaves are renumbered too (no index outside the tree refers to a node).
+fn link(tree: &mut DynamicTree, s: &mut Scratch) {
+    let n = s.leaves.len();
+    let total = 2 * n - 1;
+    tree.nodes.resize(total, Node::free(NodeIndex::NULL));
+    tree.node_count = total as u32;
+    tree.root = NodeIndex::from_index(total - 1);
     s.tasks.clear();
     s.created.clear();
-    s.tasks.push((0, n as u32, 0, NodeIndex::NULL, 1));
-    while let Some((start, end, first, parent, which)) = s.tasks.pop() {
-        let node = if end - start == 1 {
-            s.leaves[start as usize]
+    s.tasks.push((0, n as u32, 0, tree.root, NodeIndex::NULL));
+    let mut next = 0;
+    while let Some((start, end, first, at, parent)) = s.tasks.pop() {
+        tree.nodes[at.index()] = if end - start == 1 {
+            let id = s.leaves[start as usize];
+            tree.leaf_of[id as usize] = at;
+            Node { aabb: s.boxes[start as usize], parent, child1: NodeIndex::NULL, child2_or_id: id, height: 0 }
         } else {
             let (aabb, mid) = s.splits[first as usize];
-            let n = tree.alloc();
-            tree.nodes[n.index()] =
-                Node { aabb, parent: NodeIndex::NULL, child1: NodeIndex::NULL, child2_or_id: NULL_INDEX, height: 0 };
-            s.created.push(n);
-            s.tasks.push((mid, end, first + (mid - start), n, 2));
-            s.tasks.push((start, mid, first + 1, n, 1));
-            n
+            let (child1, child2) = (NodeIndex::from_index(next), NodeIndex::from_index(next + 1));
+            next += 2;
+            s.created.push(at);
+            s.tasks.push((mid, end, first + (mid - start), child2, at));
+            s.tasks.push((start, mid, first + 1, child1, at));
+            Node { aabb, parent, child1, child2_or_id: child2.get(), height: 0 }
         };
-        tree.nodes[node.index()].parent = parent;
-        if parent.is_null() {
-            tree.root = node;
-        } else if which == 1 {
-            tree.nodes[parent.index()].child1 = node;
-        } else {
-            tree.nodes[parent.index()].child2_or_id = node.get();
-        }
     }
+    debug_assert_eq!(next, total - 1);
     // Children were created after their parents: a reverse pass sees children first.
     for &n in s.created.iter().rev() {
         let node = tree.nodes[n.index()];
         let h = tree.nodes[node.child1.index()].height.max(tree.nodes[node.child2().index()].height);
         tree.nodes[n.index()].height = 1 + h;
     }
-    tree.build = s;
 }
 
 /// Splits the range of `leaves` (with their `boxes` and `bounds`) all the way down, writing its
@@ -162,7 +159,7 @@ pub(super) fn rebuild(tree: &mut DynamicTree) {
 /// `offset`) in pre-order to `splits`, which holds exactly one entry per internal node of the
 /// range.
 pub(super) fn split_all(
-    leaves: &mut [NodeIndex],
+    leaves: &mut [u32],
     boxes: &mut [Aabb],
     splits: &mut [(Aabb, u32)],
     offset: usize,
@@ -187,7 +184,7 @@ pub(super) fn split_all(
 
 /// [`split_all`] on one thread, with an explicit stack of tasks relative to the slices.
 pub(super) fn split_serial(
-    leaves: &mut [NodeIndex],
+    leaves: &mut [u32],
     boxes: &mut [Aabb],
     splits: &mut [(Aabb, u32)],
     offset: usize,
@@ -210,7 +207,7 @@ pub(super) fn split_serial(
 
 /// The index splitting the leaves of `bounds`, and the bounds of either side; partitions
 /// `leaves` and `boxes` in place. A side of one leaf is not split again, and gets no bounds.
-fn split(leaves: &mut [NodeIndex], boxes: &mut [Aabb], bounds: &Bounds) -> (usize, [Bounds; 2]) {
+fn split(leaves: &mut [u32], boxes: &mut [Aabb], bounds: &Bounds) -> (usize, [Bounds; 2]) {
     let cbounds = bounds.centres;
     let n = leaves.len();
     if n == 2 {

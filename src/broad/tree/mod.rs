@@ -460,8 +460,8 @@ impl DynamicTree {
         self.rebuild();
     }
 
-    /// Rebuilds the whole tree from its leaves by binned SAH (leaf nodes and their fat boxes are
-    /// kept; internal nodes are rebuilt).
+    /// Rebuilds the whole tree from its leaves by binned SAH (their fat boxes are kept; every
+    /// node is laid out anew, siblings side by side).
     pub fn rebuild(&mut self) {
         build::rebuild(self);
     }

@@ -829,7 +829,7 @@ fn box_cast_and_nearest_match_brute_force() {
 }
 
 /// A build large enough to split in parallel gives the splits of the one-thread pass, and the
-/// same tree (node indices included) on pools of one and two threads; clustered and coincident
+/// same tree (node indices included) on pools of one and two threads, laid out for descents; clustered and coincident
 /// boxes included, whose ranges split unevenly or by position.
 #[test]
 fn parallel_build_is_the_serial_build() {
@@ -838,7 +838,7 @@ fn parallel_build_is_the_serial_build() {
     items.extend((30_000..36_000).map(|i| (i, random_box(&mut rng, 3.0, 0.1))));
     items.extend((36_000..40_000).map(|i| (i, Aabb::from_center_half_extents(Vec2::splat(7.0), Vec2::ONE))));
     let boxes: Vec<Aabb> = items.iter().map(|&(_, b)| b).collect();
-    let leaves: Vec<NodeIndex> = (0..items.len()).map(NodeIndex::from_index).collect();
+    let leaves: Vec<u32> = (0..items.len() as u32).collect();
     let (mut l1, mut b1, mut s1) = (leaves.clone(), boxes.clone(), vec![(Aabb::EMPTY, 0); items.len() - 1]);
     let bounds = build::Bounds::of(&boxes);
     build::split_serial(&mut l1, &mut b1, &mut s1, 0, bounds, &mut Vec::new());
@@ -855,5 +855,11 @@ fn parallel_build_is_the_serial_build() {
             (t.nodes.clone(), t.root)
         })
     };
-    assert!(build_on(1) == build_on(2), "the tree depends on the thread count");
+    let (nodes, root) = build_on(1);
+    assert!((nodes.clone(), root) == build_on(2), "the tree depends on the thread count");
+    // The layout: siblings side by side, the first child of an internal node right after the
+    // previous pair, the root last.
+    assert_eq!(root.index(), nodes.len() - 1);
+    assert!(nodes.iter().filter(|n| !n.is_leaf()).all(|n| n.child2().index() == n.child1.index() + 1));
+    assert!(nodes.iter().all(|n| n.height != FREE_HEIGHT), "a built tree has no free nodes");
 }

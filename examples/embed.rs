@@ -3,8 +3,8 @@
 //!
 //! `cargo run --release --example embed`
 
-use sapwood::ecs::{ColliderOptions, HecsSync};
-use sapwood::{EventKind, Pose, Shape, Vec2, World};
+use sapwood::ecs::HecsSync;
+use sapwood::{ColliderOptions, EventKind, Pose, Shape, Vec2, World};
 
 /// The game's own component: sapwood only reads `Pose` and `Shape`.
 struct Velocity(Vec2);

@@ -10,6 +10,9 @@
 //! | changed or added/removed [`ColliderOptions`]   | the world's setters, same id (`set_static`, …)  |
 //! | lost `Pose` or `Shape`, or was despawned       | removes the collider (and the handle component) |
 //!
+//! [`ColliderOptions`] is optional: an entity without it gets [`ColliderOptions::default`]. A
+//! changed one changes the live collider, which keeps its id.
+//!
 //! Changes are found by comparing each component with the world's copy, so no change tracking
 //! is needed from the game, and a steady-state sync allocates nothing. Contacts, events and
 //! impacts map back to entities with [`HecsSync::contacts`], [`HecsSync::events`] and
@@ -17,8 +20,8 @@
 //! entity's options component and its collider in one call, between syncs.
 //!
 //! ```
-//! use sapwood::ecs::{ColliderHandle, ColliderOptions, HecsSync};
-//! use sapwood::{EventKind, Pose, Shape, Vec2, World};
+//! use sapwood::ecs::{ColliderHandle, HecsSync};
+//! use sapwood::{ColliderOptions, EventKind, Pose, Shape, Vec2, World};
 //!
 //! let mut ecs = hecs::World::new();
 //! let mut world = World::new();
@@ -43,78 +46,8 @@ use hecs::Entity;
 use crate::collide::Manifold;
 use crate::math::Pose;
 use crate::shape::Shape;
-use crate::storage::{ColliderId, Filter};
-use crate::world::{ColliderDesc, EventKind, Impact, World, WorldError};
-
-/// How an entity's collider behaves: every flag of [`ColliderDesc`]. An optional component
-/// (absent means [`ColliderOptions::default`]: moving, enabled, not a sensor nor a bullet, both
-/// event switches on, the default filter). Changing it changes the live collider through the
-/// world's setters at the next [`HecsSync::sync`]; the collider keeps its id.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct ColliderOptions {
-    /// A static collider, see [`ColliderDesc::is_static`].
-    pub is_static: bool,
-    /// A sensor, see [`ColliderDesc::sensor`].
-    pub sensor: bool,
-    /// A bullet, see [`ColliderDesc::bullet`].
-    pub bullet: bool,
-    /// Switched on, see [`ColliderDesc::enabled`].
-    pub enabled: bool,
-    /// Contact events on, see [`ColliderDesc::contact_events`].
-    pub contact_events: bool,
-    /// Sensor events on, see [`ColliderDesc::sensor_events`].
-    pub sensor_events: bool,
-    /// Which colliders this one pairs with.
-    pub filter: Filter,
-}
-
-impl Default for ColliderOptions {
-    fn default() -> Self {
-        Self {
-            is_static: false,
-            sensor: false,
-            bullet: false,
-            enabled: true,
-            contact_events: true,
-            sensor_events: true,
-            filter: Filter::default(),
-        }
-    }
-}
-
-impl ColliderOptions {
-    /// Options for a static collider.
-    #[must_use]
-    pub fn fixed() -> Self {
-        Self { is_static: true, ..Self::default() }
-    }
-
-    /// Options for a (moving) sensor.
-    #[must_use]
-    pub fn sensor() -> Self {
-        Self { sensor: true, ..Self::default() }
-    }
-
-    /// Options for a bullet.
-    #[must_use]
-    pub fn bullet() -> Self {
-        Self { bullet: true, ..Self::default() }
-    }
-
-    /// Brings the live collider `id` from `old` to these options, one setter per change.
-    fn apply(&self, world: &mut World, id: ColliderId, old: &ColliderOptions) -> Result<(), WorldError> {
-        if self.filter != old.filter {
-            world.set_filter(id, self.filter)?;
-        }
-        world.set_static(id, self.is_static)?;
-        world.set_sensor(id, self.sensor)?;
-        world.set_bullet(id, self.bullet)?;
-        world.set_enabled(id, self.enabled)?;
-        world.set_contact_events(id, self.contact_events)?;
-        world.set_sensor_events(id, self.sensor_events)
-    }
-}
+use crate::storage::ColliderId;
+use crate::world::{ColliderDesc, ColliderOptions, EventKind, Impact, World, WorldError};
 
 /// The collider of an entity, added and maintained by [`HecsSync::sync`]. Read it; do not insert
 /// it yourself (a handle the sync did not issue for this entity is replaced).
@@ -201,7 +134,7 @@ impl HecsSync {
             if let Some(t) = owned {
                 if t.options != options {
                     // The setters refuse only stale ids, and `owned` is live.
-                    let result = options.apply(world, t.id, &t.options);
+                    let result = world.set_options(t.id, options);
                     first_err = first_err.or(result.err());
                     if let Some(Some(t)) = self.by_slot.get_mut(t.id.index() as usize) {
                         t.options = options;
@@ -212,16 +145,8 @@ impl HecsSync {
                 continue;
             }
             let desc = ColliderDesc {
-                shape: shape.clone(),
-                pose: *pose,
-                is_static: options.is_static,
-                sensor: options.sensor,
-                bullet: options.bullet,
-                filter: options.filter,
                 user_data: entity.to_bits().get(),
-                enabled: options.enabled,
-                contact_events: options.contact_events,
-                sensor_events: options.sensor_events,
+                ..ColliderDesc::new(shape.clone(), *pose).with_options(options)
             };
             match world.insert(desc) {
                 Ok(id) => {
@@ -316,7 +241,7 @@ impl HecsSync {
         let old = ecs.get::<&ColliderOptions>(entity).map(|o| *o).unwrap_or_default();
         let mut new = old;
         edit(&mut new);
-        new.apply(world, id, &tracked.options)?;
+        world.set_options(id, new)?;
         tracked.options = new;
         if let Ok(mut o) = ecs.get::<&mut ColliderOptions>(entity) {
             *o = new;

@@ -63,9 +63,9 @@ pub use shape::{
 pub use storage::{ColliderId, Filter};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};
 pub use world::{
-    CharacterConfig, CharacterHit, CharacterMove, ColliderDesc, ColliderView, Contact, Event, EventKind, Impact,
-    MAX_COORDINATE, PairHooks, QueryFilter, StepCounts, StepTimings, World, WorldCastHit, WorldClosestPoints,
-    WorldConfig, WorldError, WorldPointProjection, WorldRayHit,
+    CharacterConfig, CharacterHit, CharacterMove, ColliderDesc, ColliderOptions, ColliderView, Contact, Event,
+    EventKind, Impact, MAX_COORDINATE, PairHooks, QueryFilter, StepCounts, StepTimings, World, WorldCastHit,
+    WorldClosestPoints, WorldConfig, WorldError, WorldPointProjection, WorldRayHit,
 };
 
 // Not part of the API: public only so that this workspace's tests, benches and examples (and the

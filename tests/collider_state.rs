@@ -2,8 +2,8 @@
 //! switches, checked through contacts, events, queries, snapshots and `validate`.
 
 use sapwood::{
-    Aabb, BroadPhaseKind, ColliderDesc, ColliderId, Event, EventKind, Filter, Pose, QueryFilter, Ray, Shape, Vec2,
-    World, WorldConfig, WorldError,
+    Aabb, BroadPhaseKind, ColliderDesc, ColliderId, ColliderOptions, Event, EventKind, Filter, Pose, QueryFilter, Ray,
+    Shape, Vec2, World, WorldConfig, WorldError,
 };
 
 fn at(x: f32, y: f32) -> Pose {
@@ -354,4 +354,81 @@ fn sensor_rules_in_the_config_decide_sensor_pairs() {
     }
     let d = WorldConfig::default();
     assert!(!d.sensors_detect_sensors && d.sensors_detect_static);
+}
+
+/// `set_options` is the setters one by one: two worlds, one changed by `set_options` and one by
+/// the seven setters, go through the same random changes with equal options, events, contacts
+/// and state hashes after every step; a stale id changes nothing; `ColliderDesc::options` and
+/// `with_options` give back what they were given.
+#[test]
+fn set_options_is_the_setters_one_by_one() {
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut bits = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    for broad_phase in kinds() {
+        let config = WorldConfig { broad_phase, ..WorldConfig::default() };
+        let (mut a, mut b) = (World::with_config(config).unwrap(), World::with_config(config).unwrap());
+        let ids: Vec<ColliderId> = (0..12)
+            .map(|i| {
+                let desc = ball(0.8 * i as f32);
+                let id = a.insert(desc.clone()).unwrap();
+                assert_eq!(b.insert(desc).unwrap(), id);
+                id
+            })
+            .collect();
+        for _ in 0..60 {
+            for _ in 0..3 {
+                let id = ids[(bits() % ids.len() as u64) as usize];
+                let r = bits();
+                let on = |k: u32| r >> k & 1 != 0;
+                let options = ColliderOptions {
+                    is_static: on(0),
+                    sensor: on(1),
+                    bullet: on(2),
+                    enabled: !on(3) || !on(4),
+                    contact_events: on(5),
+                    sensor_events: on(6),
+                    filter: Filter {
+                        category: 1 << (r >> 8 & 3),
+                        mask: if on(10) { u32::MAX } else { 0b0111 },
+                        group: 0,
+                    },
+                };
+                a.set_options(id, options).unwrap();
+                b.set_filter(id, options.filter).unwrap();
+                b.set_static(id, options.is_static).unwrap();
+                b.set_sensor(id, options.sensor).unwrap();
+                b.set_bullet(id, options.bullet).unwrap();
+                b.set_enabled(id, options.enabled).unwrap();
+                b.set_contact_events(id, options.contact_events).unwrap();
+                b.set_sensor_events(id, options.sensor_events).unwrap();
+                assert_eq!(a.options(id).unwrap(), options);
+                assert_eq!(b.options(id).unwrap(), options);
+            }
+            let moved = ids[(bits() % ids.len() as u64) as usize];
+            let pose = at((bits() % 100) as f32 * 0.1, (bits() % 10) as f32 * 0.1);
+            a.set_pose(moved, pose).unwrap();
+            b.set_pose(moved, pose).unwrap();
+            assert_eq!(step(&mut a), step(&mut b));
+            assert_eq!(a.contacts(), b.contacts());
+            assert_eq!(a.state_hash(), b.state_hash());
+        }
+        let gone = ids[0];
+        a.remove(gone).unwrap();
+        let before = a.state_hash();
+        assert_eq!(a.set_options(gone, ColliderOptions::fixed()), Err(WorldError::StaleId));
+        assert_eq!(a.options(gone), Err(WorldError::StaleId));
+        assert_eq!(a.state_hash(), before);
+    }
+    let options = ColliderOptions { contact_events: false, ..ColliderOptions::sensor() };
+    let desc = ball(0.0).with_options(options);
+    assert_eq!(desc.options(), options);
+    assert_eq!(ball(0.0).options(), ColliderOptions::default());
+    let mut world = World::new();
+    let id = world.insert(desc).unwrap();
+    assert_eq!(world.options(id).unwrap(), options);
 }

@@ -4,8 +4,8 @@
 #![cfg(feature = "hecs")]
 
 use hecs::Entity;
-use sapwood::ecs::{ColliderHandle, ColliderOptions, HecsSync, entity};
-use sapwood::{EventKind, Pose, Shape, Vec2, World};
+use sapwood::ecs::{ColliderHandle, HecsSync, entity};
+use sapwood::{ColliderOptions, EventKind, Pose, Shape, Vec2, World};
 
 fn at(x: f32, y: f32) -> Pose {
     Pose::from_translation(Vec2::new(x, y))

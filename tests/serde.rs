@@ -179,7 +179,7 @@ fn value_types_round_trip() {
     }
     #[cfg(feature = "hecs")]
     {
-        round_trip(&sapwood::ecs::ColliderOptions::default());
+        round_trip(&sapwood::ColliderOptions::default());
         round_trip(&sapwood::ecs::ColliderHandle(ColliderId::from_raw_parts(9, 2)));
     }
 }

@@ -621,7 +621,7 @@ fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
                     let id = live[below_mod(&mut rng, live.len())];
                     let c = model.live.get_mut(&id.index()).unwrap();
                     let d = &mut c.desc;
-                    match below_mod(&mut rng, 7) {
+                    match below_mod(&mut rng, 8) {
                         0 => {
                             d.filter = random_filter(&mut rng);
                             world.set_filter(id, d.filter).unwrap();
@@ -651,12 +651,34 @@ fn run_with(seed: u64, steps: usize, config: WorldConfig, drift_all: bool) {
                             d.sensor_events = !d.sensor_events;
                             world.set_sensor_events(id, d.sensor_events).unwrap();
                         }
-                        _ => {
+                        6 => {
                             d.enabled = !d.enabled;
                             world.set_enabled(id, d.enabled).unwrap();
                         }
+                        _ => {
+                            // All at once, each switch at random.
+                            let was_bullet = d.bullet;
+                            let mut flip = || below_mod(&mut rng, 2) == 1;
+                            let options = sapwood::ColliderOptions {
+                                is_static: flip(),
+                                sensor: flip(),
+                                bullet: flip(),
+                                enabled: flip(),
+                                contact_events: flip(),
+                                sensor_events: flip(),
+                                filter: if flip() { random_filter(&mut rng) } else { d.filter },
+                            };
+                            world.set_options(id, options).unwrap();
+                            *d = d.clone().with_options(options);
+                            if d.bullet && !was_bullet {
+                                model.sweep_start.insert(id.index(), d.pose);
+                            } else if !d.bullet {
+                                model.sweep_start.remove(&id.index());
+                            }
+                        }
                     }
                     let d = &model.live[&id.index()].desc;
+                    assert_eq!(world.options(id).unwrap(), d.options());
                     assert_eq!(world.filter(id).unwrap(), d.filter);
                     assert_eq!(world.is_sensor(id).unwrap(), d.sensor);
                     assert_eq!(world.is_static(id).unwrap(), d.is_static);

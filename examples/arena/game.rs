@@ -13,8 +13,10 @@
 use std::time::Instant;
 
 use hecs::Entity;
-use sapwood::ecs::{ColliderOptions, HecsSync};
-use sapwood::{BroadPhaseKind, ColliderId, Polygon, Pose, Shape, Vec2, World, WorldConfig, WorldError, collide};
+use sapwood::ecs::HecsSync;
+use sapwood::{
+    BroadPhaseKind, ColliderId, ColliderOptions, Polygon, Pose, Shape, Vec2, World, WorldConfig, WorldError, collide,
+};
 use sapwood_support::SplitMix64;
 
 use crate::components::{Enemy, EnemyKind, Health, Player, Spin, Velocity, Wall, category, filter_for};

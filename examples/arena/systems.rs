@@ -4,8 +4,8 @@
 //! hits.
 
 use hecs::Entity;
-use sapwood::ecs::{ColliderHandle, ColliderOptions, HecsSync};
-use sapwood::{Aabb, EventKind, Pose, QueryFilter, Shape, Vec2, World};
+use sapwood::ecs::{ColliderHandle, HecsSync};
+use sapwood::{Aabb, ColliderOptions, EventKind, Pose, QueryFilter, Shape, Vec2, World};
 
 use crate::components::{Enemy, EnemyKind, Health, Player, Projectile, Spin, Velocity, Wall, category, filter_for};
 use crate::game::{Input, Scratch, Stats};

@@ -14,9 +14,10 @@
 use std::time::Instant;
 
 use hecs::Entity;
-use sapwood::ecs::{ColliderOptions, HecsSync};
+use sapwood::ecs::HecsSync;
 use sapwood::{
-    ChainOptions, CharacterConfig, CharacterHit, Pose, QueryFilter, Shape, Vec2, World, WorldConfig, WorldError,
+    ChainOptions, CharacterConfig, CharacterHit, ColliderOptions, Pose, QueryFilter, Shape, Vec2, World, WorldConfig,
+    WorldError,
 };
 
 use crate::components::{Hazard, MovingPlatform, OneWay, Pickup, Player, Terrain, category, filter_for};

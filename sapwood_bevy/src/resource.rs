@@ -4,28 +4,17 @@
 use bevy_ecs::entity::{Entity, EntityHashMap};
 use bevy_ecs::resource::Resource;
 use sapwood::collide::Manifold;
-use sapwood::{ColliderId, Contact, Event, Filter, Impact, Vec2, World, WorldConfig, WorldError};
+use sapwood::{ColliderId, ColliderOptions, Contact, Event, Impact, Vec2, World, WorldConfig, WorldError};
 
 use crate::sync::SyncScratch;
-
-/// How a collider behaves: what the entity's marker and setting components say.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Options {
-    pub is_static: bool,
-    pub sensor: bool,
-    pub bullet: bool,
-    pub enabled: bool,
-    pub contact_events: bool,
-    pub sensor_events: bool,
-    pub filter: Filter,
-}
 
 /// What the plugin knows about one collider slot.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Tracked {
     pub id: ColliderId,
     pub entity: Entity,
-    pub options: Options,
+    /// What the entity's marker and setting components say.
+    pub options: ColliderOptions,
     /// Whether it was a sensor before its options last changed: the pairs that end at the next
     /// step end as they began, so an exit is still a sensor's exit.
     pub was_sensor: bool,

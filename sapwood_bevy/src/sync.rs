@@ -29,10 +29,10 @@ use bevy_ecs::message::MessageWriter;
 use bevy_ecs::query::{Changed, Has, Or};
 use bevy_ecs::system::{Query, ResMut};
 use bevy_transform::components::GlobalTransform;
-use sapwood::{ColliderDesc, ColliderId, Shape, World, WorldError};
+use sapwood::{ColliderDesc, ColliderId, ColliderOptions, Shape};
 
 use crate::components::{Bullet, Collider, ColliderDisabled, ColliderEvents, CollisionFilter, Sensor, Static};
-use crate::resource::{Options, SapwoodWorld, Tracked};
+use crate::resource::{SapwoodWorld, Tracked};
 use crate::transform::{ColliderError, ColliderRefused, pose_from_transform};
 
 /// What the sync reads of an entity.
@@ -76,39 +76,24 @@ pub(crate) struct SyncScratch {
     seen: EntityHashSet,
     /// This run's new colliders, inserted as one batch, with what the sync tracks of each.
     new_descs: Vec<ColliderDesc>,
-    new_tracked: Vec<(Entity, Options, f32)>,
+    new_tracked: Vec<(Entity, ColliderOptions, f32)>,
     new_ids: Vec<ColliderId>,
     /// Each refused entity's last reason, so that it is reported once.
     refused: EntityHashMap<ColliderError>,
 }
 
-impl Options {
-    fn of(filter: Option<&CollisionFilter>, events: Option<&ColliderEvents>, flags: [bool; 4]) -> Self {
-        let [sensor, bullet, is_static, disabled] = flags;
-        let events = events.copied().unwrap_or_default();
-        Options {
-            is_static,
-            sensor,
-            bullet,
-            enabled: !disabled,
-            contact_events: events.contacts,
-            sensor_events: events.sensors,
-            filter: filter.map(|f| f.0).unwrap_or_default(),
-        }
-    }
-
-    /// Brings the live collider `id` from `old` to these options, one setter per change. The
-    /// setters refuse only stale ids.
-    fn apply(&self, world: &mut World, id: ColliderId, old: &Options) -> Result<(), WorldError> {
-        if self.filter != old.filter {
-            world.set_filter(id, self.filter)?;
-        }
-        world.set_static(id, self.is_static)?;
-        world.set_sensor(id, self.sensor)?;
-        world.set_bullet(id, self.bullet)?;
-        world.set_enabled(id, self.enabled)?;
-        world.set_contact_events(id, self.contact_events)?;
-        world.set_sensor_events(id, self.sensor_events)
+/// The options an entity's marker and setting components give.
+fn options_of(filter: Option<&CollisionFilter>, events: Option<&ColliderEvents>, flags: [bool; 4]) -> ColliderOptions {
+    let [sensor, bullet, is_static, disabled] = flags;
+    let events = events.copied().unwrap_or_default();
+    ColliderOptions {
+        is_static,
+        sensor,
+        bullet,
+        enabled: !disabled,
+        contact_events: events.contacts,
+        sensor_events: events.sensors,
+        filter: filter.map(|f| f.0).unwrap_or_default(),
     }
 }
 
@@ -160,7 +145,7 @@ impl SapwoodWorld {
         (entity, collider, transform, filter, events, sensor, bullet, is_static, disabled): ColliderItem,
         refusals: &mut MessageWriter<ColliderRefused>,
     ) {
-        let options = Options::of(filter, events, [sensor, bullet, is_static, disabled]);
+        let options = options_of(filter, events, [sensor, bullet, is_static, disabled]);
         let (pose, scale) = match pose_from_transform(&transform) {
             Ok(p) => p,
             Err(e) => return self.refuse(entity, e, refusals),
@@ -169,16 +154,8 @@ impl SapwoodWorld {
             match scaled(&collider.0, scale) {
                 Ok(shape) => {
                     let desc = ColliderDesc {
-                        shape,
-                        pose,
-                        is_static: options.is_static,
-                        sensor: options.sensor,
-                        bullet: options.bullet,
-                        filter: options.filter,
                         user_data: entity.to_bits(),
-                        enabled: options.enabled,
-                        contact_events: options.contact_events,
-                        sensor_events: options.sensor_events,
+                        ..ColliderDesc::new(shape, pose).with_options(options)
                     };
                     self.scratch.new_descs.push(desc);
                     self.scratch.new_tracked.push((entity, options, scale));
@@ -192,7 +169,7 @@ impl SapwoodWorld {
             let old = t.options;
             t.options = options;
             t.was_sensor = old.sensor;
-            if let Err(e) = options.apply(&mut self.world, id, &old) {
+            if let Err(e) = self.world.set_options(id, options) {
                 return self.refuse(entity, ColliderError::World(e), refusals);
             }
         }

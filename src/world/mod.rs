@@ -43,7 +43,8 @@ pub use query::{
     WorldRayHit,
 };
 pub use types::{
-    ColliderDesc, Contact, Event, EventKind, Impact, MAX_COORDINATE, StepCounts, StepTimings, WorldConfig, WorldError,
+    ColliderDesc, ColliderOptions, Contact, Event, EventKind, Impact, MAX_COORDINATE, StepCounts, StepTimings,
+    WorldConfig, WorldError,
 };
 
 use std::sync::Arc;
@@ -567,6 +568,36 @@ impl World {
         self.set_event_flag(id, flags::NO_SENSOR_EVENTS, !on)
     }
 
+    /// Applies every switch and the filter of `options` to a collider, as [`World::set_filter`],
+    /// [`World::set_static`], [`World::set_sensor`], [`World::set_bullet`],
+    /// [`World::set_enabled`], [`World::set_contact_events`] and [`World::set_sensor_events`]
+    /// would one by one: what equals the current value changes nothing.
+    ///
+    /// ```
+    /// use sapwood::{ColliderDesc, ColliderOptions, Pose, Shape, World};
+    ///
+    /// let mut world = World::new();
+    /// let door = world.insert(ColliderDesc::new(Shape::circle(0.5)?, Pose::IDENTITY))?;
+    /// // The door opens: it stays where it is, and only reports what passes through.
+    /// world.set_options(door, ColliderOptions { is_static: true, ..ColliderOptions::sensor() })?;
+    /// assert!(world.is_static(door)? && world.is_sensor(door)?);
+    /// assert_eq!(world.options(door)?, ColliderOptions { is_static: true, ..ColliderOptions::sensor() });
+    /// # Ok::<(), sapwood::WorldError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`]; the world is unchanged then.
+    pub fn set_options(&mut self, id: ColliderId, options: ColliderOptions) -> Result<(), WorldError> {
+        self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        self.set_filter(id, options.filter)?;
+        self.set_static(id, options.is_static)?;
+        self.set_sensor(id, options.sensor)?;
+        self.set_bullet(id, options.bullet)?;
+        self.set_enabled(id, options.enabled)?;
+        self.set_contact_events(id, options.contact_events)?;
+        self.set_sensor_events(id, options.sensor_events)
+    }
+
     /// Sets or clears an event switch of a live collider.
     fn set_event_flag(&mut self, id: ColliderId, bit: u16, set: bool) -> Result<(), WorldError> {
         let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
@@ -707,6 +738,24 @@ impl World {
     /// [`WorldError::StaleId`].
     pub fn sensor_events(&self, id: ColliderId) -> Result<bool, WorldError> {
         self.flag(id, flags::NO_SENSOR_EVENTS).map(|off| !off)
+    }
+
+    /// The collider's switches and filter (see [`World::set_options`]).
+    ///
+    /// # Errors
+    /// [`WorldError::StaleId`].
+    pub fn options(&self, id: ColliderId) -> Result<ColliderOptions, WorldError> {
+        let s = self.cols.slot(id).ok_or(WorldError::StaleId)?;
+        let on = |bit: u16| self.cols.flags[s] & bit != 0;
+        Ok(ColliderOptions {
+            is_static: on(flags::STATIC),
+            sensor: on(flags::SENSOR),
+            bullet: on(flags::BULLET),
+            enabled: !on(flags::DISABLED),
+            contact_events: !on(flags::NO_CONTACT_EVENTS),
+            sensor_events: !on(flags::NO_SENSOR_EVENTS),
+            filter: self.cols.filter[s],
+        })
     }
 
     /// Whether a live collider carries flag `bit`.

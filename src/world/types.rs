@@ -178,21 +178,91 @@ pub struct ColliderDesc {
     pub sensor_events: bool,
 }
 
+/// How a collider behaves, as one value: every switch of a [`ColliderDesc`] and its filter.
+/// [`World::set_options`](crate::World::set_options) applies one to a live collider,
+/// [`World::options`](crate::World::options) reads one back, and the ECS integrations keep one
+/// per entity. The default is [`ColliderDesc::new`]'s: moving, enabled, neither a sensor nor a
+/// bullet, both event switches on, the default filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ColliderOptions {
+    /// See [`ColliderDesc::is_static`](ColliderDesc#structfield.is_static).
+    pub is_static: bool,
+    /// See [`ColliderDesc::sensor`](ColliderDesc#structfield.sensor).
+    pub sensor: bool,
+    /// See [`ColliderDesc::bullet`](ColliderDesc#structfield.bullet).
+    pub bullet: bool,
+    /// See [`ColliderDesc::enabled`](ColliderDesc#structfield.enabled).
+    pub enabled: bool,
+    /// See [`ColliderDesc::contact_events`](ColliderDesc#structfield.contact_events).
+    pub contact_events: bool,
+    /// See [`ColliderDesc::sensor_events`](ColliderDesc#structfield.sensor_events).
+    pub sensor_events: bool,
+    /// Which colliders this one pairs with.
+    pub filter: Filter,
+}
+
+impl Default for ColliderOptions {
+    fn default() -> Self {
+        Self {
+            is_static: false,
+            sensor: false,
+            bullet: false,
+            enabled: true,
+            contact_events: true,
+            sensor_events: true,
+            filter: Filter::default(),
+        }
+    }
+}
+
+impl ColliderOptions {
+    /// Options for a static collider.
+    #[must_use]
+    pub fn fixed() -> Self {
+        Self { is_static: true, ..Self::default() }
+    }
+
+    /// Options for a (moving) sensor.
+    #[must_use]
+    pub fn sensor() -> Self {
+        Self { sensor: true, ..Self::default() }
+    }
+
+    /// Options for a bullet.
+    #[must_use]
+    pub fn bullet() -> Self {
+        Self { bullet: true, ..Self::default() }
+    }
+}
+
 impl ColliderDesc {
     /// A moving, non-sensor collider with the default filter.
     #[must_use]
     pub fn new(shape: Shape, pose: Pose) -> Self {
-        Self {
-            shape,
-            pose,
-            is_static: false,
-            sensor: false,
-            bullet: false,
-            filter: Filter::default(),
-            user_data: 0,
-            enabled: true,
-            contact_events: true,
-            sensor_events: true,
+        let ColliderOptions { is_static, sensor, bullet, enabled, contact_events, sensor_events, filter } =
+            ColliderOptions::default();
+        Self { shape, pose, is_static, sensor, bullet, filter, user_data: 0, enabled, contact_events, sensor_events }
+    }
+
+    /// The same with the switches and filter of `options`.
+    #[must_use]
+    pub fn with_options(self, options: ColliderOptions) -> Self {
+        let ColliderOptions { is_static, sensor, bullet, enabled, contact_events, sensor_events, filter } = options;
+        Self { is_static, sensor, bullet, enabled, contact_events, sensor_events, filter, ..self }
+    }
+
+    /// Its switches and filter.
+    #[must_use]
+    pub fn options(&self) -> ColliderOptions {
+        ColliderOptions {
+            is_static: self.is_static,
+            sensor: self.sensor,
+            bullet: self.bullet,
+            enabled: self.enabled,
+            contact_events: self.contact_events,
+            sensor_events: self.sensor_events,
+            filter: self.filter,
         }
     }
 

@@ -525,6 +525,10 @@ fn build() -> Matrix {
         m.world("World::set_enabled", input, "Err(StaleId)", |w, ids| r(w.set_enabled(id(ids), false)));
         m.world("World::set_contact_events", input, "Err(StaleId)", |w, ids| r(w.set_contact_events(id(ids), false)));
         m.world("World::set_sensor_events", input, "Err(StaleId)", |w, ids| r(w.set_sensor_events(id(ids), false)));
+        m.world("World::set_options", input, "Err(StaleId)", |w, ids| {
+            r(w.set_options(id(ids), sapwood::ColliderOptions::fixed()))
+        });
+        m.world("World::options", input, "Err(StaleId)", |w, ids| r(w.options(id(ids))));
         m.world(
             "World::filter / is_static / is_sensor / is_bullet / is_enabled / contact_events / sensor_events",
             input,

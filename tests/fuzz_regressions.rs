@@ -272,3 +272,59 @@ fn fuzz_distance_with_a_slightly_non_unit_rotation_was_short() {
     let q = world.pose(id).unwrap().q;
     assert!(((q.c * q.c + q.s * q.s) - 1.0).abs() < 1e-6 && (q.c - pa.q.c).abs() < 1e-4, "{q:?}");
 }
+
+/// `queries` target, crash-efd002ce: a cast of two circles of radius 1e-23 whose paths pass
+/// 1.4e-19 apart reported a hit at fraction 0.37. The closed form's discriminant, a product of
+/// two squares of lengths near 1e-19, underflowed from a negative value to -0 and passed for a
+/// touch. The quadratic is now solved in f64. The same miss and hit at every scale from 1e-20 to 1e5.
+#[test]
+fn fuzz_cast_of_tiny_circles_missing_each_other_reported_a_hit() {
+    use sapwood::query::{CastOptions, cast_shapes};
+    let (ra, rb) = (7.914983e-24, 1.7277532e-23);
+    let pa = Pose { p: Vec2::splat(5.459277e-19), q: sapwood::Rot { c: 1.0, s: 5.459277e-19 } };
+    let pb = Pose { p: Vec2::new(7.492156e-19, 5.459277e-19), q: pa.q };
+    let (ta, tb) = (Vec2::splat(5.459277e-19), Vec2::new(2.1205078e-38, 0.0));
+    let options = CastOptions { max_fraction: 1.0, target_distance: 0.0 };
+    let (a, b) = (Shape::circle(ra).unwrap(), Shape::circle(rb).unwrap());
+    assert_eq!(cast_shapes(&a, &pa, ta, &b, &pb, tb, &options).unwrap(), None, "the paths pass 1.4e-19 apart");
+    // The same geometry scaled: A moves along the diagonal, B sits off its path by (d, 0), so
+    // the centres come within d / sqrt(2) of each other. Radii of d / 60 miss; radii of 0.4 d
+    // touch where |(d, 0) - s (4, 4) scale| = 0.8 d, as the exact quadratic says.
+    for scale in [1e-20f32, 1e-18, 1e-10, 1e-3, 1.0, 1e3, 1e5] {
+        let (p, d) = (Vec2::splat(2.0 * scale), 3.0 * scale);
+        let (pa, pb) = (Pose::from_translation(p), Pose::from_translation(p + Vec2::new(d, 0.0)));
+        let t = Vec2::splat(4.0 * scale);
+        let small = Shape::circle(d / 60.0).unwrap();
+        let miss = cast_shapes(&small, &pa, t, &small, &pb, Vec2::ZERO, &options).unwrap();
+        assert_eq!(miss, None, "scale {scale}");
+        let big = Shape::circle(0.4 * d).unwrap();
+        let hit = cast_shapes(&big, &pa, t, &big, &pb, Vec2::ZERO, &options).unwrap().expect("a hit");
+        // (3 - 4s)² + 16 s² = 2.4², the first root of 32 s² - 24 s + 3.24 = 0.
+        let exact = (24.0 - (24.0f64 * 24.0 - 4.0 * 32.0 * 3.24).sqrt()) / 64.0;
+        assert!((f64::from(hit.fraction) - exact).abs() < 1e-4, "scale {scale}: {} vs {exact}", hit.fraction);
+    }
+}
+
+/// `world_ops` target, crash-6544dce9: after `shift_origin((0, -0))` the model's two coincident
+/// circles, at (0, -0) and (0, +0), had a contact normal opposite to the world's. The world
+/// treats any zero offset as no shift (its positions keep their -0.0), while the model had
+/// subtracted the offset, turning -0.0 into +0.0, which the degenerate pair's normal tells
+/// apart. The model now does what the world does; this checks that the world does it.
+#[test]
+fn fuzz_shift_by_negative_zero_changed_nothing_but_the_model_did() {
+    let circle = Shape::circle(0.25).unwrap();
+    let at = Pose { p: Vec2::new(0.0, -0.0), q: sapwood::Rot { c: 0.99542564, s: 0.09553936 } };
+    let mut world = World::new();
+    let a = world.insert(ColliderDesc::new(circle.clone(), at)).unwrap();
+    let b = world.insert(ColliderDesc::new(circle.clone(), at)).unwrap();
+    world.step();
+    let (hash, contacts) = (world.state_hash(), world.contacts().to_vec());
+    world.shift_origin(Vec2::new(0.0, -0.0)).unwrap();
+    world.shift_origin(Vec2::ZERO).unwrap();
+    assert_eq!(world.state_hash(), hash, "a zero shift changed the world");
+    assert!(world.pose(a).unwrap().p.y.is_sign_negative(), "a zero shift rewrote -0.0");
+    world.step();
+    assert_eq!(world.contacts(), contacts);
+    let fresh = sapwood::collide::contact(&circle, &world.pose(a).unwrap(), &circle, &world.pose(b).unwrap());
+    assert_eq!(world.contacts()[0].manifold, fresh.unwrap());
+}

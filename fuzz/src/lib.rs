@@ -820,8 +820,12 @@ pub fn run_world_ops(data: &[u8]) -> World {
                         if let Err(e) = world.validate() {
                             panic!("invariant broken by shift_origin({offset:?}): {e}");
                         }
-                        for (_, d) in model.live.values_mut() {
-                            d.pose.p -= offset;
+                        // A zero offset, -0.0 included, changes nothing: not even a -0.0
+                        // coordinate to +0.0 (which a coincident pair's normal can tell).
+                        if offset != Vec2::ZERO {
+                            for (_, d) in model.live.values_mut() {
+                                d.pose.p -= offset;
+                            }
                         }
                         model.dirty = true;
                     }

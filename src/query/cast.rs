@@ -131,13 +131,14 @@ fn circles(ca: Vec2, ra: f32, ta: Vec2, cb: Vec2, rb: f32, tb: Vec2, target: f32
     let t = if d.length_squared() <= (reach + tol) * (reach + tol) {
         0.0
     } else {
-        let aim = reach + 0.5 * tol;
+        // In f64: the squares and products of f32 lengths neither underflow nor overflow there.
+        // In f32, lengths below about 1e-19 square to subnormals or zero, and a negative
+        // discriminant could round to -0 and pass for a hit.
+        let (d, r, aim) = (d.as_dvec2(), r.as_dvec2(), f64::from(reach + 0.5 * tol));
         let (b, c) = (d.dot(r), d.length_squared() - aim * aim);
         // b² - a·c as a·(aim² - |l|²), l the miss vector of the relative ray: no cancellation
         // for small circles far apart (as in `query::ray_cast`).
         let a = r.length_squared();
-        // A translation whose square underflows (|r| below 1e-19) does not close a gap wider
-        // than the tolerance within any fraction a caller can pass; dividing by it would give NaN.
         if b >= 0.0 || a == 0.0 {
             return None;
         }
@@ -147,10 +148,10 @@ fn circles(ca: Vec2, ra: f32, ta: Vec2, cb: Vec2, rb: f32, tb: Vec2, target: f32
             return None;
         }
         let t = c / (-b + disc.sqrt());
-        if t > max_t {
+        if t > f64::from(max_t) {
             return None;
         }
-        t
+        t as f32
     };
     let (ca, cb) = (ca + t * ta, cb + t * tb);
     let n = (cb - ca).normalize_or_zero();

@@ -23,6 +23,8 @@ impl World {
     /// [`UniformGrid`](crate::BroadPhaseKind::UniformGrid) or
     /// [`Quadtree`](crate::BroadPhaseKind::Quadtree) the config's bounds move too.
     ///
+    /// A zero offset (either sign) changes nothing at all.
+    ///
     /// Call it between steps, with the offset of (say) the player's position, to keep the
     /// colliders that matter near the origin, where f32 is precise. The next [`World::step`]
     /// treats every collider as moved: it recomputes every box and every manifold from the

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use sapwood::{
     Aabb, BroadPhaseKind, Capsule, ChainOptions, CharacterConfig, Circle, ColliderDesc, ColliderId, Cuboid, EventKind,
-    Filter, MAX_COORDINATE, MAX_SHAPE_SIZE, Polygon, Pose, QueryFilter, Ray, Rot, Segment, Shape, Vec2,
-    World, WorldConfig, WorldError, collide, query, query::CastOptions,
+    Filter, MAX_COORDINATE, MAX_SHAPE_SIZE, Polygon, Pose, QueryFilter, Ray, Rot, Segment, Shape, Vec2, World,
+    WorldConfig, WorldError, collide, query, query::CastOptions,
 };
 
 /// Reads values from fuzzer bytes; past the end every read gives zeros, so any input decodes.
@@ -399,8 +399,7 @@ fn check_reads(world: &World, model: &Model, id: ColliderId) {
         assert!(world.aabb(id).is_ok() && world.contains(id));
         let mut mine = Vec::new();
         world.contacts_of(id, |c| mine.push(*c)).unwrap();
-        let mut all: Vec<_> =
-            world.contacts().iter().filter(|c| c.a == id || c.b == id).copied().collect();
+        let mut all: Vec<_> = world.contacts().iter().filter(|c| c.a == id || c.b == id).copied().collect();
         let key = |c: &sapwood::Contact| (c.a, c.b);
         mine.sort_by_key(key);
         all.sort_by_key(key);

@@ -328,3 +328,31 @@ fn fuzz_shift_by_negative_zero_changed_nothing_but_the_model_did() {
     let fresh = sapwood::collide::contact(&circle, &world.pose(a).unwrap(), &circle, &world.pose(b).unwrap());
     assert_eq!(world.contacts()[0].manifold, fresh.unwrap());
 }
+
+/// Found beside crash-efd002ce by a scan of random rays against circles of radius 1e-36 to
+/// 1e-5: the ray cast's test of whether the ray starts inside a circle, and its closed form for
+/// circles (and capsule ends and rounded corners), squared f32 lengths, which underflow below
+/// about 1e-19. A ray starting 4.5e-30 from the centre of a circle of radius 1.9e-30, and
+/// missing it, hit at t = 0. Both now square in f64. A ray along x from (-4, 2) s misses a circle of radius 1.9 s
+/// at the origin and meets one of radius 2.5 s at t = 2.5 s, at every scale s from 1e-30 to 1e5,
+/// directions short and long.
+#[test]
+fn ray_starting_outside_a_tiny_circle_was_inside_it() {
+    use sapwood::query::ray_cast;
+    for scale in [1e-30f32, 1e-25, 1e-20, 1e-18, 1e-10, 1e-3, 1.0, 1e3, 1e5] {
+        for speed in [1e-5f32, 1.0, 1e5] {
+            let ray = Ray::new(Vec2::new(-4.0 * scale, 2.0 * scale), Vec2::new(speed, 0.0));
+            let max_t = 10.0 * scale / speed;
+            let small = Shape::circle(1.9 * scale).unwrap();
+            assert_eq!(ray_cast(&small, &Pose::IDENTITY, &ray, max_t).unwrap(), None, "scale {scale}, speed {speed}");
+            let big = Shape::circle(2.5 * scale).unwrap();
+            let hit = ray_cast(&big, &Pose::IDENTITY, &ray, max_t).unwrap().expect("a hit");
+            let exact = 2.5 * f64::from(scale) / f64::from(speed);
+            assert!(
+                (f64::from(hit.t) / exact - 1.0).abs() < 1e-5,
+                "scale {scale}, speed {speed}: {} vs {exact}",
+                hit.t
+            );
+        }
+    }
+}

@@ -65,18 +65,32 @@ fn chain_point(c: &Chain, p: Vec2) -> Option<u32> {
 
 pub(super) fn contains_local(shape: &Shape, p: Vec2) -> bool {
     match shape {
-        Shape::Circle(c) => p.length_squared() <= c.radius * c.radius,
-        Shape::Capsule(c) => {
-            let d = c.b - c.a;
-            let dd = d.length_squared();
-            let t = if dd > 0.0 { ((p - c.a).dot(d) / dd).clamp(0.0, 1.0) } else { 0.0 };
-            (p - c.a - t * d).length_squared() <= c.radius * c.radius
-        }
+        Shape::Circle(c) => reaches(p, Vec2::ZERO, Vec2::ZERO, c.radius),
+        Shape::Capsule(c) => reaches(p, c.a, c.b, c.radius),
         Shape::Segment(s) => contains_local(&Shape::Capsule(s.as_capsule()), p),
         Shape::Chain(c) => chain_point(c, p).is_some(),
         Shape::Cuboid(b) => p.x.abs() <= b.half_extents.x && p.y.abs() <= b.half_extents.y,
         Shape::Polygon(poly) => within(poly, p, poly.radius),
         Shape::Compound(c) => c.parts().iter().any(|(lp, part)| contains_local(part, lp.inv_transform_point(p))),
+    }
+}
+
+/// Whether `p` lies within `radius` of the segment `a`–`b` (a point when they are equal). The
+/// squares are f32's as long as the radius's is normal; a radius below 1e-18 squares in f64,
+/// where f32 would underflow to zero and take a point 1e-25 from a circle of radius 1e-39 for
+/// inside. (At other sizes f32 decides as it always has: a point on the boundary, up to the
+/// rounding of its pose, counts as inside.)
+fn reaches(p: Vec2, a: Vec2, b: Vec2, radius: f32) -> bool {
+    if radius >= 1e-18 {
+        let d = b - a;
+        let dd = d.length_squared();
+        let t = if dd > 0.0 { ((p - a).dot(d) / dd).clamp(0.0, 1.0) } else { 0.0 };
+        (p - a - t * d).length_squared() <= radius * radius
+    } else {
+        let (p, a, d, r) = (p.as_dvec2(), a.as_dvec2(), (b - a).as_dvec2(), f64::from(radius));
+        let dd = d.length_squared();
+        let t = if dd > 0.0 { ((p - a).dot(d) / dd).clamp(0.0, 1.0) } else { 0.0 };
+        (p - a - t * d).length_squared() <= r * r
     }
 }
 

@@ -147,23 +147,27 @@ fn chain_cast(c: &Chain, pose: &Pose, ray: &Ray, max_t: f32) -> Option<(u32, Ray
 
 /// Ray from `o` (outside) against the circle of radius `r` at the origin: `(t, unit normal)`.
 fn circle_cast(o: Vec2, d: Vec2, r: f32) -> Option<(f32, Vec2)> {
-    let b = o.dot(d);
+    // In f64: squares and products of f32 lengths neither underflow nor overflow there (in f32,
+    // lengths below about 1e-19 square to zero, and a ray missing a tiny circle passed for a
+    // tangent).
+    let (o64, d64, r64) = (o.as_dvec2(), d.as_dvec2(), f64::from(r));
+    let b = o64.dot(d64);
     if b >= 0.0 {
         // Moving away from (or tangent past) a circle it starts outside of; also a zero `d`.
         return None;
     }
-    let a = d.length_squared();
-    let c = o.length_squared() - r * r;
+    let a = d64.length_squared();
+    let c = o64.length_squared() - r64 * r64;
     // b² - a·c, computed as a·(r² - |l|²) with l the circle centre's offset from the ray's line:
     // the textbook form cancels catastrophically when the ray starts far from a small circle
     // (|o| = 3.3, r = 0.0056 puts t 2.7e-4 late; tests/narrow_oracle.rs casts such rays).
-    let l = o - (b / a) * d;
-    let disc = a * (r * r - l.length_squared());
+    let l = o64 - (b / a) * d64;
+    let disc = a * (r64 * r64 - l.length_squared());
     if disc < 0.0 {
         return None;
     }
     // The near root in the cancellation-free form c / (-b + sqrt(disc)) (both terms positive).
-    let t = c / (-b + disc.sqrt());
+    let t = (c / (-b + disc.sqrt())) as f32;
     let n = (o + t * d).normalize_or(o.normalize_or(Vec2::Y));
     Some((t, n))
 }

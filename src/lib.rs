@@ -57,8 +57,8 @@ pub use math::{Aabb, Pose, Ray, Rot};
 pub use query::PointProjection;
 pub use shape::{
     Capsule, Chain, ChainOptions, ChainSegment, Circle, Compound, Cuboid, DecompositionError, MAX_CHAIN_VERTICES,
-    MAX_COMPOUND_PARTS, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE, MAX_TILE_MAP_CELLS, MassProperties, Polygon, Segment,
-    Shape, ShapeError, ShapeKind, Tile, TileMap, TileMapError,
+    MAX_COMPOUND_PARTS, MAX_POLYGON_VERTICES, MAX_SHAPE_SIZE, MAX_TILE_MAP_CELLS, MIN_SHAPE_SIZE, MassProperties,
+    Polygon, Segment, Shape, ShapeError, ShapeKind, Tile, TileMap, TileMapError,
 };
 pub use storage::{ColliderId, Filter};
 pub use world::snapshot::{self, SNAPSHOT_VERSION, SnapshotError};

@@ -167,6 +167,21 @@ fn bad_shapes() -> Vec<(&'static str, Shape, &'static str)> {
         ("circle radius -1", Shape::Circle(Circle { radius: -1.0 }), "Err(InvalidShape(NonPositiveSize))"),
         ("circle radius 1e30", Shape::Circle(Circle { radius: 1e30 }), "Err(InvalidShape(TooLarge))"),
         (
+            "circle radius 1e-10 (below MIN_SHAPE_SIZE)",
+            Shape::Circle(Circle { radius: 1e-10 }),
+            "Err(InvalidShape(TooSmall))",
+        ),
+        (
+            "cuboid half-extents 1e-10 (below MIN_SHAPE_SIZE)",
+            Shape::Cuboid(Cuboid { half_extents: Vec2::splat(1e-10) }),
+            "Err(InvalidShape(TooSmall))",
+        ),
+        (
+            "capsule 1e-10 long, radius 1e-10",
+            Shape::Capsule(Capsule { a: Vec2::ZERO, b: Vec2::new(1e-10, 0.0), radius: 1e-10 }),
+            "Err(InvalidShape(TooSmall))",
+        ),
+        (
             "cuboid half-extent 0",
             Shape::Cuboid(Cuboid { half_extents: Vec2::new(0.0, 1.0) }),
             "Err(InvalidShape(NonPositiveSize))",
@@ -393,8 +408,9 @@ fn build() -> Matrix {
         ("factor -1", -1.0, "Err(NonPositiveSize)", "Err(NonPositiveSize)"),
         ("factor 1e30", 1e30, "Err(TooLarge)", "Err(TooLarge)"),
         ("factor f32::MAX", f32::MAX, "Err(NonFinite)", "Err(TooLarge)"),
-        ("factor 1e-30 (underflow)", 1e-30, "Ok", "Ok"),
-        ("factor 1e-45 (subnormal result)", 1e-45, "Ok", "Ok"),
+        ("factor 1e-9 (to the size floor)", 1e-9, "Ok", "Ok"),
+        ("factor 1e-12 (below MIN_SHAPE_SIZE)", 1e-12, "Err(TooSmall)", "Err(TooSmall)"),
+        ("factor 1e-45 (subnormal result)", 1e-45, "Err(TooSmall)", "Err(TooSmall)"),
     ] {
         m.pure("Shape::scaled (circle r=2)", input, want_c, || r(Shape::circle(2.0).unwrap().scaled(f)));
         m.pure("Shape::scaled (rounded box)", input, want_p, || r(square.scaled(f)));

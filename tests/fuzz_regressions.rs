@@ -69,8 +69,8 @@ fn fuzz_ray_on_a_far_circles_rim_missed_its_box() {
     let mut ids = Vec::new();
     world.query_point(ray.origin, &QueryFilter::default(), &mut ids).unwrap();
     assert_eq!(ids, [id]);
-    let probe = Shape::circle(1e-13).unwrap();
-    let at = Pose::from_translation(ray.origin - Vec2::new(1e-13, 0.0));
+    let probe = Shape::circle(sapwood::MIN_SHAPE_SIZE).unwrap();
+    let at = Pose::from_translation(ray.origin - Vec2::new(sapwood::MIN_SHAPE_SIZE, 0.0));
     let overlap = sapwood::collide::overlaps(&circle, &pose, &probe, &at).unwrap();
     ids.clear();
     world.query_shape(&probe, &at, &QueryFilter::default(), &mut ids).unwrap();
@@ -117,8 +117,10 @@ fn fuzz_tiny_polygon_had_non_unit_normals() {
     assert_eq!(Polygon::rounded_box(Vec2::splat(1e-20), 0.5), Err(ShapeError::TooFewPoints));
     // crash-9d0c2ddf: a sliver, 1e-21 by 5.6e4.
     assert_eq!(Polygon::rounded_box(Vec2::new(5.16524e-22, 28000.0), 0.4375), Err(ShapeError::TooFewPoints));
-    // Edges from 1e-12 up: what is built is valid.
-    for r in [1e-11_f32, 1e-9, 1e-6] {
+    // Edges from 1e-12 up are distinct, but a polygon smaller than MIN_SHAPE_SIZE is refused.
+    assert_eq!(Polygon::regular(7, 1e-11, 0.0), Err(ShapeError::TooSmall));
+    // What is built is valid.
+    for r in [1e-9_f32, 1e-6] {
         let p = Polygon::regular(7, r, 0.0).unwrap();
         assert_eq!(Shape::Polygon(p).validate(), Ok(()), "circumradius {r}");
         let b = Polygon::rounded_box(Vec2::new(r, 2.0 * r), 0.0).unwrap();
@@ -239,9 +241,14 @@ fn fuzz_chain_distance_at_subnormal_scale_was_infinite() {
     let chain = Shape::chain(vs, sapwood::ChainOptions::default()).unwrap();
     let pa = Pose { p: Vec2::new(1.649_502_3e-33, 1.649_508_2e-33), q: sapwood::Rot::IDENTITY };
     let pb = Pose { p: Vec2::new(1.649_502_3e-33, 1.649_502_3e-33), q: sapwood::Rot::IDENTITY };
-    let dot = Shape::circle(9.1482e-41).unwrap();
-    for d in [query::distance(&chain, &pa, &dot, &pb).unwrap(), query::distance(&dot, &pb, &chain, &pa).unwrap()] {
-        assert!(d.distance.is_finite() && d.distance < 1e-30, "{d:?}");
+    // Such a dot is refused now (below MIN_SHAPE_SIZE); the free queries still answer for the
+    // shape they are given, finitely. The smallest valid dot gets the same answer.
+    assert_eq!(Shape::circle(9.1482e-41), Err(ShapeError::TooSmall));
+    for radius in [9.1482e-41, sapwood::MIN_SHAPE_SIZE] {
+        let dot = Shape::Circle(sapwood::Circle { radius });
+        for d in [query::distance(&chain, &pa, &dot, &pb).unwrap(), query::distance(&dot, &pb, &chain, &pa).unwrap()] {
+            assert!(d.distance.is_finite() && d.distance < 1e-30, "{d:?}");
+        }
     }
 }
 
@@ -276,16 +283,20 @@ fn fuzz_distance_with_a_slightly_non_unit_rotation_was_short() {
 /// `queries` target, crash-efd002ce: a cast of two circles of radius 1e-23 whose paths pass
 /// 1.4e-19 apart reported a hit at fraction 0.37. The closed form's discriminant, a product of
 /// two squares of lengths near 1e-19, underflowed from a negative value to -0 and passed for a
-/// touch. The quadratic is now solved in f64. The same miss and hit at every scale from 1e-20 to 1e5.
+/// touch. The quadratic is now solved in f64. The same miss and hit at every scale from 1e-20 to
+/// 1e5. (Circles this small are below `MIN_SHAPE_SIZE` now, refused by the constructors and the
+/// world; the free queries answer for the shapes they are given, and answer these right.)
 #[test]
 fn fuzz_cast_of_tiny_circles_missing_each_other_reported_a_hit() {
     use sapwood::query::{CastOptions, cast_shapes};
+    let circle = |radius: f32| Shape::Circle(sapwood::Circle { radius });
     let (ra, rb) = (7.914983e-24, 1.7277532e-23);
     let pa = Pose { p: Vec2::splat(5.459277e-19), q: sapwood::Rot { c: 1.0, s: 5.459277e-19 } };
     let pb = Pose { p: Vec2::new(7.492156e-19, 5.459277e-19), q: pa.q };
     let (ta, tb) = (Vec2::splat(5.459277e-19), Vec2::new(2.1205078e-38, 0.0));
     let options = CastOptions { max_fraction: 1.0, target_distance: 0.0 };
-    let (a, b) = (Shape::circle(ra).unwrap(), Shape::circle(rb).unwrap());
+    assert_eq!(Shape::circle(ra), Err(ShapeError::TooSmall));
+    let (a, b) = (circle(ra), circle(rb));
     assert_eq!(cast_shapes(&a, &pa, ta, &b, &pb, tb, &options).unwrap(), None, "the paths pass 1.4e-19 apart");
     // The same geometry scaled: A moves along the diagonal, B sits off its path by (d, 0), so
     // the centres come within d / sqrt(2) of each other. Radii of d / 60 miss; radii of 0.4 d
@@ -294,10 +305,10 @@ fn fuzz_cast_of_tiny_circles_missing_each_other_reported_a_hit() {
         let (p, d) = (Vec2::splat(2.0 * scale), 3.0 * scale);
         let (pa, pb) = (Pose::from_translation(p), Pose::from_translation(p + Vec2::new(d, 0.0)));
         let t = Vec2::splat(4.0 * scale);
-        let small = Shape::circle(d / 60.0).unwrap();
+        let small = circle(d / 60.0);
         let miss = cast_shapes(&small, &pa, t, &small, &pb, Vec2::ZERO, &options).unwrap();
         assert_eq!(miss, None, "scale {scale}");
-        let big = Shape::circle(0.4 * d).unwrap();
+        let big = circle(0.4 * d);
         let hit = cast_shapes(&big, &pa, t, &big, &pb, Vec2::ZERO, &options).unwrap().expect("a hit");
         // (3 - 4s)² + 16 s² = 2.4², the first root of 32 s² - 24 s + 3.24 = 0.
         let exact = (24.0 - (24.0f64 * 24.0 - 4.0 * 32.0 * 3.24).sqrt()) / 64.0;
@@ -335,17 +346,19 @@ fn fuzz_shift_by_negative_zero_changed_nothing_but_the_model_did() {
 /// about 1e-19. A ray starting 4.5e-30 from the centre of a circle of radius 1.9e-30, and
 /// missing it, hit at t = 0. Both now square in f64. A ray along x from (-4, 2) s misses a circle of radius 1.9 s
 /// at the origin and meets one of radius 2.5 s at t = 2.5 s, at every scale s from 1e-30 to 1e5,
-/// directions short and long.
+/// directions short and long. (Below `MIN_SHAPE_SIZE` such circles are refused by the
+/// constructors and the world; the free queries still answer them, and right.)
 #[test]
 fn ray_starting_outside_a_tiny_circle_was_inside_it() {
     use sapwood::query::ray_cast;
+    let circle = |radius: f32| Shape::Circle(sapwood::Circle { radius });
     for scale in [1e-30f32, 1e-25, 1e-20, 1e-18, 1e-10, 1e-3, 1.0, 1e3, 1e5] {
         for speed in [1e-5f32, 1.0, 1e5] {
             let ray = Ray::new(Vec2::new(-4.0 * scale, 2.0 * scale), Vec2::new(speed, 0.0));
             let max_t = 10.0 * scale / speed;
-            let small = Shape::circle(1.9 * scale).unwrap();
+            let small = circle(1.9 * scale);
             assert_eq!(ray_cast(&small, &Pose::IDENTITY, &ray, max_t).unwrap(), None, "scale {scale}, speed {speed}");
-            let big = Shape::circle(2.5 * scale).unwrap();
+            let big = circle(2.5 * scale);
             let hit = ray_cast(&big, &Pose::IDENTITY, &ray, max_t).unwrap().expect("a hit");
             let exact = 2.5 * f64::from(scale) / f64::from(speed);
             assert!(

@@ -430,11 +430,7 @@ fn query(b: &mut Bytes, world: &World, model: &Model) {
     let pass = |id: ColliderId, d: &ColliderDesc| {
         d.filter.category & filter.mask != 0 && (filter.include_sensors || !d.sensor) && filter.exclude != Some(id)
     };
-    // Circles can have subnormal radii, where `query::contains_point` and the kernels square
-    // distances that underflow to zero, while the world's box prefilter is exact: the linear
-    // scan is then the one that is wrong, so such worlds are not compared.
-    let tiny = model.live.values().any(|(_, d)| d.shape.bounding_radius() < 1e-18);
-    let compare = !model.dirty && !tiny;
+    let compare = !model.dirty;
     let mut got = Vec::new();
     match b.u8() % 9 {
         8 => mover(b, world, model, &filter, compare),

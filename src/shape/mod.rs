@@ -71,11 +71,21 @@ pub enum ShapeError {
     DuplicateVertex,
     /// A density given to [`Shape::mass_properties`] was negative.
     NegativeDensity,
+    /// The shape's extent (its largest dimension) is below [`MIN_SHAPE_SIZE`].
+    TooSmall,
 }
 
 /// The largest radius, half-extent or local vertex coordinate a world accepts (1e6). Beyond it
 /// f32 arithmetic on sums of sizes loses every digit of a typical contact depth.
 pub const MAX_SHAPE_SIZE: f32 = 1.0e6;
+
+/// The smallest extent a shape may have (1e-9): a circle's radius, a box's largest half-extent,
+/// the longest side of a segment's, capsule's or polygon's bounds (or its rounding radius, if
+/// larger), a chain's bounds. The distance and contact kernels multiply up to four lengths of
+/// the shapes they compare; for shapes below about 1e-11 those products leave f32's normal
+/// range and the answers lose their digits (two overlapping boxes of 1e-12 were found apart).
+/// A thin shape is fine: only its largest dimension counts.
+pub const MIN_SHAPE_SIZE: f32 = 1.0e-9;
 
 impl std::fmt::Display for ShapeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -93,6 +103,7 @@ impl std::fmt::Display for ShapeError {
             ShapeError::InvalidPartPose => "compound part pose is non-finite or not a unit rotation",
             ShapeError::DuplicateVertex => "two consecutive chain vertices are equal",
             ShapeError::NegativeDensity => "density must not be negative",
+            ShapeError::TooSmall => "shape extent below MIN_SHAPE_SIZE (1e-9)",
         })
     }
 }
@@ -467,6 +478,34 @@ impl Shape {
     /// # Errors
     /// The first [`ShapeError`] found.
     pub fn validate(&self) -> Result<(), ShapeError> {
+        self.validate_sizes()?;
+        if self.extent() < MIN_SHAPE_SIZE {
+            return Err(ShapeError::TooSmall);
+        }
+        Ok(())
+    }
+
+    /// The largest dimension of the shape, for [`MIN_SHAPE_SIZE`] (a compound's parts are held
+    /// to it one by one).
+    fn extent(&self) -> f32 {
+        let span = |a: Vec2, b: Vec2| (b - a).abs().max_element();
+        let bounds = |vs: &[Vec2]| {
+            let (lo, hi) = vs.iter().fold((Vec2::MAX, Vec2::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+            span(lo, hi)
+        };
+        match self {
+            Shape::Circle(c) => c.radius,
+            Shape::Capsule(c) => span(c.a, c.b).max(c.radius),
+            Shape::Segment(c) => span(c.a, c.b).max(c.radius),
+            Shape::Cuboid(b) => b.half_extents.max_element(),
+            Shape::Polygon(p) => bounds(p.vertices()).max(p.radius),
+            Shape::Chain(c) => bounds(c.vertices()),
+            Shape::Compound(_) => f32::INFINITY,
+        }
+    }
+
+    /// [`Shape::validate`] but for [`MIN_SHAPE_SIZE`].
+    fn validate_sizes(&self) -> Result<(), ShapeError> {
         let size_ok = |x: f32| if x > MAX_SHAPE_SIZE { Err(ShapeError::TooLarge) } else { Ok(()) };
         match self {
             Shape::Circle(c) => {

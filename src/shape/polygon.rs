@@ -48,9 +48,10 @@ impl Polygon {
     /// than three distinct points remain after welding near-duplicates or a hull edge is shorter
     /// than 1e-12 (its squared length would underflow f32),
     /// [`ShapeError::Collinear`] when the points span no area,
-    /// [`ShapeError::TooManyVertices`] when the hull has more than eight vertices, and
+    /// [`ShapeError::TooManyVertices`] when the hull has more than eight vertices,
     /// [`ShapeError::TooLarge`] when a coordinate plus the radius exceeds
-    /// [`MAX_SHAPE_SIZE`](super::MAX_SHAPE_SIZE).
+    /// [`MAX_SHAPE_SIZE`](super::MAX_SHAPE_SIZE), and [`ShapeError::TooSmall`] when the polygon
+    /// is smaller than [`MIN_SHAPE_SIZE`](super::MIN_SHAPE_SIZE) across.
     pub fn hull(points: &[Vec2], radius: f32) -> Result<Polygon, ShapeError> {
         if !radius.is_finite() || points.iter().any(|p| !p.is_finite()) {
             return Err(ShapeError::NonFinite);
@@ -113,7 +114,9 @@ impl Polygon {
     /// # Errors
     /// [`ShapeError::NonFinite`] or [`ShapeError::NonPositiveSize`] for bad half-extents,
     /// [`ShapeError::NegativeRadius`] for `radius < 0`, [`ShapeError::TooLarge`] when a
-    /// half-extent plus the radius exceeds [`MAX_SHAPE_SIZE`](super::MAX_SHAPE_SIZE).
+    /// half-extent plus the radius exceeds [`MAX_SHAPE_SIZE`](super::MAX_SHAPE_SIZE),
+    /// [`ShapeError::TooSmall`] when it is smaller than [`MIN_SHAPE_SIZE`](super::MIN_SHAPE_SIZE)
+    /// across.
     pub fn rounded_box(half_extents: Vec2, radius: f32) -> Result<Polygon, ShapeError> {
         super::check_half_extents(half_extents)?;
         if !radius.is_finite() {

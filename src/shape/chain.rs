@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use glam::Vec2;
 
-use super::{MAX_SHAPE_SIZE, ShapeError};
+use super::{MAX_SHAPE_SIZE, MIN_SHAPE_SIZE, ShapeError};
 use crate::math::{Aabb, Pose, Ray};
 
 /// The largest number of vertices of a [`Chain`] (2²⁰). Part indices are segment indices and
@@ -126,7 +126,8 @@ impl Chain {
     /// [`MAX_CHAIN_VERTICES`], [`ShapeError::DuplicateVertex`] when two consecutive vertices
     /// (the last and first of a closed chain included) are equal or so close that the square of
     /// their distance underflows (below `f32::MIN_POSITIVE`), [`ShapeError::TooLarge`]
-    /// for a coordinate beyond [`MAX_SHAPE_SIZE`].
+    /// for a coordinate beyond [`MAX_SHAPE_SIZE`], [`ShapeError::TooSmall`] when its bounds are
+    /// smaller than [`MIN_SHAPE_SIZE`] across.
     pub fn new(vertices: Vec<Vec2>, options: ChainOptions) -> Result<Chain, ShapeError> {
         check_vertices(&vertices, options.closed)?;
         let segments = segment_count(vertices.len(), options.closed);
@@ -325,6 +326,10 @@ fn check_vertices(vs: &[Vec2], closed: bool) -> Result<(), ShapeError> {
     }
     if vs.iter().any(|v| v.abs().max_element() > MAX_SHAPE_SIZE) {
         return Err(ShapeError::TooLarge);
+    }
+    let (lo, hi) = vs.iter().fold((Vec2::MAX, Vec2::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+    if (hi - lo).max_element() < MIN_SHAPE_SIZE {
+        return Err(ShapeError::TooSmall);
     }
     Ok(())
 }

@@ -490,22 +490,21 @@ impl Shape {
         Ok(())
     }
 
-    /// The largest dimension of the shape, for [`MIN_SHAPE_SIZE`] (a compound's parts are held
-    /// to it one by one).
+    /// The largest dimension of the shape, for [`MIN_SHAPE_SIZE`] (a chain checks its own, as its
+    /// constructor does; a compound's parts are held to it one by one).
     fn extent(&self) -> f32 {
         let span = |a: Vec2, b: Vec2| (b - a).abs().max_element();
-        let bounds = |vs: &[Vec2]| {
-            let (lo, hi) = vs.iter().fold((Vec2::MAX, Vec2::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-            span(lo, hi)
-        };
         match self {
             Shape::Circle(c) => c.radius,
             Shape::Capsule(c) => span(c.a, c.b).max(c.radius),
             Shape::Segment(c) => span(c.a, c.b).max(c.radius),
             Shape::Cuboid(b) => b.half_extents.max_element(),
-            Shape::Polygon(p) => bounds(p.vertices()).max(p.radius),
-            Shape::Chain(c) => bounds(c.vertices()),
-            Shape::Compound(_) => f32::INFINITY,
+            Shape::Polygon(p) => {
+                let vs = p.vertices();
+                let (lo, hi) = vs.iter().fold((vs[0], vs[0]), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+                span(lo, hi).max(p.radius)
+            }
+            Shape::Chain(_) | Shape::Compound(_) => f32::INFINITY,
         }
     }
 

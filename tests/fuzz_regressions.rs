@@ -369,3 +369,15 @@ fn ray_starting_outside_a_tiny_circle_was_inside_it() {
         }
     }
 }
+
+/// `polygon` target, crash-7dc9c75c (CI, the commit that added `MIN_SHAPE_SIZE`): `Chain::new`
+/// accepted two vertices 2.8e-14 apart, a chain `Shape::validate` refused as `TooSmall`; a
+/// constructor must never build what validate refuses. The chain's own check applies the floor.
+#[test]
+fn fuzz_chain_smaller_than_the_size_floor_was_built() {
+    let tiny = vec![Vec2::new(2.842_213_6e-14, 0.0), Vec2::ZERO];
+    assert_eq!(Shape::chain(tiny, sapwood::ChainOptions::default()).map(|_| ()), Err(ShapeError::TooSmall));
+    let small = vec![Vec2::new(sapwood::MIN_SHAPE_SIZE, 0.0), Vec2::ZERO];
+    let chain = Shape::chain(small, sapwood::ChainOptions::default()).unwrap();
+    assert_eq!(chain.validate(), Ok(()));
+}

@@ -295,8 +295,8 @@ impl Shape {
     /// [`ShapeError::NonFinite`] for a non-finite input, [`ShapeError::NonPositiveSize`] for a
     /// radius `<= 0`, [`ShapeError::TooFewPoints`] when `a == b` or so close that the square of
     /// their distance underflows (use a circle), [`ShapeError::TooLarge`] when an end's
-    /// coordinate plus the radius exceeds [`MAX_SHAPE_SIZE`], [`ShapeError::TooSmall`] when both
-    /// its length and radius are below [`MIN_SHAPE_SIZE`].
+    /// coordinate plus the radius exceeds [`MAX_SHAPE_SIZE`], [`ShapeError::TooSmall`] when it is
+    /// smaller than [`MIN_SHAPE_SIZE`] across.
     pub fn capsule(a: Vec2, b: Vec2, radius: f32) -> Result<Shape, ShapeError> {
         Shape::Capsule(Capsule { a, b, radius }).checked()
     }
@@ -307,7 +307,7 @@ impl Shape {
     /// [`ShapeError::NonFinite`] for a non-finite end, [`ShapeError::TooFewPoints`] when
     /// `a == b` or so close that the square of their distance underflows,
     /// [`ShapeError::TooLarge`] for a coordinate beyond [`MAX_SHAPE_SIZE`],
-    /// [`ShapeError::TooSmall`] when shorter than [`MIN_SHAPE_SIZE`].
+    /// [`ShapeError::TooSmall`] when it is smaller than [`MIN_SHAPE_SIZE`] across.
     pub fn segment(a: Vec2, b: Vec2) -> Result<Shape, ShapeError> {
         Shape::rounded_segment(a, b, 0.0)
     }
@@ -319,8 +319,8 @@ impl Shape {
     /// [`ShapeError::NonFinite`] for a non-finite input, [`ShapeError::NegativeRadius`] for a
     /// negative radius, [`ShapeError::TooFewPoints`] when `a == b` or so close that the square
     /// of their distance underflows, [`ShapeError::TooLarge`] when an end's coordinate plus the
-    /// radius exceeds [`MAX_SHAPE_SIZE`], [`ShapeError::TooSmall`] when both its length and
-    /// radius are below [`MIN_SHAPE_SIZE`].
+    /// radius exceeds [`MAX_SHAPE_SIZE`], [`ShapeError::TooSmall`] when it is smaller than
+    /// [`MIN_SHAPE_SIZE`] across.
     pub fn rounded_segment(a: Vec2, b: Vec2, radius: f32) -> Result<Shape, ShapeError> {
         Shape::Segment(Segment { a, b, radius }).checked()
     }
@@ -474,8 +474,8 @@ impl Shape {
     }
 
     /// Checks that the shape is one the narrow phase accepts: finite, positive sizes up to
-    /// [`MAX_SHAPE_SIZE`], a largest dimension of at least [`MIN_SHAPE_SIZE`], for polygons 3–8 counter-clockwise convex vertices with unit
-    /// normals, for compounds 1–[`MAX_COMPOUND_PARTS`] valid convex parts at valid poses, and for
+    /// [`MAX_SHAPE_SIZE`], a largest dimension of at least [`MIN_SHAPE_SIZE`], for polygons 3–8
+    /// counter-clockwise convex vertices with unit normals, for compounds 1–[`MAX_COMPOUND_PARTS`] valid convex parts at valid poses, and for
     /// chains 2–[`MAX_CHAIN_VERTICES`] vertices (3 if closed) with no two consecutive equal.
     /// Every constructor applies these very checks, so only shapes assembled from public
     /// fields or bytes can fail it.

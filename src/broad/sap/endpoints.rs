@@ -48,11 +48,17 @@ pub(super) fn hull_on(b: &Boxes, axis: usize) -> [f32; 2] {
 /// One compare of the later start with the earlier end, no short-circuit: the swap loops call
 /// this for every endpoint passed, and in `a[0] <= b[1] && ..` the first test holds for about
 /// half the passed endpoints, a branch the CPU mispredicts every other swap. For the same
-/// reason the loops make this test before the endpoint-kind check, also a coin toss. A NaN
-/// bound can only make it true, which costs a box test and changes no result.
+/// reason the loops make this test before the endpoint-kind check, also a coin toss.
+///
+/// Plain compares, not `f32::max` and `min`: those also decide which operand a NaN leaves, a
+/// blend of four more instructions in the innermost loop of the re-sort. A NaN bound of a
+/// [`hull_on`] interval means both of its boxes have that bound NaN, so neither overlaps
+/// anything and whatever this answers changes no pair.
 #[inline]
 fn meet(a: [f32; 2], b: [f32; 2]) -> bool {
-    a[0].max(b[0]) <= a[1].min(b[1])
+    let lo = if a[0] > b[0] { a[0] } else { b[0] };
+    let hi = if a[1] < b[1] { a[1] } else { b[1] };
+    lo <= hi
 }
 
 /// One axis: sorted endpoints and the axis' own scratch space.
@@ -157,8 +163,10 @@ impl Axis {
                 self.span[i] = hull;
             }
         }
-        let ends = &mut self.ends;
-        let span = &mut self.span;
+        // Slices, not the vectors: through `&mut Vec` each store could change the vector's own
+        // length, so every swap would reload it.
+        let ends = &mut self.ends[..];
+        let span = &mut self.span[..];
         for i in 1..ends.len() {
             let e = ends[i];
             if ends[i - 1] < e {
@@ -230,29 +238,31 @@ impl Axis {
                 events.push(pack(pair(e_id, ep_id(p))));
             }
         };
-        while i > 0 && self.ends[i - 1] > e {
-            let p = self.ends[i - 1];
-            let ps = self.span[i - 1];
-            self.ends[i] = p;
-            self.span[i] = ps;
+        // Slices, as in the full pass.
+        let (ends, span, events) = (&mut self.ends[..], &mut self.span[..], &mut self.events);
+        while i > 0 && ends[i - 1] > e {
+            let p = ends[i - 1];
+            let ps = span[i - 1];
+            ends[i] = p;
+            span[i] = ps;
             if meet(es, ps) && ep_is_max(p) != e_max {
                 // `e` is now left of `p`.
-                record(p, !e_max, &mut self.events);
+                record(p, !e_max, events);
             }
             i -= 1;
         }
-        while i + 1 < self.ends.len() && self.ends[i + 1] < e {
-            let p = self.ends[i + 1];
-            let ps = self.span[i + 1];
-            self.ends[i] = p;
-            self.span[i] = ps;
+        while i + 1 < ends.len() && ends[i + 1] < e {
+            let p = ends[i + 1];
+            let ps = span[i + 1];
+            ends[i] = p;
+            span[i] = ps;
             if meet(es, ps) && ep_is_max(p) != e_max {
                 // `e` is now right of `p`.
-                record(p, e_max, &mut self.events);
+                record(p, e_max, events);
             }
             i += 1;
         }
-        self.ends[i] = e;
-        self.span[i] = es;
+        ends[i] = e;
+        span[i] = es;
     }
 }

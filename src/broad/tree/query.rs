@@ -112,21 +112,29 @@ impl DynamicTree {
         }
         let overlaps = |b: &Aabb| if slack { b.with_rounding_slack().overlaps(aabb) } else { b.overlaps(aabb) };
         let exact = self.exact_leaves();
+        if !overlaps(&self.nodes[self.root.index()].aabb) {
+            return true;
+        }
+        // Every node on the stack overlaps: a node tests its two children before pushing them.
+        // A built tree keeps siblings side by side, so both boxes come in one cache line, and a
+        // child that misses the query costs no load of its own.
         let mut stack = SmallStack::<NodeIndex, 64>::new(NodeIndex::NULL);
         stack.push(self.root);
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n.index()];
-            if !overlaps(&node.aabb) {
-                continue;
-            }
             if node.is_leaf() {
                 let id = node.id();
                 if (exact || overlaps(&self.tight[id as usize])) && !f(id) {
                     return false;
                 }
             } else {
-                stack.push(node.child1);
-                stack.push(node.child2());
+                let (c1, c2) = (node.child1, node.child2());
+                if overlaps(&self.nodes[c1.index()].aabb) {
+                    stack.push(c1);
+                }
+                if overlaps(&self.nodes[c2.index()].aabb) {
+                    stack.push(c2);
+                }
             }
         }
         true

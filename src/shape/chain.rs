@@ -327,8 +327,7 @@ fn check_vertices(vs: &[Vec2], closed: bool) -> Result<(), ShapeError> {
     if vs.iter().any(|v| v.abs().max_element() > MAX_SHAPE_SIZE) {
         return Err(ShapeError::TooLarge);
     }
-    let (lo, hi) = vs.iter().fold((Vec2::MAX, Vec2::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-    if (hi - lo).max_element() < MIN_SHAPE_SIZE {
+    if super::extent_of(vs) < MIN_SHAPE_SIZE {
         return Err(ShapeError::TooSmall);
     }
     Ok(())

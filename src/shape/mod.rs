@@ -278,6 +278,12 @@ pub(crate) fn check_half_extents(h: Vec2) -> Result<(), ShapeError> {
     check_positive(h.y)
 }
 
+/// The longer side of the bounds of `points` (not empty), for [`MIN_SHAPE_SIZE`].
+pub(crate) fn extent_of(points: &[Vec2]) -> f32 {
+    let (lo, hi) = points.iter().fold((points[0], points[0]), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+    (hi - lo).max_element()
+}
+
 impl Shape {
     /// A circle of the given radius.
     ///
@@ -475,10 +481,11 @@ impl Shape {
 
     /// Checks that the shape is one the narrow phase accepts: finite, positive sizes up to
     /// [`MAX_SHAPE_SIZE`], a largest dimension of at least [`MIN_SHAPE_SIZE`], for polygons 3–8
-    /// counter-clockwise convex vertices with unit normals, for compounds 1–[`MAX_COMPOUND_PARTS`] valid convex parts at valid poses, and for
-    /// chains 2–[`MAX_CHAIN_VERTICES`] vertices (3 if closed) with no two consecutive equal.
-    /// Every constructor applies these very checks, so only shapes assembled from public
-    /// fields or bytes can fail it.
+    /// counter-clockwise convex vertices with unit normals, for compounds
+    /// 1–[`MAX_COMPOUND_PARTS`] valid convex parts at valid poses, and for chains
+    /// 2–[`MAX_CHAIN_VERTICES`] vertices (3 if closed) with no two consecutive equal. Every
+    /// constructor applies these very checks, so only shapes assembled from public fields or
+    /// bytes can fail it.
     ///
     /// # Errors
     /// The first [`ShapeError`] found.
@@ -499,11 +506,7 @@ impl Shape {
             Shape::Capsule(c) => span(c.a, c.b).max(c.radius),
             Shape::Segment(c) => span(c.a, c.b).max(c.radius),
             Shape::Cuboid(b) => b.half_extents.max_element(),
-            Shape::Polygon(p) => {
-                let vs = p.vertices();
-                let (lo, hi) = vs.iter().fold((vs[0], vs[0]), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-                span(lo, hi).max(p.radius)
-            }
+            Shape::Polygon(p) => extent_of(p.vertices()).max(p.radius),
             Shape::Chain(_) | Shape::Compound(_) => f32::INFINITY,
         }
     }

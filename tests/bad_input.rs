@@ -10,6 +10,7 @@
 //! file, to check that the published matrix is the one these rows produce.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 
 use sapwood::broad::BroadPhaseKind;
 use sapwood::collide;
@@ -127,7 +128,7 @@ fn raw_polygon(vs: &[Vec2], normals: &[Vec2], radius: f32) -> Shape {
     }
     words[34] = radius.to_bits();
     words[35] = vs.len() as u32;
-    Shape::Polygon(p)
+    Shape::from(p)
 }
 
 /// A "bow-tie": four vertices whose edges cross, with unit normals.
@@ -230,7 +231,7 @@ fn bad_shapes() -> Vec<(&'static str, Shape, &'static str)> {
         ),
         (
             "polygon radius -1",
-            Shape::Polygon(Polygon::hull(&[Vec2::ZERO, Vec2::X, Vec2::Y], 0.0).map(|p| p.scaled_radius(-1.0)).unwrap()),
+            Shape::from(Polygon::hull(&[Vec2::ZERO, Vec2::X, Vec2::Y], 0.0).map(|p| p.scaled_radius(-1.0)).unwrap()),
             "Err(InvalidShape(NegativeRadius))",
         ),
     ]
@@ -369,7 +370,7 @@ fn build() -> Matrix {
     for (input, pts, radius, want) in poly_cases {
         m.pure("Shape::polygon / Polygon::hull", input, want, || {
             let a = Shape::polygon(&pts, radius);
-            assert_eq!(a, Polygon::hull(&pts, radius).map(Shape::Polygon));
+            assert_eq!(a, Polygon::hull(&pts, radius).map(Shape::from));
             v(a)
         });
     }
@@ -383,7 +384,7 @@ fn build() -> Matrix {
         ("radius NaN", 5, 1.0, NAN, "Err(NonFinite)"),
         ("radius -1", 5, 1.0, -1.0, "Err(NegativeRadius)"),
     ] {
-        m.pure("Polygon::regular(n, cr, r)", input, want, || v(Polygon::regular(n, cr, radius).map(Shape::Polygon)));
+        m.pure("Polygon::regular(n, cr, r)", input, want, || v(Polygon::regular(n, cr, radius).map(Shape::from)));
     }
     for (input, h, radius, want) in [
         ("half-extent NaN", Vec2::new(NAN, 1.0), 0.0, "Err(NonFinite)"),
@@ -396,7 +397,7 @@ fn build() -> Matrix {
     ] {
         m.pure("Polygon::rounded_box / Shape::rounded_box", input, want, || {
             let a = Shape::rounded_box(h, radius);
-            assert_eq!(a, Polygon::rounded_box(h, radius).map(Shape::Polygon));
+            assert_eq!(a, Polygon::rounded_box(h, radius).map(Shape::from));
             v(a)
         });
     }
@@ -916,7 +917,7 @@ fn build() -> Matrix {
     let mut many =
         raw_polygon(&[Vec2::ZERO, Vec2::X, Vec2::Y], &[Vec2::NEG_Y, Vec2::ONE.normalize(), Vec2::NEG_X], 0.0);
     if let Shape::Polygon(p) = &mut many {
-        bytemuck::cast_slice_mut::<Polygon, u32>(std::slice::from_mut(p))[35] = 200;
+        bytemuck::cast_slice_mut::<Polygon, u32>(std::slice::from_mut(Arc::make_mut(p)))[35] = 200;
     }
     shapes.push(("polygon claiming 200 vertices (raw bytes)", many));
     for (input, shape) in shapes {
@@ -1131,7 +1132,7 @@ fn build() -> Matrix {
     let mut many =
         raw_polygon(&[Vec2::ZERO, Vec2::X, Vec2::Y], &[Vec2::NEG_Y, Vec2::ONE.normalize(), Vec2::NEG_X], 0.0);
     if let Shape::Polygon(p) = &mut many {
-        bytemuck::cast_slice_mut::<Polygon, u32>(std::slice::from_mut(p))[35] = 200;
+        bytemuck::cast_slice_mut::<Polygon, u32>(std::slice::from_mut(Arc::make_mut(p)))[35] = 200;
     }
     odd.push(("polygon claiming 200 vertices (raw bytes)", many));
     for (input, shape) in odd {

@@ -96,7 +96,7 @@ fn bullet_scene(threads: usize, steps: usize) -> Vec<u64> {
             Shape::circle(0.1).unwrap(),
             Shape::cuboid(Vec2::new(0.15, 0.05)).unwrap(),
             Shape::capsule(Vec2::new(-0.2, 0.0), Vec2::new(0.2, 0.0), 0.05).unwrap(),
-            Shape::Polygon(sapwood::Polygon::regular(5, 0.12, 0.0).unwrap()),
+            Shape::from(sapwood::Polygon::regular(5, 0.12, 0.0).unwrap()),
         ];
         for k in 0..30 {
             let wall = Shape::cuboid(Vec2::new(0.02, rng.range(2.0, 8.0))).unwrap();

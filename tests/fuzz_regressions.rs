@@ -18,7 +18,7 @@ fn fuzz_rounded_box_with_huge_extent_had_infinite_centroid() {
     assert_eq!(hull, Err(ShapeError::TooLarge));
     // Up to the size limit the shape is accepted; beyond it the constructor refuses it.
     let big = Polygon::rounded_box(Vec2::splat(1e6), 0.0).unwrap();
-    assert_eq!(Shape::Polygon(big).validate(), Ok(()));
+    assert_eq!(Shape::from(big).validate(), Ok(()));
     assert_eq!(Polygon::rounded_box(Vec2::splat(1e12), 0.0), Err(ShapeError::TooLarge));
 }
 
@@ -36,12 +36,12 @@ fn fuzz_far_near_collinear_hull_failed_validate() {
         Vec2::new(-7.125, -4.657_056_6e-15),
     ];
     match Polygon::hull(&pts, 0.0) {
-        Ok(p) => assert_eq!(Shape::Polygon(p).validate(), Ok(()), "hull built {p:?}"),
+        Ok(p) => assert_eq!(Shape::from(p).validate(), Ok(()), "hull built {p:?}"),
         Err(e) => assert_eq!(e, ShapeError::Collinear),
     }
     // A clearly convex outline of the same kind is still a polygon.
     let near = [Vec2::new(-16.5, -16.5), Vec2::new(-5.5, -5.0), Vec2::ZERO, Vec2::new(-7.0, 0.0)];
-    assert_eq!(Polygon::hull(&near, 0.0).map(|p| Shape::Polygon(p).validate()), Ok(Ok(())));
+    assert_eq!(Polygon::hull(&near, 0.0).map(|p| Shape::from(p).validate()), Ok(Ok(())));
 }
 
 /// `world_ops` target, crash-ca5d53e7: a ray of length 0 starting 1.2e-12 left of a static
@@ -122,9 +122,9 @@ fn fuzz_tiny_polygon_had_non_unit_normals() {
     // What is built is valid.
     for r in [1e-9_f32, 1e-6] {
         let p = Polygon::regular(7, r, 0.0).unwrap();
-        assert_eq!(Shape::Polygon(p).validate(), Ok(()), "circumradius {r}");
+        assert_eq!(Shape::from(p).validate(), Ok(()), "circumradius {r}");
         let b = Polygon::rounded_box(Vec2::new(r, 2.0 * r), 0.0).unwrap();
-        assert_eq!(Shape::Polygon(b).validate(), Ok(()), "box {r}");
+        assert_eq!(Shape::from(b).validate(), Ok(()), "box {r}");
     }
 }
 

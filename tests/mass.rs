@@ -604,7 +604,7 @@ fn parry_agrees_where_it_is_exact_and_its_known_disagreements_hold() {
             Shape::Polygon(poly) => {
                 // parry fills the core polygon only.
                 rounded_seen += 1;
-                let core = Shape::Polygon(sapwood::Polygon::hull(poly.vertices(), 0.0).unwrap());
+                let core = Shape::from(sapwood::Polygon::hull(poly.vertices(), 0.0).unwrap());
                 let core_mass = f64::from(core.mass_properties(density).unwrap().mass);
                 assert!((pm - core_mass).abs() <= 1e-4 * core_mass, "{shape:?}: parry {pm}, core {core_mass}");
                 assert!(f64::from(m.mass) > core_mass, "{shape:?}: the rounding adds mass");

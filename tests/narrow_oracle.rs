@@ -87,7 +87,7 @@ fn random_shape(rng: &mut F64Rng, kind: Kind) -> Shape {
         Kind::Polygon => {
             if rng.chance(0.1) {
                 let n = 3 + rng.below(6) as usize;
-                Shape::Polygon(sapwood::Polygon::regular(n, s32, 0.0).unwrap())
+                Shape::from(sapwood::Polygon::regular(n, s32, 0.0).unwrap())
             } else {
                 random_hull(rng, size, 0.0)
             }

@@ -99,7 +99,7 @@ fn random_convex(rng: &mut F64Rng, kind: Kind, size: f64) -> Shape {
         }
         Kind::Polygon => {
             if rng.chance(0.1) {
-                Shape::Polygon(sapwood::Polygon::regular(3 + rng.below(6) as usize, s32, 0.0).unwrap())
+                Shape::from(sapwood::Polygon::regular(3 + rng.below(6) as usize, s32, 0.0).unwrap())
             } else {
                 random_hull(rng, size, 0.0)
             }

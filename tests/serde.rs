@@ -47,10 +47,10 @@ fn shapes() -> Vec<Shape> {
         Shape::cuboid(Vec2::new(1.5, 0.25)).unwrap(),
         Shape::polygon(&[Vec2::new(-1.0, -0.7), Vec2::new(1.3, -0.4), Vec2::new(0.1, 0.9)], 0.0).unwrap(),
         Shape::rounded_box(Vec2::new(0.7, 0.3), 0.05).unwrap(),
-        Shape::Polygon(Polygon::regular(7, 1.1, 0.02).unwrap()),
+        Shape::from(Polygon::regular(7, 1.1, 0.02).unwrap()),
         Shape::compound(vec![
             (Pose::new(Vec2::new(0.0, 1.0), 0.3), Shape::cuboid(Vec2::new(0.5, 1.5)).unwrap()),
-            (Pose::from_translation(Vec2::new(1.5, -0.25)), Shape::Polygon(Polygon::regular(5, 0.4, 0.0).unwrap())),
+            (Pose::from_translation(Vec2::new(1.5, -0.25)), Shape::from(Polygon::regular(5, 0.4, 0.0).unwrap())),
             (Pose::IDENTITY, Shape::circle(0.3).unwrap()),
         ])
         .unwrap(),

@@ -26,7 +26,7 @@ fn random_shape(rng: &mut SplitMix64) -> Shape {
         1 => Shape::capsule(Vec2::new(-s, 0.0), Vec2::new(s, rng.range(-0.5, 0.5)), 0.3 * s).unwrap(),
         2 => Shape::cuboid(Vec2::new(s, rng.range(0.2, 1.2))).unwrap(),
         3 => Shape::rounded_box(Vec2::new(s, 0.5 * s), 0.1).unwrap(),
-        4 => Shape::Polygon(Polygon::regular(3 + below_mod(rng, 6), s, 0.0).unwrap()),
+        4 => Shape::from(Polygon::regular(3 + below_mod(rng, 6), s, 0.0).unwrap()),
         _ => {
             let pts: Vec<Vec2> = (0..6).map(|_| Vec2::new(rng.range(-s, s), rng.range(-s, s))).collect();
             Shape::polygon(&pts, 0.0).unwrap_or_else(|_| Shape::circle(s).unwrap())

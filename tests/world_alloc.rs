@@ -269,9 +269,9 @@ fn resting_pairs_reusing_manifolds_allocate_nothing() {
             Shape::circle(0.56).unwrap(),
             Shape::capsule(Vec2::new(-0.3, -0.05), Vec2::new(0.3, 0.05), 0.26).unwrap(),
             Shape::cuboid(Vec2::new(0.5, 0.45)).unwrap(),
-            sapwood::Polygon::regular(6, 0.5, 0.05).map(Shape::Polygon).unwrap(),
+            sapwood::Polygon::regular(6, 0.5, 0.05).map(Shape::from).unwrap(),
             Shape::rounded_segment(Vec2::new(-0.45, 0.1), Vec2::new(0.45, -0.1), 0.05).unwrap(),
-            sapwood::Polygon::regular(5, 0.55, 0.0).map(Shape::Polygon).unwrap(),
+            sapwood::Polygon::regular(5, 0.55, 0.0).map(Shape::from).unwrap(),
         ];
         let mut world = sapwood::World::new();
         let mut placed: Vec<(sapwood::ColliderId, Pose)> = (0..200)

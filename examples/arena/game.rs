@@ -180,7 +180,7 @@ impl Game {
             )
         } else {
             let sides = 3 + (self.rng.next_u64() % 4) as usize;
-            (EnemyKind::Polygon, Shape::Polygon(Polygon::regular(sides, 1.3, 0.0)?), 3, self.rng.range(7.0, 10.0))
+            (EnemyKind::Polygon, Shape::from(Polygon::regular(sides, 1.3, 0.0)?), 3, self.rng.range(7.0, 10.0))
         };
         let p = loop {
             let p = Vec2::new(self.rng.range(-1.0, 1.0) * level::HALF.x, self.rng.range(-1.0, 1.0) * level::HALF.y);

@@ -38,8 +38,8 @@ pub fn boundary() -> Result<Vec<(Shape, Pose)>, ShapeError> {
 /// The obstacles inside the arena: oriented boxes and convex polygons, none within 40 units of
 /// the centre (the player's start) or 30 of the boundary (the spawn band).
 pub fn obstacles() -> Result<Vec<(Shape, Pose)>, Box<dyn std::error::Error>> {
-    let hexagon = Shape::Polygon(Polygon::regular(6, 14.0, 0.0)?);
-    let pentagon = Shape::Polygon(Polygon::regular(5, 12.0, 0.0)?);
+    let hexagon = Shape::from(Polygon::regular(6, 14.0, 0.0)?);
+    let pentagon = Shape::from(Polygon::regular(5, 12.0, 0.0)?);
     let triangle = Shape::polygon(&[Vec2::new(-13.0, -9.0), Vec2::new(14.0, -7.0), Vec2::new(-2.0, 14.0)], 0.0)?;
     let rounded = Shape::rounded_box(Vec2::new(10.0, 5.0), 2.0)?;
     // The concave obstacle: a U open to the north-west, decomposed into convex parts by

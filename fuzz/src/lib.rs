@@ -149,14 +149,14 @@ impl<'a> Bytes<'a> {
             }
             5 => {
                 let (n, cr, r) = (self.u8() as usize % 11, self.f32(), self.f32());
-                Polygon::regular(n, cr, r).map(Shape::Polygon).unwrap_or(Shape::Circle(Circle { radius: cr }))
+                Polygon::regular(n, cr, r).map(Shape::from).unwrap_or(Shape::Circle(Circle { radius: cr }))
             }
             6 => {
                 let mut raw = [0u8; std::mem::size_of::<Polygon>()];
                 for b in &mut raw {
                     *b = self.u8();
                 }
-                Shape::Polygon(bytemuck::pod_read_unaligned(&raw))
+                Shape::from(bytemuck::pod_read_unaligned::<Polygon>(&raw))
             }
             _ => {
                 // Small sane shapes, so that worlds fill up with pairs that touch.
@@ -170,7 +170,7 @@ impl<'a> Bytes<'a> {
                         let vs = (0..13).map(|i| Vec2::new(i as f32 * s - 6.0 * s, (i % 2) as f32 * 0.2 * s)).collect();
                         Shape::chain(vs, ChainOptions { closed: false, one_sided: s > 1.0 }).unwrap()
                     }
-                    _ => Shape::Polygon(Polygon::regular(5, s, 0.0).unwrap()),
+                    _ => Shape::from(Polygon::regular(5, s, 0.0).unwrap()),
                 }
             }
         }
@@ -852,16 +852,16 @@ pub fn run_polygon(data: &[u8]) {
     let radius = if b.u8().is_multiple_of(2) { 0.0 } else { b.f32() };
     let mut accepted = Vec::new();
     let via_shape = Shape::polygon(&pts, radius);
-    assert_eq!(via_shape, Polygon::hull(&pts, radius).map(Shape::Polygon), "Shape::polygon is Polygon::hull");
+    assert_eq!(via_shape, Polygon::hull(&pts, radius).map(Shape::from), "Shape::polygon is Polygon::hull");
     if let Ok(s) = via_shape {
         accepted.push(s);
     }
     if let Ok(p) = Polygon::hull(&pts, radius) {
         assert!((3..=sapwood::MAX_POLYGON_VERTICES).contains(&p.count()));
-        accepted.push(Shape::Polygon(p));
+        accepted.push(Shape::from(p));
     }
     if let Ok(p) = Polygon::regular(b.u8() as usize % 12, b.f32(), b.f32()) {
-        accepted.push(Shape::Polygon(p));
+        accepted.push(Shape::from(p));
     }
     if let Ok(s) = Shape::rounded_box(b.vec2(), b.f32()) {
         accepted.push(s);

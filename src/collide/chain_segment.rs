@@ -63,7 +63,7 @@ pub(crate) struct Probe {
     v: [Vec2; MAX_POLYGON_VERTICES],
     n: [Vec2; MAX_POLYGON_VERTICES],
     count: usize,
-    radius: f32,
+    pub radius: f32,
     pub centre: Vec2,
     /// For a two-sided chain, whether [`Probe::centre`] is in front of the chain as a whole
     /// (the side of its nearest point); `None` where that is not known.

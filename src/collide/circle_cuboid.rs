@@ -166,7 +166,7 @@ mod tests {
     fn matches_the_polygon_kernel_and_is_symmetric() {
         let ball = Shape::circle(0.7).unwrap();
         let bx = Shape::Cuboid(BOX);
-        let poly = Shape::Polygon(BOX.to_polygon());
+        let poly = Shape::from(BOX.to_polygon());
         let pa = Pose::new(Vec2::new(1.0, 1.0), 0.2);
         for (x, y) in [(2.5, 1.2), (1.0, 1.5), (0.3, 0.2), (-1.5, 1.9), (3.0, 3.0)] {
             let pb = Pose::new(Vec2::new(x, y), 0.9);

@@ -279,7 +279,7 @@ mod tests {
     #[test]
     fn regression_ids_of_a_box_on_an_equal_box_survive_tilt_and_reference_flips() {
         let a = Shape::cuboid(Vec2::splat(0.5)).unwrap();
-        let poly = Shape::Polygon(cuboid(0.5, 0.5).to_polygon());
+        let poly = Shape::from(cuboid(0.5, 0.5).to_polygon());
         let right = feature_id(2, 1); // A's top-right corner with B's bottom-right corner
         let left = feature_id(3, 0);
         for (sa, sb) in [(&a, &a), (&poly, &poly), (&a, &poly)] {

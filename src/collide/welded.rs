@@ -55,27 +55,9 @@ impl EdgeWeld {
 pub(crate) fn core(shape: &Shape) -> Option<Polygon> {
     match shape {
         Shape::Cuboid(b) => Some(b.to_polygon()),
-        Shape::Polygon(p) => Some(*p),
+        Shape::Polygon(p) => Some(**p),
         _ => None,
     }
-}
-
-/// `shape` (convex) grown by `r`.
-fn grown(shape: &Shape, r: f32) -> Shape {
-    let mut s = shape.clone();
-    match &mut s {
-        Shape::Circle(c) => c.radius += r,
-        Shape::Capsule(c) => c.radius += r,
-        Shape::Segment(c) => c.radius += r,
-        Shape::Cuboid(b) => {
-            let mut p = b.to_polygon();
-            p.radius = r;
-            s = Shape::Polygon(p);
-        }
-        Shape::Polygon(p) => p.radius += r,
-        Shape::Compound(_) | Shape::Chain(_) => unreachable!("parts are convex"),
-    }
-    s
 }
 
 /// A point inside a convex shape's core, in its own frame.
@@ -127,8 +109,10 @@ pub(crate) fn visit(
             }
             m
         } else {
+            // The part grown by the polygon's rounding, against the polygon's core.
             let r = q.radius();
-            let probe = if r > 0.0 { Probe::new(&grown(part, r), &xf) } else { Probe::new(part, &xf) };
+            let mut probe = Probe::new(part, &xf);
+            probe.radius += r;
             let mut best = Manifold::EMPTY;
             let mut best_depth = f32::NEG_INFINITY;
             for (k, w) in welds.iter().enumerate() {

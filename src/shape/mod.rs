@@ -34,6 +34,8 @@ pub use mass::MassProperties;
 pub use polygon::{MAX_POLYGON_VERTICES, Polygon};
 pub use tile_map::{MAX_TILE_MAP_CELLS, Tile, TileMap, TileMapError};
 
+use std::sync::Arc;
+
 use glam::Vec2;
 
 use crate::math::{Aabb, Pose};
@@ -221,8 +223,12 @@ impl ShapeKind {
 /// [`Shape::rounded_box`], [`Shape::compound`], [`Shape::concave_polygon`], [`Shape::chain`]);
 /// they are the only way to get a shape the narrow phase accepts.
 ///
-/// Convex shapes are inline data; [`Shape::Compound`] and [`Shape::Chain`] hold shared
-/// handles, so a shape is `Clone` (cheap: at most one reference-count increment) but not `Copy`.
+/// Circles, capsules, segments and boxes are inline data; [`Shape::Polygon`],
+/// [`Shape::Compound`] and [`Shape::Chain`] hold shared handles, so a shape is `Clone` (cheap:
+/// at most one reference-count increment) but not `Copy`, and 24 bytes whatever its kind. A
+/// world keeps its colliders' shapes in one array that the step reads for every moved collider
+/// and every pair: small shapes keep that array in the caches, at the cost of one more load for
+/// a polygon's vertices. Colliders built from one polygon shape share its vertices.
 ///
 /// ```
 /// use sapwood::{Shape, ShapeError, Vec2};
@@ -248,12 +254,22 @@ pub enum Shape {
     Segment(Segment),
     /// A box.
     Cuboid(Cuboid),
-    /// A convex, optionally rounded polygon.
-    Polygon(Polygon),
+    /// A convex, optionally rounded polygon (`Shape::from(polygon)` wraps a [`Polygon`]).
+    Polygon(Arc<Polygon>),
     /// Convex parts at local poses (concave shapes).
     Compound(Compound),
     /// A polyline whose segments collide with their neighbours in mind (terrain).
     Chain(Chain),
+}
+
+// The step reads the shape array for every moved collider and every pair (see `Shape`).
+const _: () = assert!(std::mem::size_of::<Shape>() == 24);
+
+impl From<Polygon> for Shape {
+    /// The polygon as a shape: its data moves behind a shared handle (see [`Shape`]).
+    fn from(p: Polygon) -> Shape {
+        Shape::Polygon(Arc::new(p))
+    }
 }
 
 /// A capsule's or segment's axis needs a direction: its squared length must be a normal f32
@@ -352,7 +368,7 @@ impl Shape {
     /// # Errors
     /// See [`Polygon::hull`].
     pub fn polygon(points: &[Vec2], radius: f32) -> Result<Shape, ShapeError> {
-        Polygon::hull(points, radius).map(Shape::Polygon)
+        Polygon::hull(points, radius).map(|p| Shape::Polygon(Arc::new(p)))
     }
 
     /// A rounded rectangle: a box of `half_extents` grown by `radius` on every side.
@@ -360,7 +376,7 @@ impl Shape {
     /// # Errors
     /// See [`Polygon::rounded_box`].
     pub fn rounded_box(half_extents: Vec2, radius: f32) -> Result<Shape, ShapeError> {
-        Polygon::rounded_box(half_extents, radius).map(Shape::Polygon)
+        Polygon::rounded_box(half_extents, radius).map(|p| Shape::Polygon(Arc::new(p)))
     }
 
     /// A compound of convex `parts` at local poses; see [`Compound::new`].
@@ -438,7 +454,7 @@ impl Shape {
                 if q.vertices().iter().any(|v| !v.is_finite()) || !q.radius.is_finite() {
                     return Err(ShapeError::NonFinite);
                 }
-                Shape::Polygon(q)
+                Shape::Polygon(Arc::new(q))
             }
             Shape::Compound(c) => Shape::Compound(c.scaled(factor)?),
             Shape::Chain(c) => Shape::Chain(c.scaled(factor)?),
@@ -541,24 +557,7 @@ impl Shape {
                 check_half_extents(b.half_extents)?;
                 size_ok(b.half_extents.max_element())
             }
-            Shape::Polygon(p) => {
-                let n = p.count as usize;
-                if !(3..=MAX_POLYGON_VERTICES).contains(&n) {
-                    return Err(ShapeError::TooFewPoints);
-                }
-                if !p.radius.is_finite() || !p.centroid.is_finite() {
-                    return Err(ShapeError::NonFinite);
-                }
-                if p.radius < 0.0 {
-                    return Err(ShapeError::NegativeRadius);
-                }
-                let vs = p.vertices();
-                if vs.iter().chain(p.normals()).any(|v| !v.is_finite()) {
-                    return Err(ShapeError::NonFinite);
-                }
-                polygon::check_convex(vs, p.normals())?;
-                size_ok(p.radius + vs.iter().map(|v| v.abs().max_element()).fold(0.0, f32::max))
-            }
+            Shape::Polygon(p) => polygon_sizes(p),
             Shape::Compound(c) => c.validate(),
             Shape::Chain(c) => c.validate(),
         }
@@ -577,6 +576,36 @@ impl Shape {
             Shape::Chain(c) => c.bounding_radius(),
         }
     }
+}
+
+/// [`Shape::validate`] of a polygon, without wrapping it in a shape.
+pub(crate) fn validate_polygon(p: &Polygon) -> Result<(), ShapeError> {
+    polygon_sizes(p)?;
+    if extent_of(p.vertices()).max(p.radius) < MIN_SHAPE_SIZE {
+        return Err(ShapeError::TooSmall);
+    }
+    Ok(())
+}
+
+/// [`Shape::validate_sizes`] of a polygon.
+fn polygon_sizes(p: &Polygon) -> Result<(), ShapeError> {
+    let n = p.count as usize;
+    if !(3..=MAX_POLYGON_VERTICES).contains(&n) {
+        return Err(ShapeError::TooFewPoints);
+    }
+    if !p.radius.is_finite() || !p.centroid.is_finite() {
+        return Err(ShapeError::NonFinite);
+    }
+    if p.radius < 0.0 {
+        return Err(ShapeError::NegativeRadius);
+    }
+    let vs = p.vertices();
+    if vs.iter().chain(p.normals()).any(|v| !v.is_finite()) {
+        return Err(ShapeError::NonFinite);
+    }
+    polygon::check_convex(vs, p.normals())?;
+    let extent = p.radius + vs.iter().map(|v| v.abs().max_element()).fold(0.0, f32::max);
+    if extent > MAX_SHAPE_SIZE { Err(ShapeError::TooLarge) } else { Ok(()) }
 }
 
 #[cfg(test)]
@@ -622,7 +651,7 @@ mod tests {
         assert!((b.min - Vec2::new(1.0 - r, 2.0 - r)).length() < 1e-5);
         assert!((b.max - Vec2::new(1.0 + r, 2.0 + r)).length() < 1e-5);
         // The box as a polygon gives the same box.
-        let p = Shape::Polygon(Cuboid { half_extents: Vec2::ONE }.to_polygon()).aabb(&pose);
+        let p = Shape::from(Cuboid { half_extents: Vec2::ONE }.to_polygon()).aabb(&pose);
         assert!((p.min - b.min).length() < 1e-5 && (p.max - b.max).length() < 1e-5);
         let c = Shape::capsule(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), 0.5).unwrap();
         let a = c.aabb(&Pose::new(Vec2::ZERO, std::f32::consts::FRAC_PI_2));

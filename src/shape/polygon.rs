@@ -3,12 +3,11 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec2;
 
-use super::{Shape, ShapeError};
+use super::ShapeError;
 
-/// The largest vertex count of a [`Polygon`]. Every [`Shape`](super::Shape) is as large as its
-/// largest variant, so each vertex more grows every stored shape by 16 bytes (vertex and
-/// normal); fewer would split decomposed concave polygons into more parts. Eight keeps a
-/// polygon inline in 144 bytes and covers boxes and regular 5–8-gons.
+/// The largest vertex count of a [`Polygon`]. A polygon stores its vertices and normals inline,
+/// 144 bytes at eight, so that the kernels read one flat value; fewer would split decomposed
+/// concave polygons into more parts. Eight covers boxes and regular 5–8-gons.
 pub const MAX_POLYGON_VERTICES: usize = 8;
 
 /// Polygons with an edge shorter than this (in both coordinates) are refused with
@@ -227,7 +226,7 @@ impl Polygon {
         // What a constructor builds must pass `Shape::validate` (its size limit, and its
         // convexity test: the hull's turn test rounds differently far from the origin), so it
         // runs the very same checks.
-        Shape::Polygon(poly).validate()?;
+        super::validate_polygon(&poly)?;
         Ok(poly)
     }
 

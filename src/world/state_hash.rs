@@ -136,7 +136,7 @@ impl Sink {
             }
             Shape::Polygon(p) => {
                 self.u32(3);
-                self.slice(std::slice::from_ref(p));
+                self.slice(std::slice::from_ref(&**p));
             }
             Shape::Compound(c) => {
                 self.u32(4);

@@ -45,7 +45,7 @@ pub fn build_with(n: usize, seed: u64, config: WorldConfig) -> Scene {
         } else if k < 0.75 {
             Shape::capsule(Vec2::new(-size, 0.0), Vec2::new(size, 0.0), 0.2).unwrap()
         } else if k < 0.9 {
-            sapwood::Polygon::regular(5 + i % 4, size + 0.05, 0.0).map(Shape::Polygon).unwrap()
+            sapwood::Polygon::regular(5 + i % 4, size + 0.05, 0.0).map(Shape::from).unwrap()
         } else {
             Shape::rounded_box(Vec2::splat(size * 0.7), 0.1).unwrap()
         };

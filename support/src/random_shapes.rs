@@ -61,7 +61,8 @@ pub fn random_hull(rng: &mut F64Rng, size: f64, radius: f32) -> Shape {
         let n = 3 + rng.below(6) as usize;
         let stretch = DVec2::new(1.0, rng.range(0.25, 1.0));
         let pts: Vec<Vec2> = (0..n).map(|_| v2(rng.dir() * size * rng.range(0.3, 1.0) * stretch)).collect();
-        if let Ok(s @ Shape::Polygon(p)) = Shape::polygon(&pts, radius)
+        if let Ok(s) = Shape::polygon(&pts, radius)
+            && let Shape::Polygon(p) = &s
             && p.vertices().iter().zip(p.normals()).all(|(v, n)| n.dot(*v) > 0.05 * size as f32)
         {
             return s;
@@ -85,7 +86,8 @@ pub fn hull(rng: &mut SplitMix64, size: f32, radius: f32) -> Shape {
     loop {
         let n = 3 + (rng.next_u64() % 6) as usize;
         let pts: Vec<Vec2> = (0..n).map(|_| dir(rng) * size * rng.range(0.3, 1.0)).collect();
-        if let Ok(s @ Shape::Polygon(p)) = Shape::polygon(&pts, radius)
+        if let Ok(s) = Shape::polygon(&pts, radius)
+            && let Shape::Polygon(p) = &s
             && p.vertices().iter().zip(p.normals()).all(|(v, n)| n.dot(*v) > 0.05 * size)
         {
             return s;

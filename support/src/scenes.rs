@@ -414,7 +414,7 @@ impl Scene {
             } else {
                 let count = 5 + rng.below(4);
                 let r = rng.range(0.25, 0.6);
-                Shape::Polygon(Polygon::regular(count, r, 0.0).expect("regular polygon"))
+                Shape::from(Polygon::regular(count, r, 0.0).expect("regular polygon"))
             };
             let p = Vec2::new(rng.range(0.0, side), rng.range(0.0, side));
             let is_circle = matches!(shape, Shape::Circle(_));

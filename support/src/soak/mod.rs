@@ -243,7 +243,7 @@ fn random_shape(rng: &mut SplitMix64) -> Shape {
         .unwrap(),
         3 => Shape::cuboid(Vec2::new(rng.range(0.1, 0.8), rng.range(0.1, 0.8))).unwrap(),
         4 => Shape::rounded_box(Vec2::new(rng.range(0.1, 0.5), rng.range(0.1, 0.5)), rng.range(0.0, 0.2)).unwrap(),
-        5 => Shape::Polygon(Polygon::regular(3 + rng.below(6), rng.range(0.2, 0.8), 0.0).unwrap()),
+        5 => Shape::from(Polygon::regular(3 + rng.below(6), rng.range(0.2, 0.8), 0.0).unwrap()),
         _ => {
             let pts: Vec<Vec2> = (0..6).map(|_| Vec2::new(rng.range(-0.8, 0.8), rng.range(-0.8, 0.8))).collect();
             Shape::polygon(&pts, 0.0).unwrap_or_else(|_| Shape::circle(0.5).unwrap())

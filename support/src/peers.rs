@@ -36,6 +36,7 @@ pub mod box2d_query;
 pub mod box2d_sim;
 pub mod box2d_suite;
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 pub use box2d::{Box2dProfile, Box2dSide};
@@ -119,6 +120,13 @@ pub fn rapier_collider(c: &Collider) -> ColliderBuilder {
         .collision_groups(groups)
         .active_hooks(hooks)
         .user_data(u128::from(c.id) | u128::from(f.group as u32) << 32)
+}
+
+/// A polygon's vertex and radius bits: equal keys, equal polygons. The suite's harness gives
+/// each engine one shape per distinct polygon, as a scene that builds a polygon once and hands
+/// it to many bodies does.
+pub fn polygon_key(p: &sapwood::Polygon) -> Vec<u32> {
+    p.vertices().iter().flat_map(|v| [v.x, v.y]).chain([p.radius()]).map(f32::to_bits).collect()
 }
 
 /// rapier's half of [`Filter::group`]: a pair whose colliders share a negative group never
@@ -308,6 +316,9 @@ pub struct RapierSide {
     pub colliders: ColliderSet,
     /// `handles[scene id]`.
     handles: Vec<ColliderHandle>,
+    /// The shapes of the polygons inserted by `step`, one per distinct polygon (see
+    /// [`polygon_key`]), shared by the colliders made of it.
+    polygons: HashMap<Vec<u32>, rapier2d::geometry::SharedShape>,
 }
 
 impl RapierSide {
@@ -332,6 +343,7 @@ impl RapierSide {
             soft_bodies: SoftBodySet::new(),
             colliders,
             handles,
+            polygons: HashMap::new(),
         };
         side.pipeline_step();
         side
@@ -407,7 +419,11 @@ impl RapierSide {
         }
         for &id in scene.inserted() {
             let c = scene.get(id).expect("inserted collider");
-            let h = self.colliders.insert(rapier_collider(c));
+            let mut builder = rapier_collider(c);
+            if let Shape::Polygon(p) = &c.shape {
+                builder.shape = self.polygons.entry(polygon_key(p)).or_insert(builder.shape).clone();
+            }
+            let h = self.colliders.insert(builder);
             if self.handles.len() <= id as usize {
                 self.handles.resize(id as usize + 1, ColliderHandle::invalid());
             }

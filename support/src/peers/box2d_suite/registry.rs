@@ -8,6 +8,7 @@
 //!  created: shapes waiting for the next sync      destroyed: ids waiting for it
 //! ```
 
+use std::collections::HashMap;
 use std::ffi::c_void;
 
 use boxdd_sys::ffi::{
@@ -56,6 +57,10 @@ pub(super) struct Registry {
     /// The next group handed out, counting down from far below any group a scene uses.
     next_group: i32,
     live_shapes: usize,
+    /// One shape per distinct polygon (see `peers::polygon_key`): a scene that builds a polygon
+    /// once for many bodies (junkyard's pentagons) gives sapwood one shape for all of them, as a
+    /// user cloning a `Shape` would.
+    polygons: HashMap<Vec<u32>, Shape>,
 }
 
 /// The scene id stored as a shape's user data.
@@ -113,6 +118,7 @@ impl Registry {
             destroyed: Vec::new(),
             next_group: -(1 << 20),
             live_shapes: 0,
+            polygons: HashMap::new(),
         }
     }
 
@@ -171,7 +177,10 @@ impl Registry {
     /// Creates a polygon shape on `body`.
     pub(super) fn polygon(&mut self, body: b2BodyId, def: &b2ShapeDef, polygon: &b2Polygon) {
         let on_static = !self.tracked(body).moving;
-        let (shape, offset) = mirror_polygon(polygon, on_static);
+        let (mut shape, offset) = mirror_polygon(polygon, on_static);
+        if let Shape::Polygon(p) = &shape {
+            shape = self.polygons.entry(crate::peers::polygon_key(p)).or_insert(shape).clone();
+        }
         let id = self.register(body, shape, offset, filter_of(&def.filter));
         // SAFETY: a live body; the definition and polygon are read during the call only.
         unsafe { b2CreatePolygonShape(body, &Self::tagged(def, id), polygon) };

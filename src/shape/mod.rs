@@ -267,6 +267,17 @@ const _: () = assert!(std::mem::size_of::<Shape>() == 24);
 
 impl From<Polygon> for Shape {
     /// The polygon as a shape: its data moves behind a shared handle (see [`Shape`]).
+    ///
+    /// ```
+    /// use sapwood::{Polygon, Shape, Vec2};
+    /// let wedge = Polygon::hull(&[Vec2::ZERO, Vec2::new(2.0, 0.0), Vec2::new(0.0, 1.0)], 0.0)?;
+    /// let shape = Shape::from(wedge);
+    /// // Clones share the vertices: colliders made from one shape read one polygon.
+    /// let (Shape::Polygon(a), Shape::Polygon(b)) = (&shape, &shape.clone()) else { unreachable!() };
+    /// assert!(std::sync::Arc::ptr_eq(a, b));
+    /// assert_eq!(a.count(), 3);
+    /// # Ok::<(), sapwood::ShapeError>(())
+    /// ```
     fn from(p: Polygon) -> Shape {
         Shape::Polygon(Arc::new(p))
     }

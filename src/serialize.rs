@@ -16,7 +16,6 @@
 //! A refusal is the deserializer's error with the constructor's message, never a panic.
 
 use std::fmt;
-use std::sync::Arc;
 
 use glam::Vec2;
 use serde::de::{self, SeqAccess, Visitor};
@@ -85,7 +84,7 @@ impl From<Part> for Shape {
             Part::Capsule(c) => Shape::Capsule(c),
             Part::Segment(s) => Shape::Segment(s),
             Part::Cuboid(c) => Shape::Cuboid(c),
-            Part::Polygon(p) => Shape::Polygon(Arc::new(p)),
+            Part::Polygon(p) => Shape::from(p),
         }
     }
 }
@@ -187,7 +186,7 @@ impl TryFrom<ShapeRepr> for Shape {
             ShapeRepr::Capsule(c) => Shape::Capsule(c),
             ShapeRepr::Segment(s) => Shape::Segment(s),
             ShapeRepr::Cuboid(c) => Shape::Cuboid(c),
-            ShapeRepr::Polygon(p) => Shape::Polygon(Arc::new(p)),
+            ShapeRepr::Polygon(p) => Shape::from(p),
             ShapeRepr::Compound(c) => Shape::Compound(c),
             ShapeRepr::Chain(c) => Shape::Chain(c),
         };

@@ -13,7 +13,6 @@
 //! The whole thing is O(n²) (ear search, the all-pairs self-intersection check).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use glam::{DVec2, Vec2};
 
@@ -327,7 +326,7 @@ impl Compound {
             buf.clear();
             buf.extend(piece.iter().map(|&i| v[i].as_vec2()));
             match Polygon::hull(&buf, radius) {
-                Ok(poly) => parts.push((Pose::IDENTITY, Shape::Polygon(Arc::new(poly)))),
+                Ok(poly) => parts.push((Pose::IDENTITY, Shape::from(poly))),
                 // A sliver below the hull's tolerance (its area is under ~1e-10 of its extent
                 // squared) is not representable as a polygon; the other parts cover all but it.
                 Err(ShapeError::Collinear | ShapeError::TooFewPoints) => {}

@@ -379,7 +379,7 @@ impl Shape {
     /// # Errors
     /// See [`Polygon::hull`].
     pub fn polygon(points: &[Vec2], radius: f32) -> Result<Shape, ShapeError> {
-        Polygon::hull(points, radius).map(|p| Shape::Polygon(Arc::new(p)))
+        Polygon::hull(points, radius).map(Shape::from)
     }
 
     /// A rounded rectangle: a box of `half_extents` grown by `radius` on every side.
@@ -387,7 +387,7 @@ impl Shape {
     /// # Errors
     /// See [`Polygon::rounded_box`].
     pub fn rounded_box(half_extents: Vec2, radius: f32) -> Result<Shape, ShapeError> {
-        Polygon::rounded_box(half_extents, radius).map(|p| Shape::Polygon(Arc::new(p)))
+        Polygon::rounded_box(half_extents, radius).map(Shape::from)
     }
 
     /// A compound of convex `parts` at local poses; see [`Compound::new`].
@@ -465,7 +465,7 @@ impl Shape {
                 if q.vertices().iter().any(|v| !v.is_finite()) || !q.radius.is_finite() {
                     return Err(ShapeError::NonFinite);
                 }
-                Shape::Polygon(Arc::new(q))
+                Shape::from(q)
             }
             Shape::Compound(c) => Shape::Compound(c.scaled(factor)?),
             Shape::Chain(c) => Shape::Chain(c.scaled(factor)?),
@@ -533,7 +533,7 @@ impl Shape {
             Shape::Capsule(c) => span(c.a, c.b).max(c.radius),
             Shape::Segment(c) => span(c.a, c.b).max(c.radius),
             Shape::Cuboid(b) => b.half_extents.max_element(),
-            Shape::Polygon(p) => extent_of(p.vertices()).max(p.radius),
+            Shape::Polygon(p) => polygon_extent(p),
             Shape::Chain(_) | Shape::Compound(_) => f32::INFINITY,
         }
     }
@@ -592,10 +592,15 @@ impl Shape {
 /// [`Shape::validate`] of a polygon, without wrapping it in a shape.
 pub(crate) fn validate_polygon(p: &Polygon) -> Result<(), ShapeError> {
     polygon_sizes(p)?;
-    if extent_of(p.vertices()).max(p.radius) < MIN_SHAPE_SIZE {
+    if polygon_extent(p) < MIN_SHAPE_SIZE {
         return Err(ShapeError::TooSmall);
     }
     Ok(())
+}
+
+/// [`Shape::extent`] of a polygon.
+fn polygon_extent(p: &Polygon) -> f32 {
+    extent_of(p.vertices()).max(p.radius)
 }
 
 /// [`Shape::validate_sizes`] of a polygon.

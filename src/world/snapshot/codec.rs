@@ -1,7 +1,6 @@
 //! The byte level of snapshots: little-endian primitives, and the records sections are made of.
 
 use glam::Vec2;
-use std::sync::Arc;
 
 use super::{Result, SnapshotError, bad};
 use crate::math::{Aabb, Pose, Rot};
@@ -254,7 +253,7 @@ impl<'a> Reader<'a> {
                 for w in bytemuck::cast_slice_mut::<Polygon, u32>(std::slice::from_mut(&mut poly)) {
                     *w = self.u32()?;
                 }
-                Shape::Polygon(Arc::new(poly))
+                Shape::from(poly)
             }
             _ => return Err(bad("unknown shape kind")),
         };

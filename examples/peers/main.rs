@@ -50,7 +50,8 @@
 //! so both are single-threaded whatever the pool.
 //!
 //! `--only` steps one engine alone, with no pair checks: the run to put under `perf record` (in
-//! the pyramids and the suite Box2D simulates too, untimed unless it is the one). `--broad` swaps sapwood's
+//! the pyramids and the suite Box2D simulates too, untimed unless it is the one). There, sapwood's
+//! run also prints its mean phase times and narrow-phase counts. `--broad` swaps sapwood's
 //! broad phase for movers and `--insert batch` inserts sapwood's colliders with one
 //! `insert_batch` (diagnostics only; the comparison is made with `WorldConfig::default()`, one
 //! collider at a time). `--box2d-recycle` leaves the collision-only Box2D's contact recycling on

@@ -12,8 +12,9 @@ use crate::world::pairs::{ContactIndex, PairIndex};
 /// the next (the snapshot stores none of them); each is kept only for its capacity.
 #[derive(Default)]
 pub(super) struct Scratch {
-    /// Tight boxes of the moved colliders, computed in parallel, one beside each of `moved`.
-    pub moved_aabbs: Vec<Aabb>,
+    /// Per block of slots, the box pass's escaped colliders with the fat boxes they had, in
+    /// slot order: gathered into `escaped`.
+    pub boxes: Vec<Vec<(ColliderSlot, Aabb)>>,
     /// One bit per slot, set for the moved colliders from the box phase to the end of the
     /// narrow phase: the narrow phase's test for "this pair has a moved end".
     pub moved_bits: Vec<u64>,

@@ -5,12 +5,15 @@ use glam::Vec2;
 use crate::math::Aabb;
 use crate::par::prelude::*;
 use crate::storage::{ColliderSlot, flags};
-use crate::world::World;
 use crate::world::pairs::{PairEntry, PairIndex};
+use crate::world::{World, WorldConfig};
+
+/// Moved colliders per block of the parallel box pass, about.
+const BLOCK: usize = 1024;
 
 impl World {
-    /// (a) Tight boxes of moved colliders in parallel, then the serial escape test: a collider
-    /// whose tight box left its fat box (or a new one) gets a new fat box and is listed in
+    /// (a) Tight boxes of moved colliders and the escape test, in parallel: a collider whose
+    /// tight box left its fat box (or a new one) gets a new fat box and is listed in
     /// `scratch.escaped` with the fat box it had, for the broad phase.
     pub(super) fn update_aabbs(&mut self) {
         let cols = &mut self.cols;
@@ -38,54 +41,105 @@ impl World {
                 rest &= rest - 1;
             }
         }
-        let (shapes, poses) = (&cols.shape, &cols.pose);
-        self.moved
-            .par_iter()
-            .map(|&s| shapes[s.index()].aabb(&poses[s.index()]))
-            .collect_into_vec(&mut scratch.moved_aabbs);
-
+        // Tight boxes, the escape test and the new fat boxes in parallel, written in place:
+        // blocks of slots, each scanning its words of the moved bits and listing its escaped
+        // colliders, which are then gathered in slot order. A block spans about `BLOCK` moved
+        // colliders, whole words, and at least `BLOCK` slots: a few movers in a big world are
+        // one block, not hundreds of near-empty ones. The blocks depend on the counts alone,
+        // and no slot's result on its block.
+        let slots = cols.aabb.len();
+        let block = (slots * BLOCK / self.moved.len().max(1)).max(BLOCK).next_multiple_of(64);
+        let chunks = slots.div_ceil(block);
+        if scratch.boxes.len() < chunks {
+            scratch.boxes.resize_with(chunks, Vec::new);
+        }
+        let (config, pairs, pair_head) = (&self.config, &self.pairs, &cols.pair_head);
+        let (shapes, poses, flag_col, starts) = (&cols.shape, &cols.pose, &cols.flags, &cols.sweep_start);
+        scratch.boxes[..chunks]
+            .par_iter_mut()
+            .zip(cols.aabb.par_chunks_mut(block).zip(cols.fat.par_chunks_mut(block)))
+            .zip(scratch.moved_bits.par_chunks(block / 64))
+            .enumerate()
+            .for_each(|(k, ((out, (aabbs, fats)), words))| {
+                out.clear();
+                for (w, &word) in words.iter().enumerate() {
+                    let mut rest = word;
+                    while rest != 0 {
+                        let i = w << 6 | rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        let s = k * block + i;
+                        let tight = shapes[s].aabb(&poses[s]);
+                        let last_tight = std::mem::replace(&mut aabbs[i], tight);
+                        let f = flag_col[s];
+                        // What the fat box must cover: the tight box, or for a bullet its whole
+                        // sweep.
+                        let reach = if f & flags::BULLET != 0 {
+                            super::ccd::sweep_box(&shapes[s], &starts[s], &poses[s], tight)
+                        } else {
+                            tight
+                        };
+                        // A collider whose pairs are to be refreshed escapes whatever its box
+                        // did, so that the broad phase searches them (and a static switch moves
+                        // it across structures).
+                        let fat = fats[i];
+                        if f & flags::REFRESH == 0 && fat.contains(&reach) {
+                            continue;
+                        }
+                        let slot = ColliderSlot::from_index(s);
+                        fats[i] = if f & flags::STATIC != 0 {
+                            // Static colliders do not move, so a fat margin would only widen
+                            // their candidate pairs: a long wall's margin grows with its length,
+                            // and every collider within that margin would keep a live pair
+                            // with it.
+                            reach
+                        } else {
+                            // A new collider has no fat box yet, and no last tight box.
+                            let last_tight = (fat != Aabb::EMPTY).then_some(last_tight);
+                            let open = || in_open_space(pairs, pair_head, slot);
+                            fat_box(config, slot, tight, last_tight, reach, open)
+                        };
+                        out.push((slot, fat));
+                    }
+                }
+            });
         scratch.escaped.clear();
-        for (&slot, &tight) in self.moved.iter().zip(&scratch.moved_aabbs) {
-            let s = slot.index();
-            let last_tight = std::mem::replace(&mut cols.aabb[s], tight);
-            let fat = cols.fat[s];
-            // What the fat box must cover: the tight box, or for a bullet its whole sweep.
-            let reach = if cols.flags[s] & flags::BULLET != 0 {
-                super::ccd::sweep_box(&cols.shape[s], &cols.sweep_start[s], &cols.pose[s], tight)
-            } else {
-                tight
-            };
-            // A collider whose pairs are to be refreshed escapes whatever its box did, so that
-            // the broad phase searches them (and a static switch moves it across structures).
-            if fat.contains(&reach) && cols.flags[s] & flags::REFRESH == 0 {
-                continue;
-            }
-            let is_new = !cols.is_placed(s);
-            let size = tight.max - tight.min;
-            // Static colliders do not move, so a fat margin would only widen their candidate
-            // pairs: a long wall's margin grows with its length, and every collider within that
-            // margin would keep a live pair with it.
-            cols.fat[s] = if cols.flags[s] & flags::STATIC != 0 {
-                reach
-            } else {
-                let jitter = renewal_jitter(slot, &tight);
-                let margin = (self.config.aabb_margin + self.config.aabb_margin_ratio * size.max_element()) * jitter;
-                // Reach ahead along the last displacement (Box2D v2's displacement multiplier),
-                // capped at the collider's size; a collider moving faster for its size gets its
-                // margin alone (see `aabb_motion_factor`). A new collider has no last box.
-                let shift = (tight.min + tight.max - last_tight.min - last_tight.max) * 0.5;
-                let ahead = shift * self.config.aabb_motion_factor;
-                let over = ahead.abs().max_element() / size.max_element();
-                let reaches =
-                    !is_new && (over <= 1.0 || over <= 2.0 && in_open_space(&self.pairs, &cols.pair_head, slot));
-                let cap = Vec2::splat(size.max_element());
-                let ahead = if reaches { ahead.clamp(-cap, cap) * jitter } else { Vec2::ZERO };
-                let f = reach.fattened(margin);
-                Aabb { min: f.min + ahead.min(Vec2::ZERO), max: f.max + ahead.max(Vec2::ZERO) }
-            };
-            scratch.escaped.push((slot, fat));
+        for out in &scratch.boxes[..chunks] {
+            scratch.escaped.extend_from_slice(out);
         }
     }
+}
+
+/// A renewed fat box of a moving collider whose tight box is `tight` (its last one
+/// `last_tight`, none for a new collider) and whose fat box must cover `reach`: the margin,
+/// and a reach ahead along the last displacement (Box2D v2's displacement multiplier) capped at
+/// the collider's size. A collider moving faster for its size gets its margin alone, unless it
+/// is in open space (see `WorldConfig::aabb_motion_factor`).
+///
+/// Out of line: inlined, it made the box pass's loop slower for the common collider, one still
+/// inside its fat box.
+#[inline(never)]
+fn fat_box(
+    config: &WorldConfig,
+    slot: ColliderSlot,
+    tight: Aabb,
+    last_tight: Option<Aabb>,
+    reach: Aabb,
+    open_space: impl FnOnce() -> bool,
+) -> Aabb {
+    let size = (tight.max - tight.min).max_element();
+    let jitter = renewal_jitter(slot, &tight);
+    let margin = (config.aabb_margin + config.aabb_margin_ratio * size) * jitter;
+    let ahead = last_tight.map_or(Vec2::ZERO, |last| {
+        let ahead = (tight.min + tight.max - last.min - last.max) * 0.5 * config.aabb_motion_factor;
+        let over = ahead.abs().max_element() / size;
+        if over <= 1.0 || over <= 2.0 && open_space() {
+            ahead.clamp(Vec2::splat(-size), Vec2::splat(size)) * jitter
+        } else {
+            Vec2::ZERO
+        }
+    });
+    let f = reach.fattened(margin);
+    Aabb { min: f.min + ahead.min(Vec2::ZERO), max: f.max + ahead.max(Vec2::ZERO) }
 }
 
 /// Whether a collider is in at most two candidate pairs (as of the last step): a walk of at

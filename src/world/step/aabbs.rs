@@ -48,7 +48,8 @@ impl World {
         // one block, not hundreds of near-empty ones. The blocks depend on the counts alone,
         // and no slot's result on its block.
         let slots = cols.aabb.len();
-        let block = (slots * BLOCK / self.moved.len().max(1)).max(BLOCK).next_multiple_of(64);
+        let per_mover = slots / self.moved.len().max(1);
+        let block = per_mover.saturating_mul(BLOCK).clamp(BLOCK, slots.max(BLOCK)).next_multiple_of(64);
         let chunks = slots.div_ceil(block);
         if scratch.boxes.len() < chunks {
             scratch.boxes.resize_with(chunks, Vec::new);

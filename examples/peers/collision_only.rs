@@ -9,7 +9,7 @@ use sapwood_support::peers::{
     Box2dSide, BuildTimes, Insertion, RapierSide, SapwoodSide, Stats, disagreements, time_cpu,
 };
 
-use crate::report::{Timing, Timings, ms, print_ratios, print_timings};
+use crate::report::{PhaseTally, Timing, Timings, ms, print_ratios, print_timings};
 use crate::{Args, Explained, SceneName, default_steps, explain, make_scene, sapwood_config};
 
 pub struct Row {
@@ -141,6 +141,7 @@ pub fn run_alone(engine: &str, n: usize, threads: usize, args: &Args) -> Result<
     let mut scene = make_scene(args, n);
     let mut times = Vec::with_capacity(steps);
     let mut cpu = Some(Duration::ZERO);
+    let mut tally = None;
     let mut record = |step: usize, (wall, c): (Duration, Option<Duration>)| {
         if step >= args.warmup {
             times.push(wall.as_secs_f64() * 1e3);
@@ -150,10 +151,15 @@ pub fn run_alone(engine: &str, n: usize, threads: usize, args: &Args) -> Result<
     match engine {
         "sapwood" => {
             let mut sap = SapwoodSide::build_with(&scene, sapwood_config(args, &scene)?, args.insertion);
+            let mut phases = PhaseTally::default();
             for step in 0..args.warmup + steps {
                 scene.step();
                 record(step, time_cpu(|| sap.step(&scene)));
+                if step >= args.warmup {
+                    phases.add(&sap);
+                }
             }
+            tally = Some(phases);
         }
         "rapier" => {
             let mut rap = RapierSide::build(&scene);
@@ -181,6 +187,9 @@ pub fn run_alone(engine: &str, n: usize, threads: usize, args: &Args) -> Result<
         w.p90,
         w.p99
     );
+    if let Some(tally) = tally {
+        tally.print(w.mean, steps);
+    }
     Ok(())
 }
 

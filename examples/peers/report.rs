@@ -93,10 +93,7 @@ pub fn run_engine_alone(
     }
     let mut times = Vec::with_capacity(steps);
     let mut cpu = Some(Duration::ZERO);
-    // sapwood's phases summed over the timed steps: AABBs, broad, narrow, continuous, events.
-    let mut phases = [Duration::ZERO; 5];
-    // And its narrow phase's work: pairs evaluated, manifolds reused, contacts after the step.
-    let mut work = [0u64; 3];
+    let mut tally = PhaseTally::default();
     for step in 0..args.warmup + steps {
         let own = advance(scene);
         let (wall, c) = if let Some(sap) = &mut sap {
@@ -110,15 +107,7 @@ pub fn run_engine_alone(
             times.push(wall.as_secs_f64() * 1e3);
             cpu = cpu.zip(c).map(|(a, b)| a + b);
             if let Some(sap) = &sap {
-                let t = sap.world.last_step_timings();
-                for (sum, d) in phases.iter_mut().zip([t.aabbs, t.broad_phase, t.narrow_phase, t.continuous, t.events])
-                {
-                    *sum += d;
-                }
-                let c = sap.world.last_step_counts();
-                for (sum, k) in work.iter_mut().zip([c.pairs, c.reused, sap.world.contacts().len() as u32]) {
-                    *sum += u64::from(k);
-                }
+                tally.add(sap);
             }
         }
     }
@@ -129,17 +118,53 @@ pub fn run_engine_alone(
         w.median, w.mean, w.p90, w.p99
     );
     if sap.is_some() {
-        let mean = |d: Duration| d.as_secs_f64() * 1e3 / steps as f64;
-        let stepped: f64 = phases.iter().map(|&d| mean(d)).sum();
-        let [a, b, n, c, e] = phases.map(mean);
-        println!(
-            "sapwood's phases, mean ms: AABBs {a:.3}, broad {b:.3}, narrow {n:.3}, continuous {c:.3}, events {e:.3}; telling the world the changes {:.3}",
-            w.mean - stepped
-        );
-        let [pairs, reused, contacts] = work.map(|k| k as f64 / steps as f64);
-        println!(
-            "sapwood's narrow phase, mean per step: {pairs:.0} pairs evaluated, {reused:.0} manifolds reused, {contacts:.0} contacts"
-        );
+        tally.print(w.mean, steps);
     }
     Ok(())
+}
+
+/// sapwood's phases and narrow-phase work summed over the timed steps of an alone run.
+#[derive(Default)]
+pub struct PhaseTally {
+    /// AABBs, broad, narrow, continuous, events.
+    phases: [Duration; 5],
+    /// Colliders escaped, pairs made, pairs freed, pairs evaluated, manifolds reused, contacts
+    /// after the step.
+    work: [u64; 6],
+}
+
+impl PhaseTally {
+    pub fn add(&mut self, sap: &SapwoodSide) {
+        let t = sap.world.last_step_timings();
+        for (sum, d) in self.phases.iter_mut().zip([t.aabbs, t.broad_phase, t.narrow_phase, t.continuous, t.events]) {
+            *sum += d;
+        }
+        let c = sap.world.last_step_counts();
+        for (sum, k) in self.work.iter_mut().zip([
+            c.escaped,
+            c.pairs_began,
+            c.pairs_ended,
+            c.pairs,
+            c.reused,
+            sap.world.contacts().len() as u32,
+        ]) {
+            *sum += u64::from(k);
+        }
+    }
+
+    /// Prints the means over `steps`; what the step's mean wall time `wall_mean` has beyond the
+    /// phases is the time spent telling the world the changes.
+    pub fn print(&self, wall_mean: f64, steps: usize) {
+        let mean = |d: Duration| d.as_secs_f64() * 1e3 / steps as f64;
+        let stepped: f64 = self.phases.iter().map(|&d| mean(d)).sum();
+        let [a, b, n, c, e] = self.phases.map(mean);
+        println!(
+            "sapwood's phases, mean ms: AABBs {a:.3}, broad {b:.3}, narrow {n:.3}, continuous {c:.3}, events {e:.3}; telling the world the changes {:.3}",
+            wall_mean - stepped
+        );
+        let [escaped, began, ended, pairs, reused, contacts] = self.work.map(|k| k as f64 / steps as f64);
+        println!(
+            "sapwood's work, mean per step: {escaped:.0} colliders escaped, {began:.0} pairs made, {ended:.0} freed; {pairs:.0} pairs evaluated, {reused:.0} manifolds reused, {contacts:.0} contacts"
+        );
+    }
 }

@@ -421,10 +421,18 @@ pub struct StepTimings {
     pub events: Duration,
 }
 
-/// What the narrow phase of one [`World::step`](crate::World::step) did, for profiling and HUDs
-/// (as Box2D's `b2World_GetCounters`).
+/// What one [`World::step`](crate::World::step) did, for profiling, tuning the fat-box margins
+/// ([`WorldConfig::aabb_margin`](crate::WorldConfig::aabb_margin)) and HUDs (as Box2D's
+/// `b2World_GetCounters`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StepCounts {
+    /// Colliders whose tight box left their fat box (or that were new), and so went through
+    /// the broad phase with a renewed fat box.
+    pub escaped: u32,
+    /// Candidate pairs made: fat boxes that began to overlap.
+    pub pairs_began: u32,
+    /// Candidate pairs freed: fat boxes that parted.
+    pub pairs_ended: u32,
     /// Candidate pairs with a moved collider, whose manifold (or, for sensors, overlap) was
     /// computed when their tight boxes overlap.
     pub pairs: u32,

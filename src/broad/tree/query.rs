@@ -107,6 +107,16 @@ impl DynamicTree {
     /// [`DynamicTree::query`], with every stored box grown by its rounding slack when `slack` is
     /// set (the world's scene queries; see [`DynamicTree::ray_cast_all_with`]).
     pub(crate) fn query_with(&self, aabb: &Aabb, slack: bool, mut f: impl FnMut(u32) -> bool) -> bool {
+        self.query_boxes_with(aabb, slack, |id, _| f(id))
+    }
+
+    /// [`DynamicTree::query`], handing `f` each id's tight box too: the box is in the leaf the
+    /// walk has just read, where a lookup by id would be a load from anywhere in memory.
+    pub(crate) fn query_boxes(&self, aabb: &Aabb, f: impl FnMut(u32, &Aabb) -> bool) -> bool {
+        self.query_boxes_with(aabb, false, f)
+    }
+
+    fn query_boxes_with(&self, aabb: &Aabb, slack: bool, mut f: impl FnMut(u32, &Aabb) -> bool) -> bool {
         if self.root.is_null() {
             return true;
         }
@@ -124,7 +134,8 @@ impl DynamicTree {
             let node = &self.nodes[n.index()];
             if node.is_leaf() {
                 let id = node.id();
-                if (exact || overlaps(&self.tight[id as usize])) && !f(id) {
+                let tight = if exact { &node.aabb } else { &self.tight[id as usize] };
+                if (exact || overlaps(tight)) && !f(id, tight) {
                     return false;
                 }
             } else {

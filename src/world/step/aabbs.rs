@@ -107,6 +107,7 @@ impl World {
         for out in &scratch.boxes[..chunks] {
             scratch.escaped.extend_from_slice(out);
         }
+        self.counts.escaped = scratch.escaped.len() as u32;
     }
 }
 

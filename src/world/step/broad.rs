@@ -131,8 +131,8 @@ impl World {
                         // collider's old box is empty). Non-pairs among the parted are dropped by
                         // the apply's pair-table lookup.
                         Some(old) => {
-                            tree.query(&fat.union(old), |other| {
-                                let f = &cols.fat[other as usize];
+                            // A resident's leaf holds its fat box (the tree's margin is 0).
+                            tree.query_boxes(&fat.union(old), |other, f| {
                                 if f.overlaps(&fat) {
                                     out.hits.push(other);
                                 } else if f.overlaps(old) {
@@ -150,9 +150,11 @@ impl World {
                     }
                     for &other in &out.hits {
                         let p = crate::broad::pair(id, other);
+                        // The table first: most hits are pairs the collider already has, and
+                        // the table is small where the other's flags may be anywhere in memory.
                         if other != id
-                            && Self::may_pair(cols, config, slot, ColliderSlot::new(other))
                             && !table.contains(p)
+                            && Self::may_pair(cols, config, slot, ColliderSlot::new(other))
                         {
                             out.began.push(p);
                         }
@@ -275,6 +277,7 @@ impl World {
             {
                 self.pair_table.remove(key);
                 self.free_pair(p, false);
+                self.counts.pairs_ended += 1;
             }
         }
         self.scratch.began.sort_unstable();
@@ -294,6 +297,7 @@ impl World {
             }
             let sensor = (self.cols.flags[a.index()] | self.cols.flags[b.index()]) & flags::SENSOR != 0;
             self.create_pair(a, b, sensor);
+            self.counts.pairs_began += 1;
         }
     }
 }

@@ -33,6 +33,7 @@ impl World {
     pub fn step(&mut self) {
         let t0 = Stamp::now();
         self.events.clear();
+        self.counts = StepCounts::default();
         self.mover_tree.settle();
         // The phases run on one of the pool's workers, so that the half a dozen parallel passes
         // of a step do not each pay a wake-up and a sleep (see `par::on_worker`). With nothing
@@ -75,8 +76,8 @@ impl World {
         self.timings
     }
 
-    /// What the last [`World::step`]'s narrow phase computed: pairs evaluated, manifolds
-    /// reused.
+    /// What the last [`World::step`] did: colliders escaped, candidate pairs made and freed,
+    /// pairs evaluated, manifolds reused.
     #[must_use]
     pub fn last_step_counts(&self) -> StepCounts {
         self.counts

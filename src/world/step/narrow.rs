@@ -50,7 +50,6 @@ impl World {
         // cost of one visit. So scan once the movers are 1/16 of the colliders, whatever the pairs
         // per collider: the pair count cancels out of the comparison.
         let scan = self.moved.len() * 16 >= self.cols.alive_count as usize;
-        self.counts = StepCounts::default();
         if scan {
             self.update_contacts_in_place();
         }
@@ -74,7 +73,9 @@ impl World {
                     // Free entries hold `[NULL, NULL]`, which is never a moved slot; touching
                     // non-sensor pairs were updated in place.
                     if pair.contact.is_null() && (is_set(bits, pair.ids[0]) || is_set(bits, pair.ids[1])) {
-                        Self::evaluate_into(cols, welds, hooks, None, pair, PairIndex::from_index(k * CHUNK + i), out);
+                        let overlap = boxes_overlap(cols, pair.ids);
+                        let p = PairIndex::from_index(k * CHUNK + i);
+                        Self::evaluate_into(cols, welds, hooks, None, pair, p, overlap, out);
                     }
                 }
             });
@@ -83,6 +84,14 @@ impl World {
                 out.updates.clear();
                 out.changes.clear();
                 out.counts = StepCounts::default();
+                // First the chunk's pairs are listed with whether their tight boxes overlap, and
+                // what the evaluation will read of the other end is read, then they are evaluated.
+                // In a big still world the other end (a static among millions) is rarely in
+                // cache: listed apart, its loads do not wait for one another, where behind each
+                // pair's kernel every miss would wait alone.
+                let mut walk = std::mem::take(&mut out.walk);
+                walk.clear();
+                let mut warmth = 0;
                 for &slot in movers {
                     let mut p = cols.pair_head[slot.index()];
                     while !p.is_null() {
@@ -90,11 +99,21 @@ impl World {
                         let end = Self::end_of(pair, slot);
                         let other = pair.ids[1 - end];
                         if other > slot || !is_set(bits, other) {
-                            Self::evaluate_into(cols, welds, hooks, witnesses, pair, p, out);
+                            let overlap = boxes_overlap(cols, pair.ids);
+                            if overlap {
+                                warmth ^= warm(cols, welds, other);
+                            }
+                            walk.push((p, overlap));
                         }
                         p = pair.next[end];
                     }
                 }
+                // Keeps the loads: nothing else uses what they read.
+                std::hint::black_box(warmth);
+                for &(p, overlap) in &walk {
+                    Self::evaluate_into(cols, welds, hooks, witnesses, &pairs[p.index()], p, overlap, out);
+                }
+                out.walk = walk;
             });
         }
         self.add_counts(chunks);
@@ -119,10 +138,11 @@ impl World {
         self.refusals_pending = false;
     }
 
-    /// Evaluates `pair` (entry `p`) and records what the serial apply must do with the result.
-    /// A touching pair's witness (when reuse is on) is read from `witnesses` and its successor
-    /// handed to the apply with the manifold.
+    /// Evaluates `pair` (entry `p`, whose tight boxes `overlap` or not) and records what the
+    /// serial apply must do with the result. A touching pair's witness (when reuse is on) is
+    /// read from `witnesses` and its successor handed to the apply with the manifold.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn evaluate_into(
         cols: &Columns,
         welds: &Welds,
@@ -130,13 +150,14 @@ impl World {
         witnesses: Option<&[Witness]>,
         pair: &PairEntry,
         p: PairIndex,
+        overlap: bool,
         out: &mut NarrowChunk,
     ) {
         let mut w = match witnesses {
             Some(ws) if !pair.contact.is_null() => Some(ws[pair.contact.index()]),
             _ => None,
         };
-        let m = if pair.refused {
+        let m = if pair.refused || !overlap {
             Manifold::EMPTY
         } else {
             Self::evaluate(cols, welds, hooks, w.as_mut(), pair.ids, pair.sensor)
@@ -151,9 +172,9 @@ impl World {
         }
     }
 
-    /// The manifold of the colliders in slots `ids` (for a sensor pair, one point when they
-    /// overlap: sensors only need a yes/no), through the contact hook when there is one, and
-    /// through the pair's reuse witness when it has one.
+    /// The manifold of the colliders in slots `ids`, whose tight boxes overlap (for a sensor
+    /// pair, one point when they overlap: sensors only need a yes/no), through the contact hook
+    /// when there is one, and through the pair's reuse witness when it has one.
     #[inline]
     fn evaluate(
         cols: &Columns,
@@ -164,9 +185,6 @@ impl World {
         sensor: bool,
     ) -> Manifold {
         let [a, b] = ids.map(ColliderSlot::index);
-        if !cols.aabb[a].overlaps(&cols.aabb[b]) {
-            return Manifold::EMPTY;
-        }
         let (sa, pa, sb, pb) = (&cols.shape[a], &cols.pose[a], &cols.shape[b], &cols.pose[b]);
         if sensor {
             let mut m = Manifold::EMPTY;
@@ -210,7 +228,7 @@ impl World {
                         continue;
                     }
                     let refused = refusals && pairs[p.index()].refused;
-                    let mut m = if refused {
+                    let mut m = if refused || !boxes_overlap(cols, ids) {
                         Manifold::EMPTY
                     } else {
                         Self::evaluate(cols, welds, hooks, reuse.then_some(&mut *w), ids, false)
@@ -242,6 +260,21 @@ impl World {
             self.counts.reused += out.counts.reused;
         }
     }
+}
+
+/// Whether the tight boxes of the colliders in slots `ids` overlap: a pair whose boxes do not
+/// has the empty manifold.
+#[inline]
+fn boxes_overlap(cols: &Columns, ids: [ColliderSlot; 2]) -> bool {
+    cols.aabb[ids[0].index()].overlaps(&cols.aabb[ids[1].index()])
+}
+
+/// Reads what an evaluation reads of the collider in slot `s` (its pose, its shape, its
+/// welds) and folds it into a number, so that the caller's loads are not optimised away.
+#[inline]
+fn warm(cols: &Columns, welds: &Welds, s: ColliderSlot) -> usize {
+    let s = s.index();
+    welds.of(s).map_or(0, <[_]>::len) ^ cols.pose[s].p.x.to_bits() as usize ^ cols.shape[s].kind() as usize
 }
 
 /// Whether slot `s`'s bit is set (`false` past the end, which covers `NULL`).

@@ -62,6 +62,10 @@ impl Clone for Scratch {
 pub(super) struct SearchChunk {
     /// The chunk's query hits for one collider at a time.
     pub hits: Vec<u32>,
+    /// The chunk's escaped movers with their fat and old fat boxes (empty when not wanted), and
+    /// beside them the box their tree walk searches.
+    pub probes: Vec<(ColliderSlot, Aabb, Aabb)>,
+    pub probe_boxes: Vec<Aabb>,
     pub began: Vec<Pair>,
     pub ended: Vec<Pair>,
 }

@@ -107,16 +107,6 @@ impl DynamicTree {
     /// [`DynamicTree::query`], with every stored box grown by its rounding slack when `slack` is
     /// set (the world's scene queries; see [`DynamicTree::ray_cast_all_with`]).
     pub(crate) fn query_with(&self, aabb: &Aabb, slack: bool, mut f: impl FnMut(u32) -> bool) -> bool {
-        self.query_boxes_with(aabb, slack, |id, _| f(id))
-    }
-
-    /// [`DynamicTree::query`], handing `f` each id's tight box too: the box is in the leaf the
-    /// walk has just read, where a lookup by id would be a load from anywhere in memory.
-    pub(crate) fn query_boxes(&self, aabb: &Aabb, f: impl FnMut(u32, &Aabb) -> bool) -> bool {
-        self.query_boxes_with(aabb, false, f)
-    }
-
-    fn query_boxes_with(&self, aabb: &Aabb, slack: bool, mut f: impl FnMut(u32, &Aabb) -> bool) -> bool {
         if self.root.is_null() {
             return true;
         }
@@ -134,8 +124,7 @@ impl DynamicTree {
             let node = &self.nodes[n.index()];
             if node.is_leaf() {
                 let id = node.id();
-                let tight = if exact { &node.aabb } else { &self.tight[id as usize] };
-                if (exact || overlaps(tight)) && !f(id, tight) {
+                if (exact || overlaps(&self.tight[id as usize])) && !f(id) {
                     return false;
                 }
             } else {
@@ -149,6 +138,63 @@ impl DynamicTree {
             }
         }
         true
+    }
+
+    /// [`DynamicTree::query`] for each of `boxes`: `f(k, id, tight)` for every id whose tight
+    /// box overlaps `boxes[k]`, the walks interleaved (so in no particular order). The tight box
+    /// comes from the leaf the walk has just read, where a lookup by id would be a load from
+    /// anywhere in memory.
+    ///
+    /// In a tree much larger than the caches every step down a walk is a miss, and it cannot
+    /// start before the step above has loaded the node's children. Walks advanced in turn have
+    /// their misses outstanding together, where one walk after another would wait for each.
+    pub(crate) fn query_boxes_each(&self, boxes: &[Aabb], mut f: impl FnMut(usize, u32, &Aabb)) {
+        const LANES: usize = 8;
+        if self.root.is_null() {
+            return;
+        }
+        let exact = self.exact_leaves();
+        let root = self.root;
+        let root_box = self.nodes[root.index()].aabb;
+        let mut stacks: [SmallStack<NodeIndex, 64>; LANES] = std::array::from_fn(|_| SmallStack::new(NodeIndex::NULL));
+        // The query each lane walks for; `next` is the first query not yet given a lane.
+        let mut walking = [0; LANES];
+        let mut next = 0;
+        loop {
+            let mut busy = false;
+            for (lane, stack) in stacks.iter_mut().enumerate() {
+                let mut node = stack.pop();
+                while node.is_none() && next < boxes.len() {
+                    if root_box.overlaps(&boxes[next]) {
+                        walking[lane] = next;
+                        node = Some(root);
+                    }
+                    next += 1;
+                }
+                let Some(n) = node else { continue };
+                busy = true;
+                let (k, q) = (walking[lane], &boxes[walking[lane]]);
+                let node = &self.nodes[n.index()];
+                if node.is_leaf() {
+                    let id = node.id();
+                    let tight = if exact { &node.aabb } else { &self.tight[id as usize] };
+                    if exact || tight.overlaps(q) {
+                        f(k, id, tight);
+                    }
+                } else {
+                    let (c1, c2) = (node.child1, node.child2());
+                    if self.nodes[c1.index()].aabb.overlaps(q) {
+                        stack.push(c1);
+                    }
+                    if self.nodes[c2.index()].aabb.overlaps(q) {
+                        stack.push(c2);
+                    }
+                }
+            }
+            if !busy {
+                return;
+            }
+        }
     }
 
     /// Appends the ids whose tight boxes contain `p` (boundary included).

@@ -77,10 +77,12 @@ fn random_box(rng: &mut SplitMix64, world: f32, max_half: f32) -> Aabb {
 fn check_queries(t: &DynamicTree, o: &Oracle, rng: &mut SplitMix64, lo: Vec2, hi: Vec2, n_queries: usize) {
     assert_eq!(tree_pairs(t), o.pairs(), "pair set");
     let span = hi - lo;
+    let mut boxes = Vec::new();
     for _ in 0..n_queries {
         let p = lo + Vec2::new(rng.next_f32() * span.x, rng.next_f32() * span.y);
         let h = Vec2::new(rng.next_f32(), rng.next_f32()) * span * 0.1;
         let q = Aabb::from_center_half_extents(p, h);
+        boxes.push(q);
         let mut got = Vec::new();
         t.query(&q, |id| {
             got.push(id);
@@ -108,6 +110,17 @@ fn check_queries(t: &DynamicTree, o: &Oracle, rng: &mut SplitMix64, lo: Vec2, hi
             max_t
         });
         assert_eq!(sorted(all), o.ray_all(&ray, max_t), "ray_cast_all set");
+    }
+    // The same boxes walked at once (more than the walk's lanes, and one box twice), each hit
+    // with its tight box.
+    boxes.push(boxes[0]);
+    let mut got = vec![Vec::new(); boxes.len()];
+    t.query_boxes_each(&boxes, |k, id, tight| {
+        assert_eq!(Some(*tight), o.boxes[id as usize], "the tight box of {id}");
+        got[k].push(id);
+    });
+    for (q, got) in boxes.iter().zip(got) {
+        assert_eq!(sorted(got), o.query(q), "interleaved aabb query {q:?}");
     }
 }
 

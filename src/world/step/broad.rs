@@ -5,7 +5,7 @@
 //! among them; static and very large colliders live in the tree, whose pairs are found by
 //! querying it (and the movers' tree) with each escaped collider's fat box.
 
-use crate::broad::BroadPhase;
+use crate::broad::{BroadPhase, Pair};
 use crate::math::Aabb;
 use crate::par::prelude::*;
 use crate::storage::{ColliderSlot, flags};
@@ -112,56 +112,50 @@ impl World {
         self.scratch.search[..chunks].par_iter_mut().zip(escaped).for_each(|(out, (escaped, olds))| {
             out.began.clear();
             out.ended.clear();
+            // At most one probe per collider of the chunk: sized once, for good. The hits of
+            // one query rarely number more than a dozen; a floor of as many spares each chunk
+            // the slow climb to the most it will ever see.
+            out.probes.clear();
+            out.probes.reserve(CHUNK);
+            out.probe_boxes.clear();
+            out.probe_boxes.reserve(CHUNK);
+            out.hits.reserve(CHUNK);
+            let offer = |began: &mut Vec<Pair>, slot: ColliderSlot, other: u32| {
+                let p = crate::broad::pair(slot.get(), other);
+                // The table first: most hits are pairs the collider already has, and the table
+                // is small where the other's flags may be anywhere in memory.
+                if other != slot.get()
+                    && !table.contains(p)
+                    && Self::may_pair(cols, config, slot, ColliderSlot::new(other))
+                {
+                    began.push(p);
+                }
+            };
             for (&(slot, _), old) in escaped.iter().zip(olds) {
-                let (s, id) = (slot.index(), slot.get());
+                let s = slot.index();
                 let fat = cols.fat[s];
                 if cols.flags[s] & flags::IN_TREE == 0 {
-                    out.hits.clear();
                     if query_movers {
+                        out.hits.clear();
                         let answered = movers.query_aabb_shared(&fat, &mut out.hits);
                         debug_assert!(answered, "finds_pairs_by_query kinds answer shared queries");
-                    }
-                    match old {
-                        // Its parted pairs with other movers come from the movers' structure. A
-                        // tree resident it was paired with overlapped its old fat box (the
-                        // resident did not escape, or its own list check covers the pair): the
-                        // tree finds those too, instead of a walk of the pair list through
-                        // memory. One walk with both boxes, which overlap almost entirely,
-                        // serves both searches, each hit sorted by the box it overlaps (a new
-                        // collider's old box is empty). Non-pairs among the parted are dropped by
-                        // the apply's pair-table lookup.
-                        Some(old) => {
-                            // A resident's leaf holds its fat box (the tree's margin is 0).
-                            tree.query_boxes(&fat.union(old), |other, f| {
-                                if f.overlaps(&fat) {
-                                    out.hits.push(other);
-                                } else if f.overlaps(old) {
-                                    out.ended.push(crate::broad::pair(id, other));
-                                }
-                                true
-                            });
-                        }
-                        _ => {
-                            tree.query(&fat, |other| {
-                                out.hits.push(other);
-                                true
-                            });
+                        for &other in &out.hits {
+                            offer(&mut out.began, slot, other);
                         }
                     }
-                    for &other in &out.hits {
-                        let p = crate::broad::pair(id, other);
-                        // The table first: most hits are pairs the collider already has, and
-                        // the table is small where the other's flags may be anywhere in memory.
-                        if other != id
-                            && !table.contains(p)
-                            && Self::may_pair(cols, config, slot, ColliderSlot::new(other))
-                        {
-                            out.began.push(p);
-                        }
-                    }
+                    // Its parted pairs with other movers come from the movers' structure. A tree
+                    // resident it was paired with overlapped its old fat box (the resident did
+                    // not escape, or its own list check covers the pair): the tree finds those
+                    // too, instead of a walk of the pair list through memory. One walk with both
+                    // boxes, which overlap almost entirely, serves both searches (a new
+                    // collider's old box is empty). Non-pairs among the parted are dropped by
+                    // the apply's pair-table lookup. The walks are taken below, all at once.
+                    let old = old.unwrap_or(Aabb::EMPTY);
+                    out.probes.push((slot, fat, old));
+                    out.probe_boxes.push(fat.union(&old));
                 }
                 if old.is_some() {
-                    // Parted pairs found above (a new tree resident has none).
+                    // Parted pairs found by the tree walk (a new tree resident has none).
                     continue;
                 }
                 let mut p = cols.pair_head[s];
@@ -174,6 +168,17 @@ impl World {
                     p = pair.next[Self::end_of(pair, slot)];
                 }
             }
+            // Each hit is sorted by the box it overlaps; a resident's leaf holds its fat box (the
+            // tree's margin is 0).
+            let SearchChunk { probes, probe_boxes, began, ended, .. } = out;
+            tree.query_boxes_each(probe_boxes, |k, other, f| {
+                let (slot, fat, old) = probes[k];
+                if f.overlaps(&fat) {
+                    offer(began, slot, other);
+                } else if f.overlaps(&old) {
+                    ended.push(crate::broad::pair(slot.get(), other));
+                }
+            });
         });
         for out in &self.scratch.search[..chunks] {
             self.scratch.began.extend_from_slice(&out.began);

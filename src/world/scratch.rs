@@ -82,8 +82,8 @@ pub(super) struct NarrowChunk {
     pub changes: Vec<(PairIndex, Manifold)>,
     /// Touching pairs, updated in place, that stopped touching.
     pub ended: Vec<PairIndex>,
-    /// The pairs a chunk of movers evaluates, with whether their tight boxes overlap.
-    pub walk: Vec<(PairIndex, bool)>,
+    /// The pairs a chunk of movers evaluates.
+    pub walk: Vec<PairIndex>,
     /// Pairs the chunk evaluated, and manifolds it computed from reused decisions.
     pub counts: StepCounts,
 }

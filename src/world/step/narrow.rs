@@ -73,9 +73,7 @@ impl World {
                     // Free entries hold `[NULL, NULL]`, which is never a moved slot; touching
                     // non-sensor pairs were updated in place.
                     if pair.contact.is_null() && (is_set(bits, pair.ids[0]) || is_set(bits, pair.ids[1])) {
-                        let overlap = boxes_overlap(cols, pair.ids);
-                        let p = PairIndex::from_index(k * CHUNK + i);
-                        Self::evaluate_into(cols, welds, hooks, None, pair, p, overlap, out);
+                        Self::evaluate_into(cols, welds, hooks, None, pair, PairIndex::from_index(k * CHUNK + i), out);
                     }
                 }
             });
@@ -84,11 +82,11 @@ impl World {
                 out.updates.clear();
                 out.changes.clear();
                 out.counts = StepCounts::default();
-                // First the chunk's pairs are listed with whether their tight boxes overlap, and
-                // what the evaluation will read of the other end is read, then they are evaluated.
-                // In a big still world the other end (a static among millions) is rarely in
-                // cache: listed apart, its loads do not wait for one another, where behind each
-                // pair's kernel every miss would wait alone.
+                // First the chunk's pairs are listed, and for those whose tight boxes overlap
+                // what the evaluation will read of the other end is read; then they are
+                // evaluated. In a big still world the other end (a static among millions) is
+                // rarely in cache: listed apart, its loads do not wait for one another, where
+                // behind each pair's kernel every miss would wait alone.
                 let mut walk = std::mem::take(&mut out.walk);
                 walk.clear();
                 let mut warmth = 0;
@@ -99,19 +97,18 @@ impl World {
                         let end = Self::end_of(pair, slot);
                         let other = pair.ids[1 - end];
                         if other > slot || !is_set(bits, other) {
-                            let overlap = boxes_overlap(cols, pair.ids);
-                            if overlap {
+                            if boxes_overlap(cols, pair.ids) {
                                 warmth ^= warm(cols, welds, other);
                             }
-                            walk.push((p, overlap));
+                            walk.push(p);
                         }
                         p = pair.next[end];
                     }
                 }
                 // Keeps the loads: nothing else uses what they read.
                 std::hint::black_box(warmth);
-                for &(p, overlap) in &walk {
-                    Self::evaluate_into(cols, welds, hooks, witnesses, &pairs[p.index()], p, overlap, out);
+                for &p in &walk {
+                    Self::evaluate_into(cols, welds, hooks, witnesses, &pairs[p.index()], p, out);
                 }
                 out.walk = walk;
             });
@@ -138,11 +135,10 @@ impl World {
         self.refusals_pending = false;
     }
 
-    /// Evaluates `pair` (entry `p`, whose tight boxes `overlap` or not) and records what the
-    /// serial apply must do with the result. A touching pair's witness (when reuse is on) is
-    /// read from `witnesses` and its successor handed to the apply with the manifold.
+    /// Evaluates `pair` (entry `p`) and records what the serial apply must do with the result.
+    /// A touching pair's witness (when reuse is on) is read from `witnesses` and its successor
+    /// handed to the apply with the manifold.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
     fn evaluate_into(
         cols: &Columns,
         welds: &Welds,
@@ -150,14 +146,13 @@ impl World {
         witnesses: Option<&[Witness]>,
         pair: &PairEntry,
         p: PairIndex,
-        overlap: bool,
         out: &mut NarrowChunk,
     ) {
         let mut w = match witnesses {
             Some(ws) if !pair.contact.is_null() => Some(ws[pair.contact.index()]),
             _ => None,
         };
-        let m = if pair.refused || !overlap {
+        let m = if pair.refused || !boxes_overlap(cols, pair.ids) {
             Manifold::EMPTY
         } else {
             Self::evaluate(cols, welds, hooks, w.as_mut(), pair.ids, pair.sensor)

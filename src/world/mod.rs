@@ -150,8 +150,9 @@ pub struct World {
     /// removal (see `Columns::release`).
     released: Vec<ColliderSlot>,
 
-    /// Colliders whose pose or shape changed since the last step (may hold duplicates and dead
-    /// slots; the MOVED flag decides). State, not scratch: it decides what the next step does.
+    /// Colliders whose pose or shape changed since the last step, in the order they were told
+    /// (may hold duplicates and dead slots after removals; the MOVED flag decides). State, not
+    /// scratch: it decides what the next step does, and the step empties it.
     moved: Vec<ColliderSlot>,
     /// The step's buffers, reused so that a steady-state step allocates nothing.
     scratch: Scratch,

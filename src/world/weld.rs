@@ -50,9 +50,6 @@ pub(crate) struct Welds {
     garbage: usize,
     /// Statics to recompute at the next step (may hold duplicates and dead slots).
     pub dirty: Vec<ColliderSlot>,
-    /// Statics the step's maintenance added to the moved list (sorted), taken out after the
-    /// narrow phase.
-    rewelded: Vec<ColliderSlot>,
     /// Scratch: the neighbours of the static being welded, their polygons and tolerances (one
     /// per parallel chunk), the welds computed for a block of dirty statics, and compaction's
     /// (first, slot) list.
@@ -486,7 +483,7 @@ impl World {
         }
         dirty.sort_unstable();
         dirty.dedup();
-        self.welds.rewelded.clear();
+        let mut rewelded = false;
         // Each static's welds depend on the columns and the tree alone, so blocks of them are
         // computed in parallel (fixed chunks) and applied serially in slot order.
         const BLOCK: usize = 8192;
@@ -511,38 +508,19 @@ impl World {
                     if bits[w] & bit == 0 {
                         bits[w] |= bit;
                         self.moved.push(s);
-                        self.welds.rewelded.push(s);
+                        rewelded = true;
                     }
                 }
             }
         }
         (self.welds.computed, self.welds.scratch) = (computed, scratch);
-        if !self.welds.rewelded.is_empty() {
+        if rewelded {
             self.moved.sort_unstable();
         }
         dirty.clear();
         self.welds.dirty = dirty;
         self.welds.lists = lists;
         self.compact_welds();
-    }
-
-    /// Takes the statics `update_welds` added to the moved list out of it again once the narrow
-    /// phase has seen them: the list is state (a snapshot stores it), and should say what the
-    /// user moved, not what the welds did.
-    pub(super) fn unlist_rewelded(&mut self) {
-        if self.welds.rewelded.is_empty() {
-            return;
-        }
-        let gone = &self.welds.rewelded;
-        let mut k = 0;
-        // Both sorted: one merge pass.
-        self.moved.retain(|s| {
-            while k < gone.len() && gone[k] < *s {
-                k += 1;
-            }
-            !(k < gone.len() && gone[k] == *s)
-        });
-        self.welds.rewelded.clear();
     }
 
     /// Recomputes every placed static's welds from the statics as they are (a snapshot

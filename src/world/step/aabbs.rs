@@ -18,35 +18,38 @@ impl World {
     pub(super) fn update_aabbs(&mut self) {
         let cols = &mut self.cols;
         let scratch = &mut self.scratch;
-        // Drop dead slots and duplicates (a slot removed and reused between steps is listed
-        // twice) and sort, through one bit per slot: the MOVED flag is cleared as each live
-        // slot's bit is set, and the list is read back in slot order. One pass over the list and
-        // one over the bit words, cheaper than retain and sort; and the narrow phase reads the
-        // bits, and clears them at its end.
-        let bits = &mut scratch.moved_bits;
-        bits.resize(cols.alive.len().div_ceil(64), 0);
-        for &slot in &self.moved {
-            let s = slot.index();
-            let f = &mut cols.flags[s];
-            if cols.alive[s] && *f & flags::MOVED != 0 {
-                *f &= !flags::MOVED;
-                bits[s >> 6] |= 1 << (s & 63);
+        scratch.moved_bits.resize(cols.alive.len().div_ceil(64), 0);
+        // The blocks below take the moved list as live slots, each once, in slot order. A world
+        // told its moves in slot order with no removal since the last step (a game walking its
+        // bodies in order, a solver writing its poses back) has it so already: one look at the
+        // list. Otherwise dead slots and duplicates (a slot removed and reused between steps is
+        // listed twice) are dropped and the list sorted through the bits, one pass over the
+        // list and one over the words, cheaper than retain and sort.
+        let in_order = self.released.is_empty() && self.moved.windows(2).all(|w| w[0] < w[1]);
+        if !in_order {
+            let bits = &mut scratch.moved_bits;
+            for &slot in &self.moved {
+                let s = slot.index();
+                if cols.alive[s] && cols.flags[s] & flags::MOVED != 0 {
+                    bits[s >> 6] |= 1 << (s & 63);
+                }
             }
-        }
-        self.moved.clear();
-        for (w, &word) in bits.iter().enumerate() {
-            let mut rest = word;
-            while rest != 0 {
-                self.moved.push(ColliderSlot::new((w << 6) as u32 | rest.trailing_zeros()));
-                rest &= rest - 1;
+            self.moved.clear();
+            for (w, &word) in bits.iter().enumerate() {
+                let mut rest = word;
+                while rest != 0 {
+                    self.moved.push(ColliderSlot::new((w << 6) as u32 | rest.trailing_zeros()));
+                    rest &= rest - 1;
+                }
             }
         }
         // Tight boxes, the escape test and the new fat boxes in parallel, written in place:
-        // blocks of slots, each scanning its words of the moved bits and listing its escaped
-        // colliders, which are then gathered in slot order. A block spans about `BLOCK` moved
-        // colliders, whole words, and at least `BLOCK` slots: a few movers in a big world are
-        // one block, not hundreds of near-empty ones. The blocks depend on the counts alone,
-        // and no slot's result on its block.
+        // blocks of slots, each taking its stretch of the moved list, setting the slots' bits
+        // (which the narrow phase reads, and clears at its end), clearing their MOVED flags and
+        // listing its escaped colliders, which are then gathered in slot order. A block spans
+        // about `BLOCK` moved colliders, whole words, and at least `BLOCK` slots: a few movers in
+        // a big world are one block, not hundreds of near-empty ones. The blocks depend on the
+        // counts alone, and no slot's result on its block.
         let slots = cols.aabb.len();
         let per_mover = slots / self.moved.len().max(1);
         let block = per_mover.saturating_mul(BLOCK).clamp(BLOCK, slots.max(BLOCK)).next_multiple_of(64);
@@ -54,53 +57,57 @@ impl World {
         if scratch.boxes.len() < chunks {
             scratch.boxes.resize_with(chunks, Vec::new);
         }
-        let (config, pairs, pair_head) = (&self.config, &self.pairs, &cols.pair_head);
-        let (shapes, poses, flag_col, starts) = (&cols.shape, &cols.pose, &cols.flags, &cols.sweep_start);
+        let (config, pairs, pair_head, moved) = (&self.config, &self.pairs, &cols.pair_head, &self.moved);
+        let (shapes, poses, starts, alive) = (&cols.shape, &cols.pose, &cols.sweep_start, &cols.alive);
         scratch.boxes[..chunks]
             .par_iter_mut()
             .zip(cols.aabb.par_chunks_mut(block).zip(cols.fat.par_chunks_mut(block)))
-            .zip(scratch.moved_bits.par_chunks(block / 64))
+            .zip(cols.flags.par_chunks_mut(block).zip(scratch.moved_bits.par_chunks_mut(block / 64)))
             .enumerate()
-            .for_each(|(k, ((out, (aabbs, fats)), words))| {
+            .for_each(|(k, ((out, (aabbs, fats)), (flag_col, words)))| {
                 out.clear();
-                for (w, &word) in words.iter().enumerate() {
-                    let mut rest = word;
-                    while rest != 0 {
-                        let i = w << 6 | rest.trailing_zeros() as usize;
-                        rest &= rest - 1;
-                        let s = k * block + i;
-                        let tight = shapes[s].aabb(&poses[s]);
-                        let last_tight = std::mem::replace(&mut aabbs[i], tight);
-                        let f = flag_col[s];
-                        // What the fat box must cover: the tight box, or for a bullet its whole
-                        // sweep.
-                        let reach = if f & flags::BULLET != 0 {
-                            super::ccd::sweep_box(&shapes[s], &starts[s], &poses[s], tight)
-                        } else {
-                            tight
-                        };
-                        // A collider whose pairs are to be refreshed escapes whatever its box
-                        // did, so that the broad phase searches them (and a static switch moves
-                        // it across structures).
-                        let fat = fats[i];
-                        if f & flags::REFRESH == 0 && fat.contains(&reach) {
-                            continue;
-                        }
-                        let slot = ColliderSlot::from_index(s);
-                        fats[i] = if f & flags::STATIC != 0 {
-                            // Static colliders do not move, so a fat margin would only widen
-                            // their candidate pairs: a long wall's margin grows with its length,
-                            // and every collider within that margin would keep a live pair
-                            // with it.
-                            reach
-                        } else {
-                            // A new collider has no fat box yet, and no last tight box.
-                            let last_tight = (fat != Aabb::EMPTY).then_some(last_tight);
-                            let open = || in_open_space(pairs, pair_head, slot);
-                            fat_box(config, slot, tight, last_tight, reach, open)
-                        };
-                        out.push((slot, fat));
+                let first = k * block;
+                let stretch =
+                    moved.partition_point(|s| s.index() < first)..moved.partition_point(|s| s.index() < first + block);
+                for &slot in &moved[stretch] {
+                    let s = slot.index();
+                    let i = s - first;
+                    // A snapshot of an older world may list slots that did not move.
+                    if !alive[s] || flag_col[i] & flags::MOVED == 0 {
+                        continue;
                     }
+                    words[i >> 6] |= 1 << (i & 63);
+                    flag_col[i] &= !flags::MOVED;
+                    let tight = shapes[s].aabb(&poses[s]);
+                    let last_tight = std::mem::replace(&mut aabbs[i], tight);
+                    let f = flag_col[i];
+                    // What the fat box must cover: the tight box, or for a bullet its whole
+                    // sweep.
+                    let reach = if f & flags::BULLET != 0 {
+                        super::ccd::sweep_box(&shapes[s], &starts[s], &poses[s], tight)
+                    } else {
+                        tight
+                    };
+                    // A collider whose pairs are to be refreshed escapes whatever its box
+                    // did, so that the broad phase searches them (and a static switch moves
+                    // it across structures).
+                    let fat = fats[i];
+                    if f & flags::REFRESH == 0 && fat.contains(&reach) {
+                        continue;
+                    }
+                    fats[i] = if f & flags::STATIC != 0 {
+                        // Static colliders do not move, so a fat margin would only widen
+                        // their candidate pairs: a long wall's margin grows with its length,
+                        // and every collider within that margin would keep a live pair
+                        // with it.
+                        reach
+                    } else {
+                        // A new collider has no fat box yet, and no last tight box.
+                        let last_tight = (fat != Aabb::EMPTY).then_some(last_tight);
+                        let open = || in_open_space(pairs, pair_head, slot);
+                        fat_box(config, slot, tight, last_tight, reach, open)
+                    };
+                    out.push((slot, fat));
                 }
             });
         scratch.escaped.clear();

@@ -41,6 +41,9 @@ impl World {
         // worker's wake-up for nothing.
         let [t1, t2, t3, t4] =
             if self.moved.is_empty() { self.run_phases() } else { par::on_worker(|| self.run_phases()) };
+        // Every move is applied: the list starts over, holding only what moves before the next
+        // step (in the order a game tells it, which the box phase takes as it is when sorted).
+        self.moved.clear();
         // (e) Removals raised their events before the step; every event is reported in order.
         self.events.append(&mut self.pending_events);
         self.events.sort_unstable();
@@ -63,7 +66,6 @@ impl World {
         self.update_welds();
         let t2 = Stamp::now();
         self.narrow_phase();
-        self.unlist_rewelded();
         let t3 = Stamp::now();
         self.continuous_collision();
         [t1, t2, t3, Stamp::now()]

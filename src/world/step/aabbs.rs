@@ -72,7 +72,8 @@ impl World {
                 for &slot in &moved[stretch] {
                     let s = slot.index();
                     let i = s - first;
-                    // A snapshot of an older world may list slots that did not move.
+                    // Only live slots still marked moved: a restored snapshot's list may name
+                    // others, which the pass through the bits would have dropped.
                     if !alive[s] || flag_col[i] & flags::MOVED == 0 {
                         continue;
                     }

@@ -30,15 +30,21 @@ pub(super) fn visit(sa: &Shape, pa: &Pose, chain: &Chain, pb: &Pose, mut f: impl
     let compound = matches!(sa, Shape::Compound(_));
     for (i, (lp, part)) in sa.parts_iter().enumerate() {
         let xf = pb.inv_mul(&pa.mul(lp));
-        let mut probe = Probe::new(part, &xf);
         let b = part.aabb(&xf);
         let b = b.fattened(cull_slack(&b, pb));
+        // Built at the first segment near the part, as most parts a chain pairs with have none
+        // (everything inside a closed outline is inside its box); a two-sided chain's side test
+        // needs it first.
+        let mut probe = None;
         if !one_sided {
-            probe.chain_side = side_of(chain, &b, probe.centre);
+            let mut p = Probe::new(part, &xf);
+            p.chain_side = side_of(chain, &b, p.centre);
+            probe = Some(p);
         }
         let mut go_on = true;
         chain.segments_in(&b, |j| {
-            let mut m = chain_segment::manifold(&chain.segment_at(j as usize), one_sided, &probe);
+            let probe = probe.get_or_insert_with(|| Probe::new(part, &xf));
+            let mut m = chain_segment::manifold(&chain.segment_at(j as usize), one_sided, probe);
             if m.count == 0 {
                 return true;
             }

@@ -287,7 +287,8 @@ impl Iterator for SegmentsOverlapping<'_> {
             while self.i < self.end {
                 let i = self.i;
                 self.i += 1;
-                let (p, q) = (vs[i as usize], vs[(i as usize + 1) % vs.len()]);
+                let next = if i as usize + 1 == vs.len() { 0 } else { i as usize + 1 };
+                let (p, q) = (vs[i as usize], vs[next]);
                 if Aabb::from_points(p, q).overlaps(&self.b) {
                     return Some(i);
                 }

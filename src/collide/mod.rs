@@ -367,6 +367,12 @@ pub(crate) fn manifold(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold
 /// [`manifold`] for the world's narrow phase: a kernel that supports reuse takes its decisions
 /// from `w` when they provably still hold and records them otherwise (see [`reuse`]). The result
 /// is [`manifold`]'s, bit for bit; only the cost differs.
+///
+/// Always inline, as the narrow phase's `Welds::contact` and `evaluate` around it: returned
+/// out of line, the 60-byte manifold is stored at each level and loaded back in wider pieces
+/// than it was stored in, which the store buffer cannot forward, and every resting pair waits
+/// for it.
+#[inline(always)]
 pub(crate) fn manifold_reusing(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose, w: &mut Witness) -> Manifold {
     let swapped = swap_order(sa, pa, sb, pb);
     w.set_order(swapped);

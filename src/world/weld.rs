@@ -109,7 +109,8 @@ impl Welds {
     ///
     /// With a witness, a pair of unwelded colliders goes through [`collide::manifold_reusing`]
     /// (the same result, less work for a pair at rest); a welded pair does not use it.
-    #[inline]
+    /// Always inline, for the reason on [`collide::manifold_reusing`].
+    #[inline(always)]
     pub fn contact(&self, cols: &Columns, a: usize, b: usize, witness: Option<&mut Witness>) -> Manifold {
         let (sa, pa, sb, pb) = (&cols.shape[a], &cols.pose[a], &cols.shape[b], &cols.pose[b]);
         if let Some(w) = self.of(a)

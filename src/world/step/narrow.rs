@@ -169,8 +169,9 @@ impl World {
 
     /// The manifold of the colliders in slots `ids`, whose tight boxes overlap (for a sensor
     /// pair, one point when they overlap: sensors only need a yes/no), through the contact hook
-    /// when there is one, and through the pair's reuse witness when it has one.
-    #[inline]
+    /// when there is one, and through the pair's reuse witness when it has one. Always inline,
+    /// for the reason on `collide::manifold_reusing`.
+    #[inline(always)]
     fn evaluate(
         cols: &Columns,
         welds: &Welds,

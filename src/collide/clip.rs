@@ -1,5 +1,5 @@
-//! Reference/incident edge clipping, shared by the polygon, capsule–polygon and capsule–capsule
-//! kernels (the box–box kernel has an axis-aligned copy of the sharp case).
+//! Reference/incident edge clipping, shared by the polygon, capsule–polygon, capsule–capsule and
+//! box–box kernels.
 //!
 //! The kernels decide *whether* two shapes touch and along which face (SAT, or the exact closest
 //! features for rounded shapes); [`clip`] only turns that decision into contact points

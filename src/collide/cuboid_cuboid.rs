@@ -7,16 +7,15 @@
 //! - **Oriented**: SAT on the four box axes, each separation from the projected radius
 //!   `|dot(axis_x, L)|·hx + |dot(axis_y, L)|·hy` (the OBB test of Gottschalk, Lin and Manocha,
 //!   "OBBTree", 1996; about 20 flops for all four axes instead of the polygon kernel's 2·16
-//!   vertex projections), then the reference/incident clipping on the chosen face, done in the
-//!   reference box's own frame, where that face is axis-aligned.
+//!   vertex projections), then the shared reference/incident clipping on the chosen face.
 //!
 //! Box vertices and edges are numbered as in [`Cuboid::to_polygon`]: vertex `k` is corner
 //! `CORNERS[k]`, edge `k` runs from vertex `k` to `k + 1` with normal `NORMALS[k]`.
 
 use glam::Vec2;
 
-use super::clip::Edge;
-use super::{Manifold, ManifoldPoint, feature_id};
+use super::Manifold;
+use super::clip::{Edge, clip_sharp};
 use super::polygon_polygon::REFERENCE_TOLERANCE;
 use super::reuse::{Faces, Witness, features, tag};
 use crate::math::Pose;
@@ -155,7 +154,9 @@ fn aligned(a: &Cuboid, b: &Cuboid, xf: &Pose) -> Manifold {
         return Manifold::EMPTY;
     }
     let g = (f + 2) & 3;
-    clip_face(ha, f, &edge(hb, g, |v| v + xf.p))
+    let reference = edge(ha, f, |v| v);
+    let incident = edge(hb, g, |v| v + xf.p);
+    clip_sharp(&reference, NORMALS[f], &incident, false)
 }
 
 /// What each choice of [`decide`] was won by, for [`manifold_reusing`]'s witness.
@@ -212,83 +213,18 @@ fn decide(a: &Cuboid, b: &Cuboid, xf: &Pose) -> Option<(Faces, Margins)> {
     Some((Faces { a: fa, b: fb, flip, incident }, margins))
 }
 
-/// The oriented path's points from its decisions. Each box's face is clipped in that box's own
-/// frame, where it is axis-aligned ([`clip_face`]); B's points are then moved to A's frame.
+/// The oriented path's points from its decisions.
 #[inline]
 fn build(a: &Cuboid, b: &Cuboid, xf: &Pose, faces: Faces) -> Manifold {
     let (ha, hb) = (a.half_extents, b.half_extents);
     if faces.flip {
-        let m = clip_face(hb, faces.b, &edge(ha, faces.incident, |v| xf.inv_transform_point(v)));
-        let point = |p: &ManifoldPoint| ManifoldPoint {
-            point: xf.transform_point(p.point),
-            id: p.id.rotate_left(16),
-            ..*p
-        };
-        let second = if m.count > 1 { point(&m.points[1]) } else { m.points[1] };
-        Manifold { normal: -xf.q.rotate(m.normal), points: [point(&m.points[0]), second], count: m.count }
+        let n = xf.q.rotate(NORMALS[faces.b]);
+        let reference = edge(hb, faces.b, |v| xf.transform_point(v));
+        clip_sharp(&reference, n, &edge(ha, faces.incident, |v| v), true)
     } else {
-        clip_face(ha, faces.a, &edge(hb, faces.incident, |v| xf.transform_point(v)))
+        let incident = edge(hb, faces.incident, |v| xf.transform_point(v));
+        clip_sharp(&edge(ha, faces.a, |v| v), NORMALS[faces.a], &incident, false)
     }
-}
-
-/// [`clip_sharp`](super::clip::clip_sharp) of the edge `inc` (in the reference box's frame)
-/// against face `k` of the reference box with half-extents `h`, unflipped. The face is
-/// axis-aligned, so each lateral coordinate and separation the clip compares is one coordinate
-/// difference instead of a dot product, and each point moves along one axis; the arithmetic is
-/// otherwise the clip's, step for step (see there for why each step is as it is).
-#[inline(always)]
-fn clip_face(h: Vec2, k: usize, inc: &Edge) -> Manifold {
-    let o = CORNERS[k] * h; // the reference edge's start
-    let n = NORMALS[k];
-    // (lateral coordinate along the edge, separation along n) of a point.
-    let coords = |x: Vec2| {
-        let d = x - o;
-        match k {
-            0 => (d.x, -d.y),
-            1 => (d.y, d.x),
-            2 => (-d.x, d.y),
-            _ => (-d.y, -d.x),
-        }
-    };
-    let upper1 = 2.0 * if k & 1 == 0 { h.x } else { h.y };
-    let ((l1, s1), (l2, s2)) = (coords(inc.v1), coords(inc.v2));
-    let span = l1 - l2;
-    // The incident edge's point at lateral coordinate `l`, and its separation.
-    let at = |l: f32| {
-        let v = inc.v2.lerp(inc.v1, ((l - l2) / span).clamp(0.0, 1.0));
-        (v, coords(v).1)
-    };
-    let (r1, r2) = (k as u16, ((k + 1) & 3) as u16);
-    let (mut lo, mut lo_clipped) = ((inc.v2, s2, feature_id(r1, inc.i2)), false);
-    if l2 < 0.0 && span > 0.0 {
-        let (v, s) = at(0.0);
-        (lo, lo_clipped) = ((v, s, lo.2), true);
-    }
-    let (mut hi, mut hi_clipped) = ((inc.v1, s1, feature_id(r2, inc.i1)), false);
-    if l1 > upper1 && span > 0.0 {
-        let (v, s) = at(upper1);
-        (hi, hi_clipped) = ((v, s, hi.2), true);
-    }
-    if s2 <= s1 {
-        if lo_clipped && lo.1 > s2 {
-            lo.1 = s2;
-        }
-    } else if hi_clipped && hi.1 > s1 {
-        hi.1 = s1;
-    }
-    let point = |(q, sep, id): (Vec2, f32, u32), depth: f32| {
-        let half = 0.5 * (0.0 - sep);
-        let point = if k & 1 == 0 { Vec2::new(q.x, q.y + half * n.y) } else { Vec2::new(q.x + half * n.x, q.y) };
-        ManifoldPoint { point, depth, id, ..ManifoldPoint::default() }
-    };
-    let none = ManifoldPoint::default();
-    let (points, count) = match (lo.1 <= 0.0, hi.1 <= 0.0) {
-        (true, true) => ([point(lo, 0.0 - lo.1), point(hi, 0.0 - hi.1)], 2),
-        (true, false) => ([point(lo, 0.0 - lo.1), none], 1),
-        (false, true) => ([point(hi, 0.0 - hi.1), none], 1),
-        (false, false) => ([point(if lo.1 <= hi.1 { lo } else { hi }, 0.0), none], 1),
-    };
-    Manifold { normal: n, points, count }
 }
 
 /// Whether two boxes touch or overlap: the same separations as [`manifold`], without clipping.

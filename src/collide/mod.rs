@@ -356,7 +356,9 @@ pub fn contact(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Result<Manifold,
     Ok(manifold(sa, pa, sb, pb))
 }
 
-/// [`contact`] on checked poses.
+/// [`contact`] on checked poses. Always inline, for the reason on [`manifold_reusing`]: the
+/// narrow phase's pairs without a contact come this way.
+#[inline(always)]
 pub(crate) fn manifold(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> Manifold {
     if swap_order(sa, pa, sb, pb) {
         return contact_ordered(sb, pb, sa, pa).flipped();

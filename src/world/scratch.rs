@@ -37,6 +37,8 @@ pub(super) struct Scratch {
     /// Candidate pairs whose fat boxes may have parted this step (duplicates, and pairs that
     /// still overlap, are dropped when applied).
     pub ended: Vec<Pair>,
+    /// The entries of `ended` whose pairs are freed, with their keys.
+    pub doomed: Vec<(Pair, PairIndex)>,
     /// Hits of one serial query of both trees (`query_both_trees`), by broad-phase id.
     pub query_hits: Vec<u32>,
     /// Per-chunk outputs of the parallel pair search of escaped colliders.

@@ -270,8 +270,13 @@ impl World {
     pub(in crate::world) fn apply_pair_changes(&mut self) {
         self.scratch.ended.sort_unstable();
         self.scratch.ended.dedup();
-        for i in 0..self.scratch.ended.len() {
-            let key = self.scratch.ended[i];
+        // Three passes, so that each one's cache misses (the pair table, the colliders, the
+        // entries next to a freed one in its colliders' lists: all scattered) overlap one
+        // another instead of waiting in turn behind the unlinking of the pair before.
+        // First which pairs end: freeing one changes nothing another's fate depends on.
+        let mut doomed = std::mem::take(&mut self.scratch.doomed);
+        doomed.clear();
+        for &key in &self.scratch.ended {
             let [a, b] = slots_of(key);
             // A collider moving between the movers' structure and the tree makes the former
             // report its pairs as ended although the fat boxes still overlap: those pairs live on,
@@ -280,11 +285,30 @@ impl World {
             if !self.cols.fat[a.index()].overlaps(&self.cols.fat[b.index()])
                 || !Self::pair_fits(&self.cols, &self.config, a, b, self.pairs[p.index()].sensor)
             {
-                self.pair_table.remove(key);
-                self.free_pair(p, false);
-                self.counts.pairs_ended += 1;
+                doomed.push((key, p));
             }
         }
+        // Then what the unlinking will read: each end's list head and the entries on either
+        // side in its list, folded into a number nothing uses, so that the loads stay.
+        let mut warmth = 0;
+        for &(_, p) in &doomed {
+            let pair = &self.pairs[p.index()];
+            for k in 0..2 {
+                warmth ^= self.cols.pair_head[pair.ids[k].index()].get();
+                for q in [pair.prev[k], pair.next[k]] {
+                    if !q.is_null() {
+                        warmth ^= self.pairs[q.index()].ids[0].get();
+                    }
+                }
+            }
+        }
+        std::hint::black_box(warmth);
+        for &(key, p) in &doomed {
+            self.pair_table.remove(key);
+            self.free_pair(p, false);
+        }
+        self.counts.pairs_ended += doomed.len() as u32;
+        self.scratch.doomed = doomed;
         self.scratch.began.sort_unstable();
         self.scratch.began.dedup();
         for i in 0..self.scratch.began.len() {

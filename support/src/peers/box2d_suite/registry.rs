@@ -30,8 +30,9 @@ struct Tracked {
     group: i32,
     /// The pose last handed to the scene (`None` before the first sync).
     pose: Option<Pose>,
-    /// Scene ids of its shapes (a chain is one).
-    shapes: Vec<u32>,
+    /// Scene ids of its shapes (a chain is one), each with where it sits in the body's frame
+    /// (`None`: at the body's origin).
+    shapes: Vec<(u32, Option<Pose>)>,
 }
 
 /// A shape created since the last sync: the collider it becomes, but for the pose.
@@ -40,7 +41,7 @@ struct Created {
     slot: u32,
     shape: Shape,
     /// Where the collider sits in its body's frame (`None`: at the body's origin, the shape in
-    /// the body's frame). Only on a static body.
+    /// the body's frame).
     offset: Option<Pose>,
     filter: Filter,
 }
@@ -79,9 +80,10 @@ fn filter_of(f: &b2Filter) -> Filter {
 }
 
 /// The collider shape of a Box2D polygon, and its offset in the body's frame: a box Box2D made
-/// (an axis-aligned rectangle, not rounded) is a box, centred on the body's origin or, on a
-/// static body, on its own centre; any other polygon keeps Box2D's vertices and radius.
-fn mirror_polygon(p: &b2Polygon, on_static: bool) -> (Shape, Option<Pose>) {
+/// (an axis-aligned rectangle, not rounded) is a box on its own centre, which a user of
+/// sapwood would write as a box (a drum's walls, a floor's blocks); any other polygon keeps
+/// Box2D's vertices and radius.
+fn mirror_polygon(p: &b2Polygon) -> (Shape, Option<Pose>) {
     let vs: Vec<Vec2> = p.vertices[..usize::try_from(p.count).expect("a count")].iter().map(|&x| v(x)).collect();
     let (lo, hi) = vs.iter().fold((Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)), |(l, h), &x| (l.min(x), h.max(x)));
     let rectangle = vs.len() == 4
@@ -90,12 +92,7 @@ fn mirror_polygon(p: &b2Polygon, on_static: bool) -> (Shape, Option<Pose>) {
     if rectangle {
         let (centre, half) = (0.5 * (lo + hi), 0.5 * (hi - lo));
         let cuboid = Shape::cuboid(half).expect("a positive box");
-        if centre == Vec2::ZERO {
-            return (cuboid, None);
-        }
-        if on_static {
-            return (cuboid, Some(Pose::from_translation(centre)));
-        }
+        return (cuboid, (centre != Vec2::ZERO).then(|| Pose::from_translation(centre)));
     }
     (Shape::polygon(&vs, p.radius).expect("Box2D's polygon is convex"), None)
 }
@@ -155,12 +152,11 @@ impl Registry {
         self.body_of.push(slot);
         let fresh = self.next_group;
         let t = self.tracked(body);
-        assert!(offset.is_none() || !t.moving, "offsets only on static bodies");
         let second = t.moving && !t.shapes.is_empty() && t.group == 0;
         if second {
             t.group = fresh;
         }
-        t.shapes.push(id);
+        t.shapes.push((id, offset));
         if second {
             self.next_group -= 1;
         }
@@ -176,8 +172,7 @@ impl Registry {
 
     /// Creates a polygon shape on `body`.
     pub(super) fn polygon(&mut self, body: b2BodyId, def: &b2ShapeDef, polygon: &b2Polygon) {
-        let on_static = !self.tracked(body).moving;
-        let (mut shape, offset) = mirror_polygon(polygon, on_static);
+        let (mut shape, offset) = mirror_polygon(polygon);
         if let Shape::Polygon(p) = &shape {
             shape = self.polygons.entry(crate::peers::polygon_key(p)).or_insert(shape).clone();
         }
@@ -258,7 +253,7 @@ impl Registry {
     pub(super) fn destroy_body(&mut self, body: b2BodyId) {
         let slot = Self::slot(body);
         let t = self.bodies[slot as usize].take().expect("a live body");
-        for &id in &t.shapes {
+        for &(id, _) in &t.shapes {
             self.body_of[id as usize] = u32::MAX;
             // A shape not yet handed over is simply dropped.
             match self.created.iter().position(|c| c.id == id) {
@@ -303,8 +298,8 @@ impl Registry {
             let pose = body_pose(t.body);
             if t.pose != Some(pose) {
                 t.pose = Some(pose);
-                for &id in &t.shapes {
-                    scene.move_to(id, pose);
+                for &(id, offset) in &t.shapes {
+                    scene.move_to(id, offset.map_or(pose, |o| pose.mul(&o)));
                 }
             }
         }
@@ -322,8 +317,9 @@ impl Registry {
         t.moving.then_some(t.body)
     }
 
-    /// The pose handed to the scene at the last sync for the shape with this scene id (`None`:
-    /// created since, or gone).
+    /// The pose of the body of the shape with this scene id at the last sync, where Box2D's
+    /// shape (in its body's frame) was (`None`: created since, or gone). The scene's collider
+    /// of a box off the body's origin was handed this pose times its offset.
     pub(super) fn handed_pose(&self, id: u32) -> Option<Pose> {
         let slot = *self.body_of.get(id as usize)?;
         let t = self.bodies.get(slot as usize)?.as_ref()?;

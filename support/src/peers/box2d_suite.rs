@@ -15,8 +15,9 @@
 //! [`SuiteSim::sync`] inserts the shapes created since the last sync, removes those whose body
 //! was destroyed, and places every shape whose body moved (its transform changed), the shape in
 //! its body's frame and its pose the body's. A box Box2D made (an axis-aligned rectangle, not
-//! rounded) is a box — on a static body centred on its own centre, as a user places a tile —
-//! any other polygon a polygon with Box2D's vertices and radius.
+//! rounded) is a box centred on its own centre, its pose the body's times that offset, as a
+//! user places a tile or a drum's wall; any other polygon a polygon with Box2D's vertices and
+//! radius.
 //!
 //! **Pairs.** Box2D never pairs two shapes of one body, two bodies joined by a joint that does
 //! not collide its bodies (every joint here), or a kinematic body with a static or kinematic

@@ -28,7 +28,8 @@ struct Tracked {
     /// The group its shapes get when their own filter has none (0: none): shapes of one body,
     /// or bodies a scene keeps apart.
     group: i32,
-    /// The pose last handed to the scene (`None` before the first sync).
+    /// The body's pose at the last sync (`None` before the first); its shapes were handed
+    /// this pose, or it times their offset ([`placed`]).
     pose: Option<Pose>,
     /// Scene ids of its shapes (a chain is one), each with where it sits in the body's frame
     /// (`None`: at the body's origin).
@@ -95,6 +96,11 @@ fn mirror_polygon(p: &b2Polygon) -> (Shape, Option<Pose>) {
         return (cuboid, (centre != Vec2::ZERO).then(|| Pose::from_translation(centre)));
     }
     (Shape::polygon(&vs, p.radius).expect("Box2D's polygon is convex"), None)
+}
+
+/// The pose of a collider sitting at `offset` in the frame of a body at `body`.
+fn placed(body: Pose, offset: Option<Pose>) -> Pose {
+    offset.map_or(body, |o| body.mul(&o))
 }
 
 /// A Box2D transform as sapwood's pose (the rotation's cosine and sine copied).
@@ -278,7 +284,7 @@ impl Registry {
         for c in self.created.drain(..) {
             let t = self.bodies[c.slot as usize].as_mut().expect("a live body");
             let body = *t.pose.get_or_insert_with(|| body_pose(t.body));
-            let pose = c.offset.map_or(body, |o| body.mul(&o));
+            let pose = placed(body, c.offset);
             // A scene's own group wins over the registry's (rain's ragdolls: one group for the
             // shapes of a ragdoll, its bodies and its lower legs' two shapes alike).
             let filter = Filter { group: if c.filter.group == 0 { t.group } else { c.filter.group }, ..c.filter };
@@ -299,7 +305,7 @@ impl Registry {
             if t.pose != Some(pose) {
                 t.pose = Some(pose);
                 for &(id, offset) in &t.shapes {
-                    scene.move_to(id, offset.map_or(pose, |o| pose.mul(&o)));
+                    scene.move_to(id, placed(pose, offset));
                 }
             }
         }

@@ -15,13 +15,53 @@
 #[cfg(feature = "parallel")]
 pub(crate) use rayon::join;
 
-/// Runs `f` on one of the pool's worker threads, so that the parallel passes inside it push
-/// their halves onto that worker's own deque: a pass started from a thread outside the pool
-/// queues its job there and sleeps until it is done, a wake-up and a sleep per pass.
+/// Runs `f` on one of the pool's worker threads while another worker helps with its parallel
+/// passes until it returns.
+///
+/// On a worker, each pass pushes its halves onto that worker's own deque; a pass started from
+/// a thread outside the pool would queue its job there and sleep until it was done. And between
+/// the passes the step has serial parts (the pair changes, the welds), long enough for an idle
+/// worker to fall asleep, after which the next pass's first half waits for it to wake: 20–100
+/// µs a pass where threads are virtual CPUs, against passes of a few hundred. So another worker
+/// is given `f`'s lifetime in one job, in which it takes and runs the pool's work as it appears
+/// and otherwise yields its core to whatever else the machine runs, without sleeping: one
+/// wake-up a step, not one a pass.
+///
+/// The helping job is the oldest on `f`'s thread's deque, so a thief takes it before any of
+/// `f`'s halves. Should `f`'s own thread run it instead (a pool of one thread, after `f`; or a
+/// pool whose workers take their oldest job first) it returns at once: spinning there, on
+/// the thread that must finish `f`, would never end.
 #[cfg(feature = "parallel")]
 #[inline]
 pub(crate) fn on_worker<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    rayon::scope(|_| f())
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    /// Marks `f` done when it returns or unwinds: a panic in `f` must still end the helping.
+    struct Done<'a>(&'a AtomicBool);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Release);
+        }
+    }
+    let done = AtomicBool::new(false);
+    let body = AtomicUsize::new(usize::MAX);
+    rayon::join(
+        || {
+            body.store(rayon::current_thread_index().unwrap_or(usize::MAX), Ordering::Relaxed);
+            let _done = Done(&done);
+            f()
+        },
+        || {
+            if rayon::current_thread_index() == Some(body.load(Ordering::Relaxed)) {
+                return;
+            }
+            while !done.load(Ordering::Acquire) {
+                if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                    std::thread::yield_now();
+                }
+            }
+        },
+    )
+    .0
 }
 
 /// Runs `a`, then `b`.

@@ -30,6 +30,10 @@ impl World {
     /// Advances the world: (a) boxes of moved colliders → (b) broad phase and candidate pairs →
     /// (c) narrow phase and contacts → (d) bullets' impacts → (e) events in ascending `(a, b)`
     /// order.
+    ///
+    /// With the `parallel` feature the passes run on the rayon pool the caller is in (else the
+    /// global pool). While a step with moved colliders runs, one other worker of that pool
+    /// stays with it, yielding its core between the passes rather than sleeping.
     pub fn step(&mut self) {
         let t0 = Stamp::now();
         self.events.clear();

@@ -133,3 +133,31 @@ pub(crate) mod prelude {
 
     impl<I: Iterator> CollectIntoVec for I {}
 }
+
+#[cfg(all(test, feature = "parallel"))]
+mod tests {
+    use super::on_worker;
+    use rayon::prelude::*;
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+
+    /// `on_worker` finishes its parallel work and ends its helping on pools of every size, from
+    /// inside the pool and from outside it, and a panic in `f` reaches the caller instead of
+    /// leaving a helper spinning (the test would hang).
+    #[test]
+    fn on_worker_ends_its_helping_on_every_pool_and_through_a_panic() {
+        let sum = || (0..100_000u64).into_par_iter().map(|x| x % 7).sum::<u64>();
+        let expected = (0..100_000u64).map(|x| x % 7).sum::<u64>();
+        for threads in 1..=4 {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                for _ in 0..50 {
+                    assert_eq!(on_worker(|| on_worker(sum)), expected, "{threads} threads");
+                }
+                let caught = catch_unwind(AssertUnwindSafe(|| on_worker(|| -> u64 { panic!("in the step") })));
+                assert!(caught.is_err(), "{threads} threads");
+                assert_eq!(on_worker(sum), expected, "the pool still works after the panic");
+            });
+        }
+        assert_eq!(on_worker(sum), expected, "from outside any pool");
+    }
+}

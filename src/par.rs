@@ -27,31 +27,38 @@ pub(crate) use rayon::join;
 /// and otherwise yields its core to whatever else the machine runs, without sleeping: one
 /// wake-up a step, not one a pass.
 ///
-/// The helping job is the oldest on `f`'s thread's deque, so a thief takes it before any of
-/// `f`'s halves. Should `f`'s own thread run it instead (a pool of one thread, after `f`; or a
-/// pool whose workers take their oldest job first) it returns at once: spinning there, on
-/// the thread that must finish `f`, would never end.
+/// A thread inside a step never helps another: it returns from a helping job at once. The
+/// helping job may be taken by `f`'s own thread (a pool of one thread, after `f`), or by a
+/// thread inside another world's step, waiting on one of its own passes. Spinning there would
+/// block the step beneath it: `f`'s own (for ever), or the other world's, whose helping job
+/// could in turn sit on `f`'s thread, each waiting for the other.
 #[cfg(feature = "parallel")]
 #[inline]
 pub(crate) fn on_worker<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    /// Marks `f` done when it returns or unwinds: a panic in `f` must still end the helping.
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    thread_local! {
+        /// How many steps' `f` this thread is inside.
+        static IN_STEP: Cell<u32> = const { Cell::new(0) };
+    }
+    /// Marks `f` done when it returns or unwinds (a panic in `f` must still end the helping),
+    /// and its thread as out of it.
     struct Done<'a>(&'a AtomicBool);
     impl Drop for Done<'_> {
         fn drop(&mut self) {
+            IN_STEP.set(IN_STEP.get() - 1);
             self.0.store(true, Ordering::Release);
         }
     }
     let done = AtomicBool::new(false);
-    let body = AtomicUsize::new(usize::MAX);
     rayon::join(
         || {
-            body.store(rayon::current_thread_index().unwrap_or(usize::MAX), Ordering::Relaxed);
+            IN_STEP.set(IN_STEP.get() + 1);
             let _done = Done(&done);
             f()
         },
         || {
-            if rayon::current_thread_index() == Some(body.load(Ordering::Relaxed)) {
+            if IN_STEP.get() > 0 {
                 return;
             }
             while !done.load(Ordering::Acquire) {
@@ -159,5 +166,24 @@ mod tests {
             });
         }
         assert_eq!(on_worker(sum), expected, "from outside any pool");
+    }
+
+    /// Steps of several worlds at once on one pool (a server's rooms, say): each step's helping
+    /// job can be taken by a thread that is itself inside another step, waiting on its own
+    /// passes. Were it to stay there until that other step ends, two such threads could each
+    /// wait for the other's step for ever (the test would hang).
+    #[test]
+    fn steps_run_side_by_side_on_one_pool_end() {
+        let sum = || (0..20_000u64).into_par_iter().map(|x| x % 7).sum::<u64>();
+        let expected = (0..20_000u64).map(|x| x % 7).sum::<u64>();
+        for threads in 2..=4 {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                for _ in 0..2_000 {
+                    let r: Vec<u64> = (0..6).into_par_iter().map(|_| on_worker(|| sum() + on_worker(sum))).collect();
+                    assert!(r.iter().all(|&x| x == 2 * expected), "{threads} threads");
+                }
+            });
+        }
     }
 }

@@ -101,3 +101,30 @@ fn made_and_freed_pairs_add_up_over_a_random_walk() {
         assert!(world.contacts().is_empty());
     }
 }
+
+/// Two columns of boxes falling together, each box a step's fall (further than its margin)
+/// below where it was: every box escapes every step, and after the first fall their fat boxes
+/// keep the same overlaps, so no pair is made or freed. The gaps (0.08) lie between the least
+/// and the most two margins could add up to if each renewal drew its share (0.05 to 0.15), so a
+/// drawn share would make and free pairs at every step.
+#[test]
+fn colliders_falling_together_keep_their_pairs() {
+    for mut world in worlds() {
+        let spacing = 1.08;
+        let ids: Vec<(ColliderId, Vec2)> = (0..2)
+            .flat_map(|i| (0..10).map(move |j| Vec2::new(i as f32 * spacing, j as f32 * spacing)))
+            .map(|p| (world.insert(unit_box(at(p.x, p.y))).unwrap(), p))
+            .collect();
+        step(&mut world);
+        for k in 1..30 {
+            for &(id, p) in &ids {
+                world.set_pose(id, at(p.x, p.y - k as f32)).unwrap();
+            }
+            let c = step(&mut world);
+            assert_eq!(c.escaped, 20, "fall {k}: every box outran its margin");
+            if k > 1 {
+                assert_eq!((c.pairs_began, c.pairs_ended), (0, 0), "fall {k}: {c:?}");
+            }
+        }
+    }
+}

@@ -79,7 +79,10 @@ pub struct WorldConfig {
     /// space it costs few pairs and holds a steady mover for several steps. 0 turns it off.
     /// Each renewed fat box gets between half and one and a half times its margin and reach
     /// (drawn from the collider's slot and box, so deterministic; the mean is the configured
-    /// value), so that colliders moving alike do not all escape in the same step.
+    /// value), so that colliders moving alike do not all escape in the same step. A collider
+    /// with its margin alone that moved further than its margin in the last step gets exactly
+    /// its margin: it will escape again at the next step whatever it gets, and a share drawn
+    /// afresh each step would only make its box's overlaps with its neighbours' flicker.
     pub aabb_motion_factor: f32,
     /// A moving collider whose tight box is larger than this on either side is kept out of the
     /// SAP (it would overlap everything on an axis) and lives in the tree instead.

@@ -125,6 +125,13 @@ impl World {
 /// the collider's size. A collider moving faster for its size gets its margin alone, unless it
 /// is in open space (see `WorldConfig::aabb_motion_factor`).
 ///
+/// Such a collider, when it moved further than its margin, escapes again at the next step
+/// whatever share of the margin it gets, so it gets the whole margin, not a drawn share (see
+/// `renewal_jitter`): a stream of colliders falling or pushed together then keeps its fat
+/// boxes' order on both axes and their overlaps from step to step. Drawn afresh at each of its
+/// every-step renewals, its neighbours' boxes would pass each other's ends in the SAP and
+/// begin and end pairs with it at random, for nothing.
+///
 /// Out of line: inlined, it made the box pass's loop slower for the common collider, one still
 /// inside its fat box.
 #[inline(never)]
@@ -137,18 +144,14 @@ fn fat_box(
     open_space: impl FnOnce() -> bool,
 ) -> Aabb {
     let size = (tight.max - tight.min).max_element();
-    let jitter = renewal_jitter(slot, &tight);
-    let margin = (config.aabb_margin + config.aabb_margin_ratio * size) * jitter;
-    let ahead = last_tight.map_or(Vec2::ZERO, |last| {
-        let ahead = (tight.min + tight.max - last.min - last.max) * 0.5 * config.aabb_motion_factor;
-        let over = ahead.abs().max_element() / size;
-        if over <= 1.0 || over <= 2.0 && open_space() {
-            ahead.clamp(Vec2::splat(-size), Vec2::splat(size)) * jitter
-        } else {
-            Vec2::ZERO
-        }
-    });
-    let f = reach.fattened(margin);
+    let margin = config.aabb_margin + config.aabb_margin_ratio * size;
+    let moved = last_tight.map_or(Vec2::ZERO, |last| (tight.min + tight.max - last.min - last.max) * 0.5);
+    let ahead = moved * config.aabb_motion_factor;
+    let over = ahead.abs().max_element() / size;
+    let reaches = over <= 1.0 || over <= 2.0 && open_space();
+    let jitter = if !reaches && moved.abs().max_element() > margin { 1.0 } else { renewal_jitter(slot, &tight) };
+    let ahead = if reaches { ahead.clamp(Vec2::splat(-size), Vec2::splat(size)) * jitter } else { Vec2::ZERO };
+    let f = reach.fattened(margin * jitter);
     Aabb { min: f.min + ahead.min(Vec2::ZERO), max: f.max + ahead.max(Vec2::ZERO) }
 }
 

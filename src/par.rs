@@ -145,45 +145,74 @@ pub(crate) mod prelude {
 mod tests {
     use super::on_worker;
     use rayon::prelude::*;
-    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+    use std::sync::mpsc::{RecvTimeoutError, channel};
+    use std::time::Duration;
+
+    /// A parallel sum over `0..n`, spread over the pool it runs in, and its value.
+    fn workload(n: u64) -> (impl Fn() -> u64 + Copy + Send + Sync, u64) {
+        (move || (0..n).into_par_iter().map(|x| x % 7).sum::<u64>(), (0..n).map(|x| x % 7).sum())
+    }
+
+    /// A pool of `threads` threads.
+    fn pool(threads: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap()
+    }
+
+    /// Runs `test` on a thread of its own, outside any pool, and fails if it has not ended
+    /// within two minutes: a helper that never stops helping would otherwise hang the test run
+    /// rather than fail it.
+    fn in_time(test: impl FnOnce() + Send + 'static) {
+        let (done, finished) = channel();
+        let run = std::thread::spawn(move || {
+            test();
+            done.send(()).unwrap();
+        });
+        match finished.recv_timeout(Duration::from_secs(120)) {
+            Ok(()) => run.join().unwrap(),
+            Err(RecvTimeoutError::Disconnected) => resume_unwind(run.join().unwrap_err()),
+            Err(RecvTimeoutError::Timeout) => panic!("not ended after two minutes: a helper kept helping"),
+        }
+    }
 
     /// `on_worker` finishes its parallel work and ends its helping on pools of every size, from
     /// inside the pool and from outside it, and a panic in `f` reaches the caller instead of
-    /// leaving a helper spinning (the test would hang).
+    /// leaving a helper spinning.
     #[test]
     fn on_worker_ends_its_helping_on_every_pool_and_through_a_panic() {
-        let sum = || (0..100_000u64).into_par_iter().map(|x| x % 7).sum::<u64>();
-        let expected = (0..100_000u64).map(|x| x % 7).sum::<u64>();
-        for threads in 1..=4 {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| {
-                for _ in 0..50 {
-                    assert_eq!(on_worker(|| on_worker(sum)), expected, "{threads} threads");
-                }
-                let caught = catch_unwind(AssertUnwindSafe(|| on_worker(|| -> u64 { panic!("in the step") })));
-                assert!(caught.is_err(), "{threads} threads");
-                assert_eq!(on_worker(sum), expected, "the pool still works after the panic");
-            });
-        }
-        assert_eq!(on_worker(sum), expected, "from outside any pool");
+        let (sum, expected) = workload(100_000);
+        in_time(move || {
+            for threads in 1..=4 {
+                pool(threads).install(|| {
+                    for _ in 0..50 {
+                        assert_eq!(on_worker(|| on_worker(sum)), expected, "{threads} threads");
+                    }
+                    let caught = catch_unwind(AssertUnwindSafe(|| on_worker(|| -> u64 { panic!("in the step") })));
+                    assert!(caught.is_err(), "{threads} threads");
+                    assert_eq!(on_worker(sum), expected, "the pool still works after the panic");
+                });
+            }
+            assert_eq!(on_worker(sum), expected, "from outside any pool");
+        });
     }
 
     /// Steps of several worlds at once on one pool (a server's rooms, say): each step's helping
     /// job can be taken by a thread that is itself inside another step, waiting on its own
     /// passes. Were it to stay there until that other step ends, two such threads could each
-    /// wait for the other's step for ever (the test would hang).
+    /// wait for the other's step for ever.
     #[test]
     fn steps_run_side_by_side_on_one_pool_end() {
-        let sum = || (0..20_000u64).into_par_iter().map(|x| x % 7).sum::<u64>();
-        let expected = (0..20_000u64).map(|x| x % 7).sum::<u64>();
-        for threads in 2..=4 {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| {
-                for _ in 0..2_000 {
-                    let r: Vec<u64> = (0..6).into_par_iter().map(|_| on_worker(|| sum() + on_worker(sum))).collect();
-                    assert!(r.iter().all(|&x| x == 2 * expected), "{threads} threads");
-                }
-            });
-        }
+        let (sum, expected) = workload(20_000);
+        in_time(move || {
+            for threads in 2..=4 {
+                pool(threads).install(|| {
+                    for _ in 0..2_000 {
+                        let r: Vec<u64> =
+                            (0..6).into_par_iter().map(|_| on_worker(|| sum() + on_worker(sum))).collect();
+                        assert!(r.iter().all(|&x| x == 2 * expected), "{threads} threads");
+                    }
+                });
+            }
+        });
     }
 }

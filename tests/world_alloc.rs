@@ -72,7 +72,7 @@ fn steady_state_step_allocates_nothing_switching(config: sapwood::WorldConfig, h
         // motion, each renewed with a share of its reach drawn from its slot and box) need not:
         // a structure can still reach a new high-water mark (a scratch list's length, ids in a
         // hash cell) now and then, ever more rarely. Allocations per period 2..60: the SAP world
-        // one in the 15th; the spatial-hash world one each in the 5th, 6th, 15th, 19th, 30th and
+        // one in the 25th; the spatial-hash world one each in the 2nd, 6th, 19th, 25th, 30th and
         // 31st (a hash cell's list past 16 ids, a scratch list doubling past 512 entries). So:
         // warm up to the 32nd period, then four periods without a single allocation.
         let mut period = |k: usize, hits: &mut Vec<sapwood::ColliderId>| {
@@ -91,7 +91,9 @@ fn steady_state_step_allocates_nothing_switching(config: sapwood::WorldConfig, h
         };
         // Switched colliders move between the structures (a static switch) and refresh their
         // pairs, so node pools and scratch lists reach their high-water marks later, as with
-        // bullets.
+        // bullets: per period 2..60 the SAP world allocates once in the 2nd, 24th, 44th and
+        // 51st, the spatial-hash world once in the 2nd, 24th, 36th, 44th, 47th, 50th and 51st,
+        // and neither in the four from the 30th.
         let warm_up = if switch { BULLET_WARM_UP_PERIODS } else { WARM_UP_PERIODS };
         for k in 2..warm_up {
             period(k, &mut hits);

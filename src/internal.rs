@@ -1,5 +1,9 @@
 //! Items public only for this workspace's tests, benches and examples (see the crate root).
 
+/// The step's hand-off to a pool worker with a helper kept awake (`examples/handoff.rs` times it
+/// against plain rayon).
+pub use crate::par::on_worker;
+
 /// Sebastiano Vigna's SplitMix64: a tiny, fast, statistically sound generator whose whole state is
 /// one `u64`, so any engine can reproduce a seeded scene bit for bit. The one random source of
 /// the workspace: the library's unit tests use it from here, everything else through

@@ -34,7 +34,7 @@ pub(crate) use rayon::join;
 /// could in turn sit on `f`'s thread, each waiting for the other.
 #[cfg(feature = "parallel")]
 #[inline]
-pub(crate) fn on_worker<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+pub fn on_worker<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     use std::cell::Cell;
     use std::sync::atomic::{AtomicBool, Ordering};
     thread_local! {
@@ -81,7 +81,7 @@ pub(crate) fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnc
 /// Runs `f`: without a pool there is no worker to move to.
 #[cfg(not(feature = "parallel"))]
 #[inline]
-pub(crate) fn on_worker<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+pub fn on_worker<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     f()
 }
 

@@ -257,6 +257,29 @@ fn the_counter_sees_allocations() {
     assert!(busy >= 50, "a worker's allocations: {busy} counted");
 }
 
+/// Regression: the workers of a dropped pool exit on their own time, and on the way out they
+/// allocate (a worker hands its leftovers to crossbeam's epoch collector). They used to be
+/// counted when that fell in the next test's counted window (the character mover's, once: one
+/// allocation). A worker now leaves the count as it leaves its loop.
+#[test]
+fn a_dropped_pools_exiting_workers_are_not_counted() {
+    use rayon::prelude::*;
+    let _turn = alloc_count::serial();
+    let mut counted = 0;
+    for _ in 0..20 {
+        let pool = alloc_count::pool(2);
+        let v: Vec<usize> = (0..10_000).collect();
+        std::hint::black_box(pool.install(|| v.par_iter().sum::<usize>()));
+        drop(pool);
+        alloc_count::take();
+        alloc_count::set_counting(true);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        alloc_count::set_counting(false);
+        counted += alloc_count::take();
+    }
+    assert_eq!(counted, 0, "allocations of exiting workers counted");
+}
+
 /// Resting pairs of every convex kind (circles, capsules, segments, boxes, polygons, rounded
 /// ones) nudged by micrometres each step, as a solver nudges them: the steps that take their
 /// manifolds from reused decisions allocate nothing either.

@@ -70,8 +70,17 @@ pub fn enroll() {
 /// from another's deque; when that is depends on the scheduling, and a small scene's warm-up
 /// may not include it. That allocation belongs to the pool, not to the work it runs, so every
 /// worker registers here, before any counting.
+///
+/// A worker leaves the count as it leaves its loop: a dropped pool's threads exit on their own
+/// time, and what they free and hand back to the epoch collector on the way out (which can
+/// allocate) may fall in the next test's counted window.
 pub fn pool(threads: usize) -> rayon::ThreadPool {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).start_handler(|_| enroll()).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .start_handler(|_| enroll())
+        .exit_handler(|_| ENROLLED.set(false))
+        .build()
+        .unwrap();
     pool.broadcast(|_| drop(crossbeam_epoch::pin()));
     pool
 }

@@ -66,6 +66,7 @@ mod circle_segment;
 mod clip;
 mod compound;
 mod cuboid_cuboid;
+pub(crate) mod cuboid_lanes;
 mod polygon_polygon;
 pub(crate) mod reuse;
 mod segment_cuboid;
@@ -301,7 +302,7 @@ fn register(sa: &Shape, sb: &Shape) -> &'static Register {
 /// Whether A should be evaluated as B: a total order on (kind, pose, shape) so that both call
 /// orders of a pair reach the kernel with the same arguments.
 #[inline]
-fn swap_order(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> bool {
+pub(crate) fn swap_order(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> bool {
     let (ka, kb) = (sa.kind(), sb.kind());
     if ka != kb {
         return ka > kb;

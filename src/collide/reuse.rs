@@ -56,16 +56,16 @@ use crate::math::Pose;
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Witness {
     /// B's pose in A's frame (the kernel's call order) at the recorded evaluation.
-    xf: Pose,
+    pub(super) xf: Pose,
     /// The motion `d` (module doc) that every recorded decision survives; 0 when nothing is
     /// recorded.
-    budget: f32,
+    pub(super) budget: f32,
     /// The lever arm of the rotation part of `d`.
-    reach: f32,
+    pub(super) reach: f32,
     /// The kernel's tag (high byte) and decisions (its own packing).
-    features: u32,
+    pub(super) features: u32,
     /// The pair was evaluated with its two shapes swapped into canonical order.
-    swapped: bool,
+    pub(super) swapped: bool,
     /// The last evaluation took its decisions from here.
     reused: bool,
 }

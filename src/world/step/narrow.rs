@@ -1,9 +1,11 @@
 //! Phase (c): the narrow phase, manifolds of the pairs with a moved collider and their application.
 
 use crate::collide::reuse::Witness;
-use crate::collide::{self, Manifold};
+use crate::collide::{self, Manifold, cuboid_lanes};
 use crate::par::prelude::*;
+use crate::shape::Shape;
 use crate::storage::{ColliderSlot, Columns};
+use crate::world::Contact;
 use crate::world::hooks::{self, PairHooks};
 use crate::world::pairs::{PairEntry, PairIndex};
 use crate::world::scratch::NarrowChunk;
@@ -209,13 +211,15 @@ impl World {
     /// few thousand contacts are cut into at least 16 chunks, for the threads' shares to even
     /// out; from 16,384 contacts on, chunks of 1,024 keep the per-chunk costs small.
     fn update_contacts_in_place(&mut self) {
-        let chunk = (self.contacts.len() / 16).clamp(256, 1024);
+        let chunk = (self.contacts.len() / 16).clamp(256, MAX_CHUNK);
         let chunks = self.contacts.len().div_ceil(chunk);
         if self.scratch.narrow.len() < chunks {
             self.scratch.narrow.resize_with(chunks, NarrowChunk::default);
         }
         let (cols, bits, pairs, welds) = (&self.cols, &self.scratch.moved_bits, &self.pairs, &self.welds);
         let (hooks, refusals, reuse) = (self.hooks.as_deref(), self.refusals_pending, self.config.reuse_manifolds);
+        // Resting box pairs go four at a time where nothing but the kernel decides their manifold.
+        let lanes = reuse && hooks.is_none() && !refusals;
         self.scratch.narrow[..chunks]
             .par_iter_mut()
             .zip(self.contacts.par_chunks_mut(chunk).zip(self.contact_pair.par_chunks(chunk)))
@@ -223,9 +227,13 @@ impl World {
             .for_each(|((out, (contacts, owners)), witnesses)| {
                 out.ended.clear();
                 out.counts = StepCounts::default();
-                for ((c, &p), w) in contacts.iter_mut().zip(owners).zip(witnesses) {
+                let mut done = [0u64; MAX_CHUNK / 64];
+                if lanes {
+                    box_lanes(cols, welds, bits, contacts, witnesses, &mut done, &mut out.counts);
+                }
+                for (i, ((c, &p), w)) in contacts.iter_mut().zip(owners).zip(witnesses).enumerate() {
                     let ids = [c.a.slot(), c.b.slot()];
-                    if !ids.iter().any(|&s| is_set(bits, s)) {
+                    if done[i >> 6] >> (i & 63) & 1 != 0 || !ids.iter().any(|&s| is_set(bits, s)) {
                         continue;
                     }
                     let refused = refusals && pairs[p.index()].refused;
@@ -263,6 +271,90 @@ impl World {
     }
 }
 
+/// The most contacts in a chunk of the in-place pass.
+const MAX_CHUNK: usize = 1024;
+
+/// The first pass over a chunk of the contacts array: its resting box pairs four at a time
+/// (`collide::cuboid_lanes`), each marked in `done` when its lane wrote its manifold. Only pairs
+/// whose manifold is the box kernel's alone qualify (no welds; the caller has checked for hooks
+/// and refusals), with a moved end, overlapping boxes and a witness that may serve them. Whatever
+/// a lane leaves, the second pass evaluates one at a time in array order, so the ended contacts
+/// come out in the order they would without lanes: a lane never ends a contact.
+fn box_lanes(
+    cols: &Columns,
+    welds: &Welds,
+    bits: &[u64],
+    contacts: &mut [Contact],
+    witnesses: &mut [Witness],
+    done: &mut [u64; MAX_CHUNK / 64],
+    counts: &mut StepCounts,
+) {
+    let mut queue = [(0usize, false); 4];
+    let mut queued = 0;
+    for i in 0..contacts.len() {
+        let ids = [contacts[i].a.slot(), contacts[i].b.slot()];
+        let [a, b] = ids.map(ColliderSlot::index);
+        let (Shape::Cuboid(_), Shape::Cuboid(_)) = (&cols.shape[a], &cols.shape[b]) else { continue };
+        if !ids.iter().any(|&s| is_set(bits, s)) || welds.of(a).is_some() || welds.of(b).is_some() {
+            continue;
+        }
+        let swapped = collide::swap_order(&cols.shape[a], &cols.pose[a], &cols.shape[b], &cols.pose[b]);
+        if !cuboid_lanes::may_serve(&witnesses[i], swapped) || !boxes_overlap(cols, ids) {
+            continue;
+        }
+        queue[queued] = (i, swapped);
+        queued += 1;
+        if queued == 4 {
+            queued = 0;
+            let reused = run_lanes(cols, contacts, witnesses, queue);
+            for (k, &(i, _)) in queue.iter().enumerate() {
+                if reused >> k & 1 != 0 {
+                    done[i >> 6] |= 1 << (i & 63);
+                }
+            }
+            counts.pairs += reused.count_ones();
+            counts.reused += reused.count_ones();
+        }
+    }
+}
+
+/// [`cuboid_lanes::reuse4`] on the box pairs of the contacts in `queue` (distinct indices, each
+/// with its canonical order).
+fn run_lanes(cols: &Columns, contacts: &mut [Contact], witnesses: &mut [Witness], queue: [(usize, bool); 4]) -> u32 {
+    let at = queue.map(|(i, _)| i);
+    let (Ok(cs), Ok(ws)) = (contacts.get_disjoint_mut(at), witnesses.get_disjoint_mut(at)) else {
+        return 0;
+    };
+    let ([c0, c1, c2, c3], [w0, w1, w2, w3]) = (cs, ws);
+    let lanes = [
+        lane(cols, c0, w0, queue[0].1),
+        lane(cols, c1, w1, queue[1].1),
+        lane(cols, c2, w2, queue[2].1),
+        lane(cols, c3, w3, queue[3].1),
+    ];
+    cuboid_lanes::reuse4(lanes)
+}
+
+/// The lane of contact `c`'s box pair, in canonical order.
+#[inline]
+fn lane<'a>(cols: &'a Columns, c: &'a mut Contact, witness: &'a mut Witness, swapped: bool) -> cuboid_lanes::Lane<'a> {
+    let [a, b] = [c.a.slot().index(), c.b.slot().index()];
+    let (a, b) = if swapped { (b, a) } else { (a, b) };
+    let half = |s: usize| match &cols.shape[s] {
+        Shape::Cuboid(x) => x.half_extents,
+        _ => glam::Vec2::ZERO,
+    };
+    cuboid_lanes::Lane {
+        pa: &cols.pose[a],
+        pb: &cols.pose[b],
+        ha: half(a),
+        hb: half(b),
+        swapped,
+        witness,
+        manifold: &mut c.manifold,
+    }
+}
+
 /// Whether the tight boxes of the colliders in slots `ids` overlap: a pair whose boxes do not
 /// has the empty manifold.
 #[inline]
@@ -284,3 +376,5 @@ fn is_set(bits: &[u64], s: ColliderSlot) -> bool {
     let s = s.get();
     bits.get(s as usize >> 6).is_some_and(|w| w >> (s & 63) & 1 != 0)
 }
+
+thread_local! { static LANEPROBE: std::cell::Cell<[u64;2]> = const { std::cell::Cell::new([0;2]) }; }

@@ -65,15 +65,22 @@ const fn mask(m: bool) -> f32 {
     if m { TRUE } else { 0.0 }
 }
 
-/// Whether `w` can serve a box pair's lane at all: written by the oriented box kernel for the
-/// pair in the same call order (`swapped`), with a budget. The motion test runs in the lanes.
+/// Whether `w` can serve a box pair's lane at all: written by the oriented box kernel, with a
+/// budget. The motion test runs in the lanes.
 #[inline]
-pub(crate) fn may_serve(w: &Witness, swapped: bool) -> bool {
-    w.features >> 24 == u32::from(tag::CUBOIDS) && w.budget > 0.0 && w.swapped == swapped
+pub(crate) fn may_serve(w: &Witness) -> bool {
+    w.features >> 24 == u32::from(tag::CUBOIDS) && w.budget > 0.0
+}
+
+/// Whether `w` was written for the pair in the call order `swapped` (else the scalar path
+/// clears it, see `Witness::set_order`).
+#[inline]
+pub(crate) fn in_order(w: &Witness, swapped: bool) -> bool {
+    w.swapped == swapped
 }
 
 /// One box pair for [`reuse4`], in the kernel's call order (the caller has put the two boxes in
-/// canonical order and checked that the witness [`may_serve`] it).
+/// canonical order and checked that the witness [`may_serve`] it [`in_order`]).
 pub(crate) struct Lane<'a> {
     pub pa: &'a Pose,
     pub pb: &'a Pose,
@@ -299,7 +306,7 @@ mod tests {
                     expected[k].carry_impulses(&w.manifold);
                 }
                 let order = walks.each_ref().map(|w| swap_order(&w.sa, &w.pa, &w.sb, &w.pb));
-                if walks.iter().zip(order).all(|(w, s)| may_serve(&w.witness, s)) {
+                if walks.iter().zip(order).all(|(w, s)| may_serve(&w.witness) && in_order(&w.witness, s)) {
                     let old = walks.each_ref().map(|w| w.manifold);
                     let lanes = walks.each_mut().map(|w| {
                         let s = swap_order(&w.sa, &w.pa, &w.sb, &w.pb);

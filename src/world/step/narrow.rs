@@ -292,6 +292,10 @@ fn box_lanes(
     let mut queue = [(0usize, false); 4];
     let mut queued = 0;
     for i in 0..contacts.len() {
+        // The witness first: it lies in order in memory, the colliders' columns do not.
+        if !cuboid_lanes::may_serve(&witnesses[i]) {
+            continue;
+        }
         let ids = [contacts[i].a.slot(), contacts[i].b.slot()];
         let [a, b] = ids.map(ColliderSlot::index);
         let (Shape::Cuboid(_), Shape::Cuboid(_)) = (&cols.shape[a], &cols.shape[b]) else { continue };
@@ -299,7 +303,7 @@ fn box_lanes(
             continue;
         }
         let swapped = collide::swap_order(&cols.shape[a], &cols.pose[a], &cols.shape[b], &cols.pose[b]);
-        if !cuboid_lanes::may_serve(&witnesses[i], swapped) || !boxes_overlap(cols, ids) {
+        if !cuboid_lanes::in_order(&witnesses[i], swapped) || !boxes_overlap(cols, ids) {
             continue;
         }
         queue[queued] = (i, swapped);
@@ -376,5 +380,3 @@ fn is_set(bits: &[u64], s: ColliderSlot) -> bool {
     let s = s.get();
     bits.get(s as usize >> 6).is_some_and(|w| w >> (s & 63) & 1 != 0)
 }
-
-thread_local! { static LANEPROBE: std::cell::Cell<[u64;2]> = const { std::cell::Cell::new([0;2]) }; }

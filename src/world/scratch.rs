@@ -45,6 +45,9 @@ pub(super) struct Scratch {
     pub search: Vec<SearchChunk>,
     /// Per-chunk outputs of the parallel narrow phase and of the in-place contact update.
     pub narrow: Vec<NarrowChunk>,
+    /// Steps the in-place pass goes on without box lanes, after a step whose lanes declined
+    /// most of their pairs (see `step::narrow`).
+    pub lanes_rest: u32,
     /// The bullets that moved, in slot order: the continuous phase's work list.
     pub bullets: Vec<ColliderSlot>,
     /// Beside each of `bullets`, its earliest impact, computed in parallel.
@@ -88,4 +91,6 @@ pub(super) struct NarrowChunk {
     pub walk: Vec<PairIndex>,
     /// Pairs the chunk evaluated, and manifolds it computed from reused decisions.
     pub counts: StepCounts,
+    /// Box lanes the chunk ran, and those that took their pair.
+    pub lanes: [u32; 2],
 }

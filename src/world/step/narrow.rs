@@ -219,7 +219,7 @@ impl World {
         let (cols, bits, pairs, welds) = (&self.cols, &self.scratch.moved_bits, &self.pairs, &self.welds);
         let (hooks, refusals, reuse) = (self.hooks.as_deref(), self.refusals_pending, self.config.reuse_manifolds);
         // Resting box pairs go four at a time where nothing but the kernel decides their manifold.
-        let lanes = reuse && hooks.is_none() && !refusals;
+        let lanes = reuse && hooks.is_none() && !refusals && self.scratch.lanes_rest == 0;
         self.scratch.narrow[..chunks]
             .par_iter_mut()
             .zip(self.contacts.par_chunks_mut(chunk).zip(self.contact_pair.par_chunks(chunk)))
@@ -227,9 +227,10 @@ impl World {
             .for_each(|((out, (contacts, owners)), witnesses)| {
                 out.ended.clear();
                 out.counts = StepCounts::default();
+                out.lanes = [0; 2];
                 let mut done = [0u64; MAX_CHUNK / 64];
                 if lanes {
-                    box_lanes(cols, welds, bits, contacts, witnesses, &mut done, &mut out.counts);
+                    box_lanes(cols, welds, bits, contacts, witnesses, &mut done, out);
                 }
                 for (i, ((c, &p), w)) in contacts.iter_mut().zip(owners).zip(witnesses).enumerate() {
                     let ids = [c.a.slot(), c.b.slot()];
@@ -252,6 +253,7 @@ impl World {
                 }
             });
         self.add_counts(chunks);
+        self.rest_lanes(lanes, chunks);
         for k in 0..chunks {
             for i in 0..self.scratch.narrow[k].ended.len() {
                 let p = self.scratch.narrow[k].ended[i];
@@ -260,6 +262,23 @@ impl World {
                 self.push_event(&pair, false);
             }
         }
+    }
+
+    /// Rests the box lanes for a few steps after a step (`ran` them) whose lanes declined more
+    /// than half their pairs: in a scene whose boxes move, scanning for lanes and running them
+    /// only to redo their pairs one at a time is work for nothing. The lanes change no result,
+    /// so when they run does not matter to the outcome.
+    fn rest_lanes(&mut self, ran: bool, chunks: usize) {
+        const REST: u32 = 8;
+        let scratch = &mut self.scratch;
+        let [tried, taken] = scratch.narrow[..chunks].iter().fold([0, 0], |[a, b], c| [a + c.lanes[0], b + c.lanes[1]]);
+        scratch.lanes_rest = if !ran {
+            scratch.lanes_rest.saturating_sub(1)
+        } else if 2 * taken < tried {
+            REST
+        } else {
+            0
+        };
     }
 
     /// Adds the first `chunks` narrow chunks' counts to the step's.
@@ -288,10 +307,10 @@ fn box_lanes(
     contacts: &mut [Contact],
     witnesses: &mut [Witness],
     done: &mut [u64; MAX_CHUNK / 64],
-    counts: &mut StepCounts,
+    out: &mut NarrowChunk,
 ) {
     let mut queue = [(0usize, false); 4];
-    let (mut queued, mut tried, mut taken) = (0, 0, 0);
+    let mut queued = 0;
     for i in 0..contacts.len() {
         // The witness first: it lies in order in memory, the colliders' columns do not.
         if !cuboid_lanes::may_serve(&witnesses[i]) {
@@ -317,13 +336,13 @@ fn box_lanes(
                     done[i >> 6] |= 1 << (i & 63);
                 }
             }
-            counts.pairs += reused.count_ones();
-            counts.reused += reused.count_ones();
+            out.counts.pairs += reused.count_ones();
+            out.counts.reused += reused.count_ones();
             // Where pairs move too much for their witnesses (a scene in motion), a declined lane
             // is work done twice: once half the lanes decline, the rest of the chunk goes one
             // pair at a time.
-            (tried, taken) = (tried + 4, taken + reused.count_ones());
-            if tried >= 16 && 2 * taken < tried {
+            out.lanes = [out.lanes[0] + 4, out.lanes[1] + reused.count_ones()];
+            if out.lanes[0] >= 16 && 2 * out.lanes[1] < out.lanes[0] {
                 return;
             }
         }

@@ -264,17 +264,17 @@ impl World {
         }
     }
 
-    /// Rests the box lanes for a few steps after a step (`ran` them) whose lanes declined more
-    /// than half their pairs: in a scene whose boxes move, scanning for lanes and running them
-    /// only to redo their pairs one at a time is work for nothing. The lanes change no result,
-    /// so when they run does not matter to the outcome.
+    /// Rests the box lanes for a few steps after a step (`ran` them) that found no pair for them
+    /// or whose lanes declined more than a quarter of their pairs: a declined lane's pair is
+    /// evaluated twice, and a scene without resting box pairs only pays for the scan. The lanes
+    /// change no result, so when they run does not matter to the outcome.
     fn rest_lanes(&mut self, ran: bool, chunks: usize) {
         const REST: u32 = 8;
         let scratch = &mut self.scratch;
         let [tried, taken] = scratch.narrow[..chunks].iter().fold([0, 0], |[a, b], c| [a + c.lanes[0], b + c.lanes[1]]);
         scratch.lanes_rest = if !ran {
             scratch.lanes_rest.saturating_sub(1)
-        } else if 2 * taken < tried {
+        } else if tried == 0 || 4 * taken < 3 * tried {
             REST
         } else {
             0
@@ -339,10 +339,10 @@ fn box_lanes(
             out.counts.pairs += reused.count_ones();
             out.counts.reused += reused.count_ones();
             // Where pairs move too much for their witnesses (a scene in motion), a declined lane
-            // is work done twice: once half the lanes decline, the rest of the chunk goes one
-            // pair at a time.
+            // is work done twice: once a quarter of the lanes decline, the rest of the chunk goes
+            // one pair at a time.
             out.lanes = [out.lanes[0] + 4, out.lanes[1] + reused.count_ones()];
-            if out.lanes[0] >= 16 && 2 * out.lanes[1] < out.lanes[0] {
+            if out.lanes[0] >= 16 && 4 * out.lanes[1] < 3 * out.lanes[0] {
                 return;
             }
         }

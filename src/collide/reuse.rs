@@ -43,6 +43,10 @@
 //!   faces are reused and the exact closest-feature search that follows runs in full;
 //! - circle–polygon: the edge of maximum separation, a pass over the edges.
 //!
+//! In a resting pile nearly every pair is a box pair whose witness holds, and what is left of
+//! its evaluation is a fixed sequence of arithmetic: the world's in-place pass hands such pairs
+//! to [`super::cuboid_lanes`] four at a time, which computes the same bits in SIMD lanes.
+//!
 //! The others run in full. Circle–circle has no decision; circle–box's clamp and
 //! circle–capsule's projection on the core are the decision and the computation at once;
 //! capsule–capsule's closest points of the two cores decide the case and also give the

@@ -238,14 +238,12 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collide::test_util::SplitMix64;
-    use crate::collide::{manifold_reusing, swap_order, touching};
+    use crate::collide::test_util::{SplitMix64, resting};
+    use crate::collide::{manifold_reusing, swap_order};
     use crate::shape::{Cuboid, Shape};
 
-    /// A box B resting on a box A, walked by small steps (the setting of `test_util::reuse_walks`):
-    /// sizes from 1e-3 to 1e3, A sometimes far from the origin, B at any angle or within a hair
-    /// of a face-parallel one (the reference side's near-ties), pushed in by 1e-5 to 3e-2 of the
-    /// size.
+    /// A box B resting on a box A (`test_util::resting`, sizes from 1e-3 to 1e3), walked by steps
+    /// from 1e-7 to 1e-3 of the size.
     struct Walk {
         sa: Shape,
         sb: Shape,
@@ -263,23 +261,7 @@ mod tests {
             let half = |rng: &mut SplitMix64| Vec2::new(rng.range(0.2, 1.0), rng.range(0.2, 1.0)) * scale;
             let (sa, sb) =
                 (Shape::Cuboid(Cuboid { half_extents: half(rng) }), Shape::Cuboid(Cuboid { half_extents: half(rng) }));
-            let far = if n.is_multiple_of(5) { 1e3 } else { 1.0 };
-            let pa =
-                Pose::new(Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * scale * far, rng.range(-3.2, 3.2));
-            let turn = if n.is_multiple_of(3) {
-                let tilt = [0.0, 1e-6, -1e-4, 3e-3][rng.below(4)];
-                pa.q.angle() + std::f32::consts::FRAC_PI_2 * rng.below(4) as f32 + tilt
-            } else {
-                rng.range(-3.2, 3.2)
-            };
-            let u = Vec2::from_angle(rng.range(-3.2, 3.2));
-            let at = |t: f32| Pose::new(pa.p + u * t, turn);
-            let (mut lo, mut hi) = (0.0, 10.0 * scale);
-            for _ in 0..60 {
-                let mid = 0.5 * (lo + hi);
-                if touching(&sa, &pa, &sb, &at(mid)) { lo = mid } else { hi = mid }
-            }
-            let pb = at(lo - scale * 10f32.powf(rng.range(-5.0, -1.5)));
+            let (pa, pb) = resting(rng, &sa, &sb, scale, n);
             let step = scale * 10f32.powf(rng.range(-7.0, -3.0));
             Walk { sa, sb, pa, pb, step, scale, witness: Witness::default(), manifold: Manifold::EMPTY }
         }

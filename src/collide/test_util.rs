@@ -263,6 +263,30 @@ pub fn scaled(s: &Shape, scale: f32, offset: Vec2) -> Shape {
     }
 }
 
+/// Poses for `sa` and `sb` (shapes of about `scale`) at rest on each other: A anywhere, far from
+/// the origin for every fifth `walk`, B brought in from a random direction until it touches, at
+/// any angle or, for every third walk, within a hair of a face-parallel one (near-ties between
+/// faces), then pushed in by a depth from 1e-5 to 3e-2 of the size.
+pub fn resting(rng: &mut SplitMix64, sa: &Shape, sb: &Shape, scale: f32, walk: usize) -> (Pose, Pose) {
+    let far = if walk.is_multiple_of(5) { 1e3 } else { 1.0 };
+    let pa = Pose::new(Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * scale * far, rng.range(-3.2, 3.2));
+    let turn = if walk.is_multiple_of(3) {
+        let tilt = [0.0, 1e-6, -1e-4, 3e-3][rng.below(4)];
+        pa.q.angle() + std::f32::consts::FRAC_PI_2 * rng.below(4) as f32 + tilt
+    } else {
+        rng.range(-3.2, 3.2)
+    };
+    let u = Vec2::from_angle(rng.range(-3.2, 3.2));
+    let at = |t: f32| Pose::new(pa.p + u * t, turn);
+    // Shapes reach at most a few hundred sizes from their origins (offsets included).
+    let (mut lo, mut hi) = (0.0, 1e3 * scale);
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if super::touching(sa, &pa, sb, &at(mid)) { lo = mid } else { hi = mid }
+    }
+    (pa, at(lo - scale * 10f32.powf(rng.range(-5.0, -1.5))))
+}
+
 /// Exactness of manifold reuse (`collide::reuse`) along random walks of the relative pose: each
 /// walk draws two shapes from `make` at a size from 1e-3 to 1e3 (the second argument), places
 /// A anywhere (sometimes far from the world origin), brings B in from a random direction until
@@ -277,29 +301,13 @@ pub fn reuse_walks(
     mut make: impl FnMut(&mut SplitMix64, f32) -> (Shape, Shape),
 ) -> (usize, usize) {
     use super::reuse::Witness;
-    use super::{manifold, manifold_reusing, touching};
+    use super::{manifold, manifold_reusing};
     let mut rng = SplitMix64::new(seed);
     let (mut reused, mut evaluated) = (0, 0);
     for walk in 0..walks {
         let scale = 10f32.powf(rng.range(-3.0, 3.0));
         let (sa, sb) = make(&mut rng, scale);
-        let far = if walk % 5 == 0 { 1e3 } else { 1.0 };
-        let pa = Pose::new(Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * scale * far, rng.range(-3.2, 3.2));
-        let turn = if walk % 3 == 0 {
-            let tilt = [0.0, 1e-6, -1e-4, 3e-3][rng.below(4)];
-            pa.q.angle() + std::f32::consts::FRAC_PI_2 * rng.below(4) as f32 + tilt
-        } else {
-            rng.range(-3.2, 3.2)
-        };
-        let u = Vec2::from_angle(rng.range(-3.2, 3.2));
-        let at = |t: f32| Pose::new(pa.p + u * t, turn);
-        // Shapes reach at most a few hundred sizes from their origins (offsets included).
-        let (mut lo, mut hi) = (0.0, 1e3 * scale);
-        for _ in 0..60 {
-            let mid = 0.5 * (lo + hi);
-            if touching(&sa, &pa, &sb, &at(mid)) { lo = mid } else { hi = mid }
-        }
-        let mut pb = at(lo - scale * 10f32.powf(rng.range(-5.0, -1.5)));
+        let (pa, mut pb) = resting(&mut rng, &sa, &sb, scale, walk);
         let step = scale * 10f32.powf(if walk % 8 == 7 { rng.range(-3.0, -1.0) } else { rng.range(-7.0, -2.0) });
         let mut w = Witness::default();
         for _ in 0..150 {

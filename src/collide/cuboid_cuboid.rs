@@ -22,9 +22,10 @@ use crate::math::Pose;
 use crate::shape::Cuboid;
 
 /// Corner signs, counter-clockwise from (-, -).
-const CORNERS: [Vec2; 4] = [Vec2::new(-1.0, -1.0), Vec2::new(1.0, -1.0), Vec2::new(1.0, 1.0), Vec2::new(-1.0, 1.0)];
+pub(super) const CORNERS: [Vec2; 4] =
+    [Vec2::new(-1.0, -1.0), Vec2::new(1.0, -1.0), Vec2::new(1.0, 1.0), Vec2::new(-1.0, 1.0)];
 /// Edge normals: -y, +x, +y, -x.
-const NORMALS: [Vec2; 4] = [Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X];
+pub(super) const NORMALS: [Vec2; 4] = [Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X];
 
 /// Edge `k` of the box with half-extents `h`, mapped by `f`.
 #[inline]
@@ -53,7 +54,7 @@ fn incident_face(n: Vec2) -> (usize, f32) {
 
 /// The size used for the reference-face tolerance, as the polygon kernel computes it for a box.
 #[inline]
-fn size(a: &Cuboid, b: &Cuboid) -> f32 {
+pub(super) fn size(a: &Cuboid, b: &Cuboid) -> f32 {
     a.half_extents.max_element() + b.half_extents.max_element()
 }
 

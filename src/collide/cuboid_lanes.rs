@@ -17,15 +17,13 @@
 use glam::Vec2;
 use wide::f32x4;
 
+use super::cuboid_cuboid::{CORNERS, NORMALS, size};
 use super::polygon_polygon::REFERENCE_TOLERANCE;
 use super::reuse::{Faces, Witness, tag};
 use super::{Manifold, ManifoldPoint, feature_id};
 use crate::math::Pose;
+use crate::shape::Cuboid;
 
-/// Corner signs, counter-clockwise from (-, -), as `cuboid_cuboid` numbers them.
-const CORNERS: [[f32; 2]; 4] = [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]];
-/// Edge normals: -y, +x, +y, -x.
-const NORMALS: [[f32; 2]; 4] = [[0.0, -1.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]];
 /// A lane's select mask: every bit set.
 const TRUE: f32 = f32::from_bits(u32::MAX);
 
@@ -50,9 +48,9 @@ const fn face_rows() -> [[[f32; 4]; 4]; 128] {
         // A's edge is its reference face, or its incident face when B holds the reference.
         let (ea, eb) = if flip { (incident, b) } else { (a, incident) };
         rows[i] = [
-            [CORNERS[ea][0], CORNERS[ea][1], CORNERS[(ea + 1) & 3][0], CORNERS[(ea + 1) & 3][1]],
-            [CORNERS[eb][0], CORNERS[eb][1], CORNERS[(eb + 1) & 3][0], CORNERS[(eb + 1) & 3][1]],
-            [NORMALS[a][0], NORMALS[a][1], NORMALS[b][0], NORMALS[b][1]],
+            [CORNERS[ea].x, CORNERS[ea].y, CORNERS[(ea + 1) & 3].x, CORNERS[(ea + 1) & 3].y],
+            [CORNERS[eb].x, CORNERS[eb].y, CORNERS[(eb + 1) & 3].x, CORNERS[(eb + 1) & 3].y],
+            [NORMALS[a].x, NORMALS[a].y, NORMALS[b].x, NORMALS[b].y],
             [mask(a & 1 == 0), mask(b & 1 == 0), mask(flip), 0.0],
         ];
         i += 1;
@@ -110,7 +108,8 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4]) -> u32 {
     let [hax, hay, hbx, hby] = columns(|k| [lanes[k].ha.x, lanes[k].ha.y, lanes[k].hb.x, lanes[k].hb.y]);
     let [wx, wy, wc, ws] = columns(|k| bytemuck::cast(lanes[k].witness.xf));
     let [budget, reach, tolerance, _] = columns(|k| {
-        let (w, size) = (&lanes[k].witness, lanes[k].ha.max_element() + lanes[k].hb.max_element());
+        let (w, l) = (&lanes[k].witness, &lanes[k]);
+        let size = size(&Cuboid { half_extents: l.ha }, &Cuboid { half_extents: l.hb });
         [w.budget, w.reach, REFERENCE_TOLERANCE * size, 0.0]
     });
     let table = |j: usize| columns(|k| FACE_ROWS[row(faces[k])][j]);
@@ -240,7 +239,7 @@ mod tests {
     use super::*;
     use crate::collide::test_util::{SplitMix64, resting};
     use crate::collide::{manifold_reusing, swap_order};
-    use crate::shape::{Cuboid, Shape};
+    use crate::shape::Shape;
 
     /// A box B resting on a box A (`test_util::resting`, sizes from 1e-3 to 1e3), walked by steps
     /// from 1e-7 to 1e-3 of the size.

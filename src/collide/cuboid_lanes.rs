@@ -10,12 +10,12 @@
 //! Every lane performs the scalar path's operations on the same operands in the same order (the
 //! selects that replace its branches pick among values it would also have computed), so a lane's
 //! manifold is the scalar path's bit for bit, feature ids and carried impulses included. A lane
-//! whose decisions the scalar path would not take from the witness (the witness no longer holds,
-//! the boxes no longer touch, the reference side changed, the rotation is exactly the identity)
-//! writes nothing and is left to it.
+//! whose decisions the scalar path would not take from the witness (the witness was written for
+//! the other call order or no longer holds, the boxes no longer touch, the reference side
+//! changed, the rotation is exactly the identity) writes nothing and is left to it.
 
 use glam::Vec2;
-use wide::f32x4;
+use wide::{f32x4, i32x4};
 
 use super::cuboid_cuboid::{CORNERS, NORMALS, size};
 use super::polygon_polygon::REFERENCE_TOLERANCE;
@@ -70,22 +70,14 @@ pub(crate) fn may_serve(w: &Witness) -> bool {
     w.features >> 24 == u32::from(tag::CUBOIDS) && w.budget > 0.0
 }
 
-/// Whether `w` was written for the pair in the call order `swapped` (else the scalar path
-/// clears it, see `Witness::set_order`).
-#[inline]
-pub(crate) fn in_order(w: &Witness, swapped: bool) -> bool {
-    w.swapped == swapped
-}
-
-/// One box pair for [`reuse4`], in the kernel's call order (the caller has put the two boxes in
-/// canonical order and checked that the witness [`may_serve`] it [`in_order`]).
+/// One box pair for [`reuse4`], in the contact's order (the caller has checked that the witness
+/// [`may_serve`] it). The lane puts the boxes in canonical order itself (`swap_order`), and
+/// declines a pair whose witness was written for the other order.
 pub(crate) struct Lane<'a> {
     pub pa: &'a Pose,
     pub pb: &'a Pose,
     pub ha: Vec2,
     pub hb: Vec2,
-    /// The pair's boxes were swapped into canonical order.
-    pub swapped: bool,
     pub witness: &'a mut Witness,
     /// The pair's manifold: the one of the last step on the way in, the new one on the way out.
     pub manifold: &'a mut Manifold,
@@ -103,9 +95,29 @@ fn columns(f: impl Fn(usize) -> [f32; 4]) -> [f32x4; 4] {
 pub(crate) fn reuse4(lanes: [Lane<'_>; 4]) -> u32 {
     let face = |k: usize| Faces::unpack(lanes[k].witness.features & 0x00ff_ffff);
     let faces = [face(0), face(1), face(2), face(3)];
-    let [ax, ay, ac, as_] = columns(|k| bytemuck::cast(*lanes[k].pa));
-    let [bx, by, bc, bs] = columns(|k| bytemuck::cast(*lanes[k].pb));
-    let [hax, hay, hbx, hby] = columns(|k| [lanes[k].ha.x, lanes[k].ha.y, lanes[k].hb.x, lanes[k].hb.y]);
+    let first = columns(|k| bytemuck::cast(*lanes[k].pa));
+    let second = columns(|k| bytemuck::cast(*lanes[k].pb));
+    let [h1x, h1y, h2x, h2y] = columns(|k| [lanes[k].ha.x, lanes[k].ha.y, lanes[k].hb.x, lanes[k].hb.y]);
+    // The canonical order (`swap_order` of two boxes): the poses' numbers compared in turn by
+    // `f32::total_cmp`. Poses equal in every number are left to the scalar path.
+    let total = |v: f32x4| -> i32x4 {
+        let b: i32x4 = bytemuck::cast(v);
+        b ^ ((b >> 31) & i32x4::splat(i32::MAX))
+    };
+    let (mut greater, mut decided) = (i32x4::ZERO, i32x4::ZERO);
+    for (&u, &v) in first.iter().zip(&second) {
+        let (u, v) = (total(u), total(v));
+        greater |= !decided & u.simd_gt(v);
+        decided |= !u.simd_eq(v);
+    }
+    let swap: f32x4 = bytemuck::cast(greater);
+    let recorded = |k: usize| mask(lanes[k].witness.swapped);
+    let recorded = f32x4::new([recorded(0), recorded(1), recorded(2), recorded(3)]);
+    let in_order = bytemuck::cast::<_, f32x4>(decided) & !(swap ^ recorded);
+    let pick = |u: f32x4, v: f32x4| (swap.select(v, u), swap.select(u, v));
+    let ((ax, bx), (ay, by)) = (pick(first[0], second[0]), pick(first[1], second[1]));
+    let ((ac, bc), (as_, bs)) = (pick(first[2], second[2]), pick(first[3], second[3]));
+    let ((hax, hbx), (hay, hby)) = (pick(h1x, h2x), pick(h1y, h2y));
     let [wx, wy, wc, ws] = columns(|k| bytemuck::cast(lanes[k].witness.xf));
     let [budget, reach, tolerance, _] = columns(|k| {
         let (w, l) = (&lanes[k].witness, &lanes[k]);
@@ -134,7 +146,7 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4]) -> u32 {
     let sep_a = a_even.select(py.abs() - hay - (sa * hbx + ca * hby), px.abs() - hax - (ca * hbx + sa * hby));
     let sep_b = b_even.select(lby.abs() - hby - (sa * hax + ca * hay), lbx.abs() - hbx - (ca * hax + sa * hay));
     let same_side = !(sep_b.simd_gt(sep_a + tolerance) ^ flip);
-    let ok = holds & !identity & sep_a.simd_le(zero) & sep_b.simd_le(zero) & same_side;
+    let ok = in_order & holds & !identity & sep_a.simd_le(zero) & sep_b.simd_le(zero) & same_side;
     let ok_bits = ok.to_bitmask() & 15;
     if ok_bits == 0 {
         return 0;
@@ -206,7 +218,7 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4]) -> u32 {
         let (i1, i2) = (f.incident, (f.incident + 1) & 3);
         let id = |r: usize, i: usize| {
             let id = if f.flip { feature_id(i as u16, r as u16) } else { feature_id(r as u16, i as u16) };
-            if lane.swapped { id.rotate_left(16) } else { id }
+            if lane.witness.swapped { id.rotate_left(16) } else { id }
         };
         let lo = (Vec2::new(lo_x[k], lo_y[k]), lo_sep[k], id(r1, i2));
         let hi = (Vec2::new(hi_x[k], hi_y[k]), hi_sep[k], id(r2, i1));
@@ -226,7 +238,7 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4]) -> u32 {
             (false, false) => [point(if lo.1 <= hi.1 { lo } else { hi }, 0.0), ManifoldPoint::default()],
         };
         let normal = Vec2::new(nx[k], ny[k]);
-        m.normal = if lane.swapped { -normal } else { normal };
+        m.normal = if lane.witness.swapped { -normal } else { normal };
         m.points = points;
         m.count = 1 + u32::from(keep_lo && keep_hi);
         lane.witness.mark_reused();
@@ -274,6 +286,7 @@ mod tests {
     fn lanes_give_the_scalar_paths_manifolds_bit_for_bit() {
         let mut rng = SplitMix64::new(0x1a4e5);
         let (mut taken, mut declined, mut flipped, mut swapped, mut two_points) = (0, 0, 0, 0, 0);
+        let mut reordered = 0;
         for group in 0..300 {
             let mut walks: [Walk; 4] = std::array::from_fn(|k| Walk::new(&mut rng, group * 4 + k));
             for step in 0..100 {
@@ -282,24 +295,27 @@ mod tests {
                 for (k, w) in walks.iter_mut().enumerate() {
                     let d = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * w.step;
                     w.pb = Pose::new(w.pb.p + d, w.pb.q.angle() + rng.range(-1.0, 1.0) * w.step / w.scale);
+                    // Now and then the pair comes in the other call order, as a contact whose
+                    // colliders were given the other way round.
+                    if rng.below(50) == 0 {
+                        std::mem::swap(&mut w.sa, &mut w.sb);
+                        std::mem::swap(&mut w.pa, &mut w.pb);
+                    }
                     after[k] = w.witness;
                     expected[k] = manifold_reusing(&w.sa, &w.pa, &w.sb, &w.pb, &mut after[k]);
                     expected[k].carry_impulses(&w.manifold);
                 }
                 let order = walks.each_ref().map(|w| swap_order(&w.sa, &w.pa, &w.sb, &w.pb));
-                if walks.iter().zip(order).all(|(w, s)| may_serve(&w.witness) && in_order(&w.witness, s)) {
+                if walks.iter().all(|w| may_serve(&w.witness)) {
                     let old = walks.each_ref().map(|w| w.manifold);
+                    let recorded = walks.each_ref().map(|w| w.witness.swapped);
                     let lanes = walks.each_mut().map(|w| {
-                        let s = swap_order(&w.sa, &w.pa, &w.sb, &w.pb);
-                        let ((sa, pa), (sb, pb)) =
-                            if s { ((&w.sb, &w.pb), (&w.sa, &w.pa)) } else { ((&w.sa, &w.pa), (&w.sb, &w.pb)) };
                         let half = |s: &Shape| if let Shape::Cuboid(c) = s { c.half_extents } else { Vec2::ZERO };
                         Lane {
-                            pa,
-                            pb,
-                            ha: half(sa),
-                            hb: half(sb),
-                            swapped: s,
+                            pa: &w.pa,
+                            pb: &w.pb,
+                            ha: half(&w.sa),
+                            hb: half(&w.sb),
                             witness: &mut w.witness,
                             manifold: &mut w.manifold,
                         }
@@ -327,6 +343,9 @@ mod tests {
                             assert_eq!(bytemuck::bytes_of(&w.manifold), bytemuck::bytes_of(&old[k]));
                             declined += 1;
                         }
+                        // A witness written for the other call order never serves.
+                        assert!(recorded[k] == order[k] || mask >> k & 1 == 0);
+                        reordered += usize::from(recorded[k] != order[k]);
                     }
                 }
                 // The next step carries impulses from this manifold: give each point its own.
@@ -340,6 +359,7 @@ mod tests {
             }
         }
         assert!(taken > 80_000 && declined > 5_000, "taken {taken}, declined {declined}");
+        assert!(reordered > 1_000, "reordered {reordered}");
         assert!(
             flipped > 20_000 && swapped > 30_000 && two_points > 15_000,
             "flipped {flipped}, swapped {swapped}, two points {two_points}"

@@ -309,7 +309,7 @@ fn box_lanes(
     done: &mut [u64; MAX_CHUNK / 64],
     out: &mut NarrowChunk,
 ) {
-    let mut queue = [(0usize, false); 4];
+    let mut queue = [0usize; 4];
     let mut queued = 0;
     for i in 0..contacts.len() {
         // The witness first: it lies in order in memory, the colliders' columns do not.
@@ -322,16 +322,15 @@ fn box_lanes(
         if !ids.iter().any(|&s| is_set(bits, s)) || welds.of(a).is_some() || welds.of(b).is_some() {
             continue;
         }
-        let swapped = collide::swap_order(&cols.shape[a], &cols.pose[a], &cols.shape[b], &cols.pose[b]);
-        if !cuboid_lanes::in_order(&witnesses[i], swapped) || !boxes_overlap(cols, ids) {
+        if !boxes_overlap(cols, ids) {
             continue;
         }
-        queue[queued] = (i, swapped);
+        queue[queued] = i;
         queued += 1;
         if queued == 4 {
             queued = 0;
             let reused = run_lanes(cols, contacts, witnesses, queue);
-            for (k, &(i, _)) in queue.iter().enumerate() {
+            for (k, &i) in queue.iter().enumerate() {
                 if reused >> k & 1 != 0 {
                     done[i >> 6] |= 1 << (i & 63);
                 }
@@ -349,28 +348,20 @@ fn box_lanes(
     }
 }
 
-/// [`cuboid_lanes::reuse4`] on the box pairs of the contacts in `queue` (distinct indices, each
-/// with its canonical order).
-fn run_lanes(cols: &Columns, contacts: &mut [Contact], witnesses: &mut [Witness], queue: [(usize, bool); 4]) -> u32 {
-    let at = queue.map(|(i, _)| i);
-    let (Ok(cs), Ok(ws)) = (contacts.get_disjoint_mut(at), witnesses.get_disjoint_mut(at)) else {
+/// [`cuboid_lanes::reuse4`] on the box pairs of the contacts at the (distinct) indices `queue`.
+fn run_lanes(cols: &Columns, contacts: &mut [Contact], witnesses: &mut [Witness], queue: [usize; 4]) -> u32 {
+    let (Ok(cs), Ok(ws)) = (contacts.get_disjoint_mut(queue), witnesses.get_disjoint_mut(queue)) else {
         return 0;
     };
     let ([c0, c1, c2, c3], [w0, w1, w2, w3]) = (cs, ws);
-    let lanes = [
-        lane(cols, c0, w0, queue[0].1),
-        lane(cols, c1, w1, queue[1].1),
-        lane(cols, c2, w2, queue[2].1),
-        lane(cols, c3, w3, queue[3].1),
-    ];
+    let lanes = [lane(cols, c0, w0), lane(cols, c1, w1), lane(cols, c2, w2), lane(cols, c3, w3)];
     cuboid_lanes::reuse4(lanes)
 }
 
-/// The lane of contact `c`'s box pair, in canonical order.
+/// The lane of contact `c`'s box pair.
 #[inline]
-fn lane<'a>(cols: &'a Columns, c: &'a mut Contact, witness: &'a mut Witness, swapped: bool) -> cuboid_lanes::Lane<'a> {
+fn lane<'a>(cols: &'a Columns, c: &'a mut Contact, witness: &'a mut Witness) -> cuboid_lanes::Lane<'a> {
     let [a, b] = [c.a.slot().index(), c.b.slot().index()];
-    let (a, b) = if swapped { (b, a) } else { (a, b) };
     let half = |s: usize| match &cols.shape[s] {
         Shape::Cuboid(x) => x.half_extents,
         _ => glam::Vec2::ZERO,
@@ -380,7 +371,6 @@ fn lane<'a>(cols: &'a Columns, c: &'a mut Contact, witness: &'a mut Witness, swa
         pb: &cols.pose[b],
         ha: half(a),
         hb: half(b),
-        swapped,
         witness,
         manifold: &mut c.manifold,
     }

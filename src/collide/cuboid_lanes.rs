@@ -70,9 +70,9 @@ pub(crate) fn may_serve(w: &Witness) -> bool {
     w.features >> 24 == u32::from(tag::CUBOIDS) && w.budget > 0.0
 }
 
-/// One box pair for [`reuse4`], in the contact's order (the caller has checked that the witness
-/// [`may_serve`] it). The lane puts the boxes in canonical order itself (`swap_order`), and
-/// declines a pair whose witness was written for the other order.
+/// One box pair for [`reuse4`], in the contact's order. The lane puts the boxes in canonical
+/// order itself (`swap_order`), and declines a pair whose witness was written for the other
+/// order.
 pub(crate) struct Lane<'a> {
     pub pa: &'a Pose,
     pub pb: &'a Pose,
@@ -89,10 +89,11 @@ fn columns(f: impl Fn(usize) -> [f32; 4]) -> [f32x4; 4] {
     f32x4::transpose([f32x4::new(f(0)), f32x4::new(f(1)), f32x4::new(f(2)), f32x4::new(f(3))])
 }
 
-/// Evaluates four box pairs; each lane whose decisions hold gets its new manifold written in
-/// place and its witness marked reused. Returns the mask of those lanes (bit `k` for
-/// `lanes[k]`).
-pub(crate) fn reuse4(lanes: [Lane<'_>; 4]) -> u32 {
+/// Evaluates four box pairs, of which those in the mask `enabled` (bit `k` for `lanes[k]`) are
+/// taken; each of those whose decisions hold gets its new manifold written in place and its
+/// witness marked reused. Returns the mask of those lanes. A lane not enabled may hold any
+/// poses, sizes and witness: it is computed alongside and its results dropped.
+pub(crate) fn reuse4(lanes: [Lane<'_>; 4], enabled: u32) -> u32 {
     let face = |k: usize| Faces::unpack(lanes[k].witness.features & 0x00ff_ffff);
     let faces = [face(0), face(1), face(2), face(3)];
     let first = columns(|k| bytemuck::cast(*lanes[k].pa));
@@ -147,7 +148,7 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4]) -> u32 {
     let sep_b = b_even.select(lby.abs() - hby - (sa * hax + ca * hay), lbx.abs() - hbx - (ca * hax + sa * hay));
     let same_side = !(sep_b.simd_gt(sep_a + tolerance) ^ flip);
     let ok = in_order & holds & !identity & sep_a.simd_le(zero) & sep_b.simd_le(zero) & same_side;
-    let ok_bits = ok.to_bitmask() & 15;
+    let ok_bits = ok.to_bitmask() & enabled & 15;
     if ok_bits == 0 {
         return 0;
     }
@@ -320,7 +321,7 @@ mod tests {
                             manifold: &mut w.manifold,
                         }
                     });
-                    let mask = reuse4(lanes);
+                    let mask = reuse4(lanes, 15);
                     for (k, w) in walks.iter().enumerate() {
                         if mask >> k & 1 != 0 {
                             let what = format!(

@@ -98,6 +98,12 @@ impl Welds {
         Some(&self.edges[f as usize..f as usize + n])
     }
 
+    /// Whether slot `s` is a welded static (`of(s).is_some()`, without reading the records).
+    #[inline]
+    pub fn has(&self, s: usize) -> bool {
+        self.first.get(s).is_some_and(|&f| f != NULL_INDEX)
+    }
+
     /// The length of the run starting at `f` (its polygon's edge count).
     #[inline]
     fn len_at(&self, f: u32) -> usize {

@@ -2,6 +2,7 @@
 
 use crate::collide::reuse::Witness;
 use crate::collide::{self, Manifold, cuboid_lanes};
+use crate::math::Pose;
 use crate::par::prelude::*;
 use crate::shape::Shape;
 use crate::storage::{ColliderSlot, Columns};
@@ -11,6 +12,7 @@ use crate::world::pairs::{PairEntry, PairIndex};
 use crate::world::scratch::NarrowChunk;
 use crate::world::weld::Welds;
 use crate::world::{StepCounts, World};
+use glam::Vec2;
 
 impl World {
     /// (c) The narrow phase over the pairs of moved colliders, in parallel, then the serial
@@ -294,12 +296,13 @@ impl World {
 const MAX_CHUNK: usize = 1024;
 
 /// The first pass over a chunk of the contacts array: its resting box pairs four at a time
-/// (`collide::cuboid_lanes`), each marked in `done` when its lane wrote its manifold. Only pairs
-/// whose manifold is the box kernel's alone qualify (no welds; the caller has checked for hooks
-/// and refusals), with a moved end, overlapping boxes and a witness that may serve them. Whatever
-/// a lane leaves, the second pass evaluates one at a time in array order, so the ended contacts
-/// come out in the order they would without lanes: a lane never ends a contact. Which pairs go
-/// through lanes changes no result, only the cost.
+/// (`collide::cuboid_lanes`), each marked in `done` when its lane wrote its manifold. The
+/// contacts go in consecutive fours, each lane enabled when its pair qualifies: a pair whose
+/// manifold is the box kernel's alone (no welds; the caller has checked for hooks and refusals),
+/// with a moved end, overlapping boxes and a witness that may serve it. Whatever a lane leaves,
+/// the second pass evaluates one at a time in array order, so the ended contacts come out in the
+/// order they would without lanes: a lane never ends a contact. Which pairs go through lanes
+/// changes no result, only the cost.
 fn box_lanes(
     cols: &Columns,
     welds: &Welds,
@@ -309,71 +312,60 @@ fn box_lanes(
     done: &mut [u64; MAX_CHUNK / 64],
     out: &mut NarrowChunk,
 ) {
-    let mut queue = [0usize; 4];
-    let mut queued = 0;
-    for i in 0..contacts.len() {
-        // The witness first: it lies in order in memory, the colliders' columns do not.
-        if !cuboid_lanes::may_serve(&witnesses[i]) {
+    let fours = contacts.as_chunks_mut::<4>().0.iter_mut().zip(witnesses.as_chunks_mut::<4>().0);
+    for (g, (cs, ws)) in fours.enumerate() {
+        let ([c0, c1, c2, c3], [w0, w1, w2, w3]) = (cs.each_mut(), ws.each_mut());
+        let ((l0, e0), (l1, e1)) = (lane(cols, welds, bits, c0, w0), lane(cols, welds, bits, c1, w1));
+        let ((l2, e2), (l3, e3)) = (lane(cols, welds, bits, c2, w2), lane(cols, welds, bits, c3, w3));
+        let enabled = u32::from(e0) | u32::from(e1) << 1 | u32::from(e2) << 2 | u32::from(e3) << 3;
+        if enabled == 0 {
             continue;
         }
-        let ids = [contacts[i].a.slot(), contacts[i].b.slot()];
-        let [a, b] = ids.map(ColliderSlot::index);
-        let (Shape::Cuboid(_), Shape::Cuboid(_)) = (&cols.shape[a], &cols.shape[b]) else { continue };
-        if !ids.iter().any(|&s| is_set(bits, s)) || welds.of(a).is_some() || welds.of(b).is_some() {
-            continue;
-        }
-        if !boxes_overlap(cols, ids) {
-            continue;
-        }
-        queue[queued] = i;
-        queued += 1;
-        if queued == 4 {
-            queued = 0;
-            let reused = run_lanes(cols, contacts, witnesses, queue);
-            for (k, &i) in queue.iter().enumerate() {
-                if reused >> k & 1 != 0 {
-                    done[i >> 6] |= 1 << (i & 63);
-                }
-            }
-            out.counts.pairs += reused.count_ones();
-            out.counts.reused += reused.count_ones();
-            // Where pairs move too much for their witnesses (a scene in motion), a declined lane
-            // is work done twice: once a quarter of the lanes decline, the rest of the chunk goes
-            // one pair at a time.
-            out.lanes = [out.lanes[0] + 4, out.lanes[1] + reused.count_ones()];
-            if out.lanes[0] >= 16 && 4 * out.lanes[1] < 3 * out.lanes[0] {
-                return;
-            }
+        let reused = cuboid_lanes::reuse4([l0, l1, l2, l3], enabled);
+        let i = g * 4;
+        done[i >> 6] |= u64::from(reused) << (i & 63);
+        out.counts.pairs += reused.count_ones();
+        out.counts.reused += reused.count_ones();
+        // Where pairs move too much for their witnesses (a scene in motion), a declined lane is
+        // work done twice: once a quarter of the lanes decline, the rest of the chunk goes one
+        // pair at a time.
+        out.lanes = [out.lanes[0] + enabled.count_ones(), out.lanes[1] + reused.count_ones()];
+        if out.lanes[0] >= 16 && 4 * out.lanes[1] < 3 * out.lanes[0] {
+            return;
         }
     }
 }
 
-/// [`cuboid_lanes::reuse4`] on the box pairs of the contacts at the (distinct) indices `queue`.
-fn run_lanes(cols: &Columns, contacts: &mut [Contact], witnesses: &mut [Witness], queue: [usize; 4]) -> u32 {
-    let (Ok(cs), Ok(ws)) = (contacts.get_disjoint_mut(queue), witnesses.get_disjoint_mut(queue)) else {
-        return 0;
-    };
-    let ([c0, c1, c2, c3], [w0, w1, w2, w3]) = (cs, ws);
-    let lanes = [lane(cols, c0, w0), lane(cols, c1, w1), lane(cols, c2, w2), lane(cols, c3, w3)];
-    cuboid_lanes::reuse4(lanes)
-}
-
-/// The lane of contact `c`'s box pair.
-#[inline]
-fn lane<'a>(cols: &'a Columns, c: &'a mut Contact, witness: &'a mut Witness) -> cuboid_lanes::Lane<'a> {
-    let [a, b] = [c.a.slot().index(), c.b.slot().index()];
+/// The lane of contact `c`'s box pair, and whether it qualifies for one (see [`box_lanes`]).
+/// The witness first: it lies in order in memory, the colliders' columns do not. The other
+/// tests are all evaluated: they hold for nearly every contact of a resting pile.
+#[inline(always)]
+fn lane<'a>(
+    cols: &'a Columns,
+    welds: &Welds,
+    bits: &[u64],
+    c: &'a mut Contact,
+    witness: &'a mut Witness,
+) -> (cuboid_lanes::Lane<'a>, bool) {
+    if !cuboid_lanes::may_serve(witness) {
+        let (pa, pb, ha, hb) = (&Pose::IDENTITY, &Pose::IDENTITY, Vec2::ZERO, Vec2::ZERO);
+        return (cuboid_lanes::Lane { pa, pb, ha, hb, witness, manifold: &mut c.manifold }, false);
+    }
+    let ids = [c.a.slot(), c.b.slot()];
+    let [a, b] = ids.map(ColliderSlot::index);
     let half = |s: usize| match &cols.shape[s] {
-        Shape::Cuboid(x) => x.half_extents,
-        _ => glam::Vec2::ZERO,
+        Shape::Cuboid(x) => (x.half_extents, true),
+        _ => (Vec2::ZERO, false),
     };
-    cuboid_lanes::Lane {
-        pa: &cols.pose[a],
-        pb: &cols.pose[b],
-        ha: half(a),
-        hb: half(b),
-        witness,
-        manifold: &mut c.manifold,
-    }
+    let ((ha, box_a), (hb, box_b)) = (half(a), half(b));
+    let on = box_a
+        & box_b
+        & (is_set(bits, ids[0]) | is_set(bits, ids[1]))
+        & !welds.has(a)
+        & !welds.has(b)
+        & boxes_overlap(cols, ids);
+    let lane = cuboid_lanes::Lane { pa: &cols.pose[a], pb: &cols.pose[b], ha, hb, witness, manifold: &mut c.manifold };
+    (lane, on)
 }
 
 /// Whether the tight boxes of the colliders in slots `ids` overlap: a pair whose boxes do not

@@ -307,22 +307,15 @@ pub(crate) fn swap_order(sa: &Shape, pa: &Pose, sb: &Shape, pb: &Pose) -> bool {
     if ka != kb {
         return ka > kb;
     }
-    // `f32::total_cmp`, lexicographic over the four numbers, without a branch: which of two
-    // neighbours in a pile has the greater x is a coin toss, so a branch on it mispredicts for
-    // half the pairs.
-    let total = |x: f32| {
-        let b = x.to_bits() as i32;
-        b ^ (((b >> 31) as u32) >> 1) as i32
-    };
     let pose_a: [f32; 4] = bytemuck::cast(*pa);
     let pose_b: [f32; 4] = bytemuck::cast(*pb);
-    let (mut greater, mut decided) = (false, false);
-    for (&x, &y) in pose_a.iter().zip(&pose_b) {
-        let (x, y) = (total(x), total(y));
-        greater |= !decided & (x > y);
-        decided |= x != y;
+    for (x, y) in pose_a.iter().zip(&pose_b) {
+        match x.total_cmp(y) {
+            std::cmp::Ordering::Equal => continue,
+            o => return o == std::cmp::Ordering::Greater,
+        }
     }
-    if decided { greater } else { shape_key(sa) > shape_key(sb) }
+    shape_key(sa) > shape_key(sb)
 }
 
 /// A few numbers that tell two shapes of one kind apart, for [`swap_order`].

@@ -234,24 +234,32 @@ impl World {
                 if lanes {
                     box_lanes(cols, welds, bits, contacts, witnesses, &mut done, out);
                 }
-                for (i, ((c, &p), w)) in contacts.iter_mut().zip(owners).zip(witnesses).enumerate() {
-                    let ids = [c.a.slot(), c.b.slot()];
-                    if done[i >> 6] >> (i & 63) & 1 != 0 || !ids.iter().any(|&s| is_set(bits, s)) {
-                        continue;
+                // The contacts the lanes left, a word of `done` at a time.
+                for (k, &word) in done.iter().enumerate().take(contacts.len().div_ceil(64)) {
+                    let len = contacts.len() - k * 64;
+                    let mut left = if len < 64 { !word & ((1 << len) - 1) } else { !word };
+                    while left != 0 {
+                        let i = k * 64 + left.trailing_zeros() as usize;
+                        left &= left - 1;
+                        let (c, p, w) = (&mut contacts[i], owners[i], &mut witnesses[i]);
+                        let ids = [c.a.slot(), c.b.slot()];
+                        if !ids.iter().any(|&s| is_set(bits, s)) {
+                            continue;
+                        }
+                        let refused = refusals && pairs[p.index()].refused;
+                        let mut m = if refused || !boxes_overlap(cols, ids) {
+                            Manifold::EMPTY
+                        } else {
+                            Self::evaluate(cols, welds, hooks, reuse.then_some(&mut *w), ids, false)
+                        };
+                        out.counts.pairs += 1;
+                        out.counts.reused += u32::from(reuse && w.reused());
+                        if m.count == 0 {
+                            out.ended.push(p);
+                        }
+                        m.carry_impulses(&c.manifold);
+                        c.manifold = m;
                     }
-                    let refused = refusals && pairs[p.index()].refused;
-                    let mut m = if refused || !boxes_overlap(cols, ids) {
-                        Manifold::EMPTY
-                    } else {
-                        Self::evaluate(cols, welds, hooks, reuse.then_some(&mut *w), ids, false)
-                    };
-                    out.counts.pairs += 1;
-                    out.counts.reused += u32::from(reuse && w.reused());
-                    if m.count == 0 {
-                        out.ended.push(p);
-                    }
-                    m.carry_impulses(&c.manifold);
-                    c.manifold = m;
                 }
             });
         self.add_counts(chunks);

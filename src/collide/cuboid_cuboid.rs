@@ -54,7 +54,7 @@ fn incident_face(n: Vec2) -> (usize, f32) {
 
 /// The size used for the reference-face tolerance, as the polygon kernel computes it for a box.
 #[inline]
-pub(super) fn size(a: &Cuboid, b: &Cuboid) -> f32 {
+fn size(a: &Cuboid, b: &Cuboid) -> f32 {
     a.half_extents.max_element() + b.half_extents.max_element()
 }
 

@@ -17,12 +17,11 @@
 use glam::Vec2;
 use wide::{f32x4, i32x4};
 
-use super::cuboid_cuboid::{CORNERS, NORMALS, size};
+use super::cuboid_cuboid::{CORNERS, NORMALS};
 use super::polygon_polygon::REFERENCE_TOLERANCE;
 use super::reuse::{Faces, Witness, tag};
 use super::{Manifold, ManifoldPoint, feature_id};
 use crate::math::Pose;
-use crate::shape::Cuboid;
 
 /// A lane's select mask: every bit set.
 const TRUE: f32 = f32::from_bits(u32::MAX);
@@ -34,17 +33,45 @@ const TRUE: f32 = f32::from_bits(u32::MAX);
 /// computing each lane's values apart would assemble every column from scalars.
 static FACE_ROWS: [[[f32; 4]; 4]; 128] = face_rows();
 
-/// The index into [`FACE_ROWS`] of a box pair's faces.
+/// The feature ids of the two clipped points, per [`FACE_ROWS`] row: the reference edge's first
+/// corner with the incident edge's second, and the other two (in the kernel's call order).
+static FACE_IDS: [[u32; 2]; 128] = face_ids();
+
+/// The index into [`FACE_ROWS`] and [`FACE_IDS`] of the box faces a witness recorded (its
+/// features' low bits, packed as [`Faces::pack`] packs them).
 #[inline]
-fn row(f: Faces) -> usize {
-    (f.a & 3) | (f.b & 3) << 2 | (f.incident & 3) << 4 | usize::from(f.flip) << 6
+fn row(features: u32) -> usize {
+    let f = features as usize;
+    (f >> 9 & 3) | (f >> 5 & 3) << 2 | (f & 3) << 4 | (f >> 4 & 1) << 6
+}
+
+/// The faces of row `i`: A's, B's, the incident one, and whether B holds the reference.
+const fn faces_of(i: usize) -> Faces {
+    Faces { a: i & 3, b: i >> 2 & 3, incident: i >> 4 & 3, flip: i >> 6 != 0 }
+}
+
+const fn face_ids() -> [[u32; 2]; 128] {
+    let mut ids = [[0; 2]; 128];
+    let mut i = 0;
+    while i < 128 {
+        let f = faces_of(i);
+        let (r1, r2) = if f.flip { (f.b, (f.b + 1) & 3) } else { (f.a, (f.a + 1) & 3) };
+        let (i1, i2) = (f.incident, (f.incident + 1) & 3);
+        ids[i] = if f.flip {
+            [feature_id(i2 as u16, r1 as u16), feature_id(i1 as u16, r2 as u16)]
+        } else {
+            [feature_id(r1 as u16, i2 as u16), feature_id(r2 as u16, i1 as u16)]
+        };
+        i += 1;
+    }
+    ids
 }
 
 const fn face_rows() -> [[[f32; 4]; 4]; 128] {
     let mut rows = [[[0.0; 4]; 4]; 128];
     let mut i = 0;
     while i < 128 {
-        let (a, b, incident, flip) = (i & 3, i >> 2 & 3, i >> 4 & 3, i >> 6 != 0);
+        let Faces { a, b, incident, flip } = faces_of(i);
         // A's edge is its reference face, or its incident face when B holds the reference.
         let (ea, eb) = if flip { (incident, b) } else { (a, incident) };
         rows[i] = [
@@ -94,8 +121,8 @@ fn columns(f: impl Fn(usize) -> [f32; 4]) -> [f32x4; 4] {
 /// witness marked reused. Returns the mask of those lanes. A lane not enabled may hold any
 /// poses, sizes and witness: it is computed alongside and its results dropped.
 pub(crate) fn reuse4(lanes: [Lane<'_>; 4], enabled: u32) -> u32 {
-    let face = |k: usize| Faces::unpack(lanes[k].witness.features & 0x00ff_ffff);
-    let faces = [face(0), face(1), face(2), face(3)];
+    let rows = [row(lanes[0].witness.features), row(lanes[1].witness.features)];
+    let rows = [rows[0], rows[1], row(lanes[2].witness.features), row(lanes[3].witness.features)];
     let first = columns(|k| bytemuck::cast(*lanes[k].pa));
     let second = columns(|k| bytemuck::cast(*lanes[k].pb));
     let [h1x, h1y, h2x, h2y] = columns(|k| [lanes[k].ha.x, lanes[k].ha.y, lanes[k].hb.x, lanes[k].hb.y]);
@@ -120,12 +147,13 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4], enabled: u32) -> u32 {
     let ((ac, bc), (as_, bs)) = (pick(first[2], second[2]), pick(first[3], second[3]));
     let ((hax, hbx), (hay, hby)) = (pick(h1x, h2x), pick(h1y, h2y));
     let [wx, wy, wc, ws] = columns(|k| bytemuck::cast(lanes[k].witness.xf));
-    let [budget, reach, tolerance, _] = columns(|k| {
-        let (w, l) = (&lanes[k].witness, &lanes[k]);
-        let size = size(&Cuboid { half_extents: l.ha }, &Cuboid { half_extents: l.hb });
-        [w.budget, w.reach, REFERENCE_TOLERANCE * size, 0.0]
-    });
-    let table = |j: usize| columns(|k| FACE_ROWS[row(faces[k])][j]);
+    let column = |f: fn(&Witness) -> f32| {
+        f32x4::new([f(lanes[0].witness), f(lanes[1].witness), f(lanes[2].witness), f(lanes[3].witness)])
+    };
+    let (budget, reach) = (column(|w| w.budget), column(|w| w.reach));
+    // `REFERENCE_TOLERANCE * cuboid_cuboid::size(A, B)`; the sum is the same in either order.
+    let tolerance = f32x4::splat(REFERENCE_TOLERANCE) * (h1x.max(h1y) + h2x.max(h2y));
+    let table = |j: usize| columns(|k| FACE_ROWS[rows[k]][j]);
     let ([a1sx, a1sy, a2sx, a2sy], [b1sx, b1sy, b2sx, b2sy]) = (table(0), table(1));
     let ([nax, nay, nbx, nby], [a_even, b_even, flip, _]) = (table(2), table(3));
     let zero = f32x4::ZERO;
@@ -214,15 +242,10 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4], enabled: u32) -> u32 {
         if ok_bits >> k & 1 == 0 {
             continue;
         }
-        let f = faces[k];
-        let (r1, r2) = if f.flip { (f.b, (f.b + 1) & 3) } else { (f.a, (f.a + 1) & 3) };
-        let (i1, i2) = (f.incident, (f.incident + 1) & 3);
-        let id = |r: usize, i: usize| {
-            let id = if f.flip { feature_id(i as u16, r as u16) } else { feature_id(r as u16, i as u16) };
-            if lane.witness.swapped { id.rotate_left(16) } else { id }
-        };
-        let lo = (Vec2::new(lo_x[k], lo_y[k]), lo_sep[k], id(r1, i2));
-        let hi = (Vec2::new(hi_x[k], hi_y[k]), hi_sep[k], id(r2, i1));
+        let id = |id: u32| if lane.witness.swapped { id.rotate_left(16) } else { id };
+        let [lo_id, hi_id] = FACE_IDS[rows[k]];
+        let lo = (Vec2::new(lo_x[k], lo_y[k]), lo_sep[k], id(lo_id));
+        let hi = (Vec2::new(hi_x[k], hi_y[k]), hi_sep[k], id(hi_id));
         let m = &mut *lane.manifold;
         // The old points' ids and impulses, for `Manifold::carry_impulses`.
         let old = [0, 1].map(|j| (m.points[j].id, m.points[j].normal_impulse, m.points[j].tangent_impulse));
@@ -252,7 +275,7 @@ mod tests {
     use super::*;
     use crate::collide::test_util::{SplitMix64, resting};
     use crate::collide::{manifold_reusing, swap_order};
-    use crate::shape::Shape;
+    use crate::shape::{Cuboid, Shape};
 
     /// A box B resting on a box A (`test_util::resting`, sizes from 1e-3 to 1e3), walked by steps
     /// from 1e-7 to 1e-3 of the size.

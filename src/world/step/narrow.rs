@@ -1,5 +1,7 @@
 //! Phase (c): the narrow phase, manifolds of the pairs with a moved collider and their application.
 
+use glam::Vec2;
+
 use crate::collide::reuse::Witness;
 use crate::collide::{self, Manifold, cuboid_lanes};
 use crate::math::Pose;
@@ -12,7 +14,6 @@ use crate::world::pairs::{PairEntry, PairIndex};
 use crate::world::scratch::NarrowChunk;
 use crate::world::weld::Welds;
 use crate::world::{StepCounts, World};
-use glam::Vec2;
 
 impl World {
     /// (c) The narrow phase over the pairs of moved colliders, in parallel, then the serial

@@ -777,10 +777,12 @@ impl World {
     ///
     /// An index names the same contact until the next [`World::step`] or [`World::remove`], and
     /// not across them: a step updates contacts in place but moves the last contact into the
-    /// place of each that ends and appends those that begin, and a removal ends its collider's
-    /// contacts at once. So a solver reads `contacts()[i]` and stores contact `i`'s impulses
-    /// between the same two steps, and needs no order across steps: the world matches the
-    /// points by feature id itself.
+    /// place of each that ends and appends those that begin, and once they have drifted far
+    /// from collider order in a settled scene it sorts them back (the narrow phase reads the
+    /// colliders in the contacts' order); a removal ends its collider's contacts at once. So a
+    /// solver reads `contacts()[i]` and stores contact `i`'s impulses between the same two
+    /// steps, and needs no order across steps: the world matches the points by feature id
+    /// itself.
     #[must_use]
     pub fn contacts(&self) -> &[Contact] {
         &self.contacts

@@ -218,6 +218,10 @@ impl World {
             self.contacts.push(Contact { a: self.cols.id(pair.ids[0]), b: self.cols.id(pair.ids[1]), manifold: m });
             self.contact_pair.push(p);
             self.contact_witness.push(Witness::default());
+            // The sort that restores the contacts' order (`step::contact_order`) allocates
+            // nothing then.
+            let order = &mut self.scratch.contact_order;
+            order.reserve(self.contacts.len().saturating_sub(order.len()));
         }
         self.push_event(&pair, true);
     }

@@ -52,6 +52,8 @@ pub(super) struct Scratch {
     pub bullets: Vec<ColliderSlot>,
     /// Beside each of `bullets`, its earliest impact, computed in parallel.
     pub bullet_impacts: Vec<Option<crate::world::Impact>>,
+    /// The contacts' keys and places, for `World::order_contacts`.
+    pub contact_order: Vec<(u64, u32)>,
 }
 
 /// A copied world starts with empty buffers: they carry nothing, and copying their contents

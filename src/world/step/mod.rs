@@ -9,7 +9,7 @@
 //!                    then the welds of changed statics and their neighbours (`weld`)
 //!  (c) narrow phase  manifolds of the pairs with a moved end (parallel), written to the
 //!                    contacts array, with an event for each pair that started or stopped
-//!                    touching
+//!                    touching; a drifted contacts array sorted back into collider order
 //!  (d) continuous    each moved bullet's earliest time of impact along its sweep (parallel
 //!                    over the bullets), then its sweep start moved to its pose
 //!  (e) events        the removals' pending events merged in, all sorted by (a, b)
@@ -20,6 +20,7 @@
 mod aabbs;
 mod broad;
 mod ccd;
+mod contact_order;
 mod narrow;
 
 use super::{StepCounts, StepTimings, World};

@@ -55,9 +55,7 @@ impl World {
         // cost of one visit. So scan once the movers are 1/16 of the colliders, whatever the pairs
         // per collider: the pair count cancels out of the comparison.
         let scan = self.moved.len() * 16 >= self.cols.alive_count as usize;
-        if scan {
-            self.update_contacts_in_place();
-        }
+        let mut churn = if scan { self.update_contacts_in_place() } else { 0 };
         // Pair entries per chunk when scanning, moved colliders per chunk when walking lists.
         const CHUNK: usize = 1024;
         const MOVERS: usize = 256;
@@ -128,6 +126,7 @@ impl World {
             }
         }
         for k in 0..chunks {
+            churn += self.scratch.narrow[k].changes.len();
             for i in 0..self.scratch.narrow[k].changes.len() {
                 let (p, m) = self.scratch.narrow[k].changes[i];
                 self.flip_touching(p, m);
@@ -138,6 +137,7 @@ impl World {
         }
         // Every refused pair that touched had a moved end, so it was evaluated and ended.
         self.refusals_pending = false;
+        self.order_contacts(churn);
     }
 
     /// Evaluates `pair` (entry `p`) and records what the serial apply must do with the result.
@@ -213,7 +213,7 @@ impl World {
     /// capsule on welded tiles), and the contacts array groups them by when they began. So a
     /// few thousand contacts are cut into at least 16 chunks, for the threads' shares to even
     /// out; from 16,384 contacts on, chunks of 1,024 keep the per-chunk costs small.
-    fn update_contacts_in_place(&mut self) {
+    fn update_contacts_in_place(&mut self) -> usize {
         let chunk = (self.contacts.len() / 16).clamp(256, MAX_CHUNK);
         let chunks = self.contacts.len().div_ceil(chunk);
         if self.scratch.narrow.len() < chunks {
@@ -265,7 +265,9 @@ impl World {
             });
         self.add_counts(chunks);
         self.rest_lanes(lanes, chunks);
+        let mut ended = 0;
         for k in 0..chunks {
+            ended += self.scratch.narrow[k].ended.len();
             for i in 0..self.scratch.narrow[k].ended.len() {
                 let p = self.scratch.narrow[k].ended[i];
                 let pair = self.pairs[p.index()];
@@ -273,6 +275,7 @@ impl World {
                 self.push_event(&pair, false);
             }
         }
+        ended
     }
 
     /// Rests the box lanes for a few steps after a step (`ran` them) that found no pair for them

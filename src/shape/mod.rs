@@ -121,6 +121,14 @@ pub struct Circle {
     pub radius: f32,
 }
 
+impl Circle {
+    /// The tight box at `pose`.
+    #[inline]
+    fn aabb_at(&self, pose: &Pose) -> Aabb {
+        Aabb::from_center_half_extents(pose.p, Vec2::splat(self.radius))
+    }
+}
+
 /// A capsule: every point within `radius` of the segment `a`–`b`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -171,6 +179,14 @@ pub struct Cuboid {
 }
 
 impl Cuboid {
+    /// The tight box at `pose`.
+    #[inline]
+    fn aabb_at(&self, pose: &Pose) -> Aabb {
+        let h = self.half_extents;
+        let (c, s) = (pose.q.c.abs(), pose.q.s.abs());
+        Aabb::from_center_half_extents(pose.p, Vec2::new(c * h.x + s * h.y, s * h.x + c * h.y))
+    }
+
     /// The box as a 4-gon, counter-clockwise from `(-hx, -hy)`, for the general kernels.
     #[inline]
     #[must_use]
@@ -477,19 +493,25 @@ impl Shape {
     #[inline]
     #[must_use]
     pub fn aabb(&self, pose: &Pose) -> Aabb {
+        // Boxes and circles inline: every moved collider's box is recomputed each step, and
+        // most colliders are of these kinds. The rest behind a call.
         match self {
-            Shape::Circle(c) => Aabb::from_center_half_extents(pose.p, Vec2::splat(c.radius)),
+            Shape::Circle(c) => c.aabb_at(pose),
+            Shape::Cuboid(b) => b.aabb_at(pose),
+            _ => self.aabb_behind_a_call(pose),
+        }
+    }
+
+    /// [`Shape::aabb`], not inlined.
+    fn aabb_behind_a_call(&self, pose: &Pose) -> Aabb {
+        match self {
+            Shape::Circle(c) => c.aabb_at(pose),
+            Shape::Cuboid(b) => b.aabb_at(pose),
             Shape::Capsule(c) => {
                 Aabb::from_points(pose.transform_point(c.a), pose.transform_point(c.b)).fattened(c.radius)
             }
             Shape::Segment(c) => {
                 Aabb::from_points(pose.transform_point(c.a), pose.transform_point(c.b)).fattened(c.radius)
-            }
-            Shape::Cuboid(b) => {
-                let h = b.half_extents;
-                let (c, s) = (pose.q.c.abs(), pose.q.s.abs());
-                let e = Vec2::new(c * h.x + s * h.y, s * h.x + c * h.y);
-                Aabb::from_center_half_extents(pose.p, e)
             }
             Shape::Polygon(p) => {
                 let mut lo = Vec2::splat(f32::INFINITY);

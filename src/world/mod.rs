@@ -635,6 +635,8 @@ impl World {
         self.refilter_collider(s);
     }
 
+    /// Inlined: every `set_pose` of a moving collider passes here.
+    #[inline(always)]
     fn mark_moved(&mut self, s: usize) {
         let slot = ColliderSlot::from_index(s);
         self.mover_tree.change(slot);

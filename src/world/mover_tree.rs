@@ -102,14 +102,22 @@ impl Lazy {
         }
     }
 
+    #[inline]
     fn mark(&mut self, slot: ColliderSlot, bit: u8) -> bool {
         let s = slot.index();
         if self.state.len() <= s {
-            self.state.resize(s + 1, 0);
+            self.grow_state(s + 1);
         }
         let fresh = self.state[s] & bit == 0;
         self.state[s] |= bit;
         fresh
+    }
+
+    /// Room for `len` slots' states: once per new high slot, out of the marking's way.
+    #[cold]
+    #[inline(never)]
+    fn grow_state(&mut self, len: usize) {
+        self.state.resize(len, 0);
     }
 }
 

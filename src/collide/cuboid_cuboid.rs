@@ -129,7 +129,7 @@ pub(crate) fn manifold_reusing(a: &Cuboid, b: &Cuboid, xf: &Pose, w: &mut Witnes
             // square roots, as most recordings are never reused in a scene that moves.
             let l1 = |v: Vec2| v.x.abs() + v.y.abs();
             let reach = l1(xf.p) + l1(a.half_extents) + l1(b.half_extents);
-            w.record(xf, margins.gap(reach), reach, features(tag::CUBOIDS, faces.pack()));
+            w.record(xf, margins.gap(reach), reach, features(tag::CUBOIDS, super::cuboid_lanes::recorded(faces)));
             build(a, b, xf, faces)
         }
         None => {

@@ -37,12 +37,26 @@ static FACE_ROWS: [[[f32; 4]; 4]; 128] = face_rows();
 /// corner with the incident edge's second, and the other two (in the kernel's call order).
 static FACE_IDS: [[u32; 2]; 128] = face_ids();
 
-/// The index into [`FACE_ROWS`] and [`FACE_IDS`] of the box faces a witness recorded (its
-/// features' low bits, packed as [`Faces::pack`] packs them).
+/// The index into [`FACE_ROWS`] and [`FACE_IDS`] of box faces `f` ([`faces_of`]'s inverse).
+/// The box kernel records it with its faces ([`recorded`]), so that the lanes read it in one
+/// step.
+pub(crate) const fn row_of(f: Faces) -> u32 {
+    (f.a | f.b << 2 | f.incident << 4 | (f.flip as usize) << 6) as u32
+}
+
+/// The decisions the box kernel records for faces `f`: [`Faces::pack`]'s 13 bits, and the
+/// lanes' row above them.
+pub(crate) const fn recorded(f: Faces) -> u32 {
+    f.pack() | row_of(f) << ROW_SHIFT
+}
+
+/// Where [`recorded`] puts the row.
+const ROW_SHIFT: u32 = 13;
+
+/// The row a box witness's `features` recorded (see [`recorded`]).
 #[inline]
 fn row(features: u32) -> usize {
-    let f = features as usize;
-    (f >> 9 & 3) | (f >> 5 & 3) << 2 | (f & 3) << 4 | (f >> 4 & 1) << 6
+    (features >> ROW_SHIFT & 127) as usize
 }
 
 /// The faces of row `i`: A's, B's, the incident one, and whether B holds the reference.

@@ -140,8 +140,8 @@ pub(crate) struct Faces {
 
 impl Faces {
     /// The choices in 13 bits (a kernel may use the bits above for its own marks).
-    pub fn pack(self) -> u32 {
-        (self.a as u32) << 9 | (self.b as u32) << 5 | u32::from(self.flip) << 4 | self.incident as u32
+    pub const fn pack(self) -> u32 {
+        (self.a as u32) << 9 | (self.b as u32) << 5 | (self.flip as u32) << 4 | self.incident as u32
     }
 
     /// What [`Faces::pack`] packed.

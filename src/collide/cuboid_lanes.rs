@@ -34,8 +34,10 @@ const TRUE: f32 = f32::from_bits(u32::MAX);
 static FACE_ROWS: [[[f32; 4]; 4]; 128] = face_rows();
 
 /// The feature ids of the two clipped points, per [`FACE_ROWS`] row: the reference edge's first
-/// corner with the incident edge's second, and the other two (in the kernel's call order).
-static FACE_IDS: [[u32; 2]; 128] = face_ids();
+/// corner with the incident edge's second, and the other two, in the kernel's call order; then
+/// (rows 128 and up) the same in the contact's order when the pair was swapped into the
+/// kernel's (each id's halves exchanged, as `Manifold::flip` exchanges them).
+static FACE_IDS: [[u32; 2]; 256] = face_ids();
 
 /// The index into [`FACE_ROWS`] and [`FACE_IDS`] of box faces `f` ([`faces_of`]'s inverse).
 /// The box kernel records it with its faces ([`recorded`]), so that the lanes read it in one
@@ -64,8 +66,8 @@ const fn faces_of(i: usize) -> Faces {
     Faces { a: i & 3, b: i >> 2 & 3, incident: i >> 4 & 3, flip: i >> 6 != 0 }
 }
 
-const fn face_ids() -> [[u32; 2]; 128] {
-    let mut ids = [[0; 2]; 128];
+const fn face_ids() -> [[u32; 2]; 256] {
+    let mut ids = [[0; 2]; 256];
     let mut i = 0;
     while i < 128 {
         let f = faces_of(i);
@@ -76,6 +78,7 @@ const fn face_ids() -> [[u32; 2]; 128] {
         } else {
             [feature_id(r1 as u16, i2 as u16), feature_id(r2 as u16, i1 as u16)]
         };
+        ids[i + 128] = [ids[i][0].rotate_left(16), ids[i][1].rotate_left(16)];
         i += 1;
     }
     ids
@@ -247,6 +250,9 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4], enabled: u32) -> u32 {
     let (lo_x, lo_y) = world(lo_x, lo_y);
     let (hi_x, hi_y) = world(hi_x, hi_y);
     let (nx, ny) = (ac * nx - as_ * ny, as_ * nx + ac * ny);
+    // In the contact's order: negated (the sign bit flipped) where the pair was swapped.
+    let sign = recorded & f32x4::splat(-0.0);
+    let (nx, ny) = (nx ^ sign, ny ^ sign);
 
     let (lo_x, lo_y, lo_sep) = (lo_x.to_array(), lo_y.to_array(), lo_sep.to_array());
     let (hi_x, hi_y, hi_sep) = (hi_x.to_array(), hi_y.to_array(), hi_sep.to_array());
@@ -256,10 +262,9 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4], enabled: u32) -> u32 {
         if ok_bits >> k & 1 == 0 {
             continue;
         }
-        let id = |id: u32| if lane.witness.swapped { id.rotate_left(16) } else { id };
-        let [lo_id, hi_id] = FACE_IDS[rows[k]];
-        let lo = (Vec2::new(lo_x[k], lo_y[k]), lo_sep[k], id(lo_id));
-        let hi = (Vec2::new(hi_x[k], hi_y[k]), hi_sep[k], id(hi_id));
+        let [lo_id, hi_id] = FACE_IDS[rows[k] | usize::from(lane.witness.swapped) << 7];
+        let lo = (Vec2::new(lo_x[k], lo_y[k]), lo_sep[k], lo_id);
+        let hi = (Vec2::new(hi_x[k], hi_y[k]), hi_sep[k], hi_id);
         let m = &mut *lane.manifold;
         // The old points' ids and impulses, for `Manifold::carry_impulses`.
         let old = [0, 1].map(|j| (m.points[j].id, m.points[j].normal_impulse, m.points[j].tangent_impulse));
@@ -275,8 +280,7 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4], enabled: u32) -> u32 {
             (false, true) => [point(hi, 0.0 - hi.1), ManifoldPoint::default()],
             (false, false) => [point(if lo.1 <= hi.1 { lo } else { hi }, 0.0), ManifoldPoint::default()],
         };
-        let normal = Vec2::new(nx[k], ny[k]);
-        m.normal = if lane.witness.swapped { -normal } else { normal };
+        m.normal = Vec2::new(nx[k], ny[k]);
         m.points = points;
         m.count = 1 + u32::from(keep_lo && keep_hi);
         lane.witness.mark_reused();

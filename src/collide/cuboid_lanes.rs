@@ -266,6 +266,16 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4], enabled: u32) -> u32 {
         let lo = (Vec2::new(lo_x[k], lo_y[k]), lo_sep[k], lo_id);
         let hi = (Vec2::new(hi_x[k], hi_y[k]), hi_sep[k], hi_id);
         let m = &mut *lane.manifold;
+        let (keep_lo, keep_hi) = (lo.1 <= 0.0, hi.1 <= 0.0);
+        m.normal = Vec2::new(nx[k], ny[k]);
+        lane.witness.mark_reused();
+        // A resting pair mostly keeps both points, in the same order: each keeps its id and
+        // impulses, and only its place and depth change.
+        if keep_lo && keep_hi && m.count == 2 && m.points[0].id == lo.2 && m.points[1].id == hi.2 {
+            (m.points[0].point, m.points[0].depth) = (lo.0, 0.0 - lo.1);
+            (m.points[1].point, m.points[1].depth) = (hi.0, 0.0 - hi.1);
+            continue;
+        }
         // The old points' ids and impulses, for `Manifold::carry_impulses`.
         let old = [0, 1].map(|j| (m.points[j].id, m.points[j].normal_impulse, m.points[j].tangent_impulse));
         let old = &old[..(m.count as usize).min(2)];
@@ -273,17 +283,14 @@ pub(crate) fn reuse4(lanes: [Lane<'_>; 4], enabled: u32) -> u32 {
             let (_, normal_impulse, tangent_impulse) = old.iter().find(|q| q.0 == id).copied().unwrap_or_default();
             ManifoldPoint { point, depth, id, normal_impulse, tangent_impulse }
         };
-        let (keep_lo, keep_hi) = (lo.1 <= 0.0, hi.1 <= 0.0);
         let points = match (keep_lo, keep_hi) {
             (true, true) => [point(lo, 0.0 - lo.1), point(hi, 0.0 - hi.1)],
             (true, false) => [point(lo, 0.0 - lo.1), ManifoldPoint::default()],
             (false, true) => [point(hi, 0.0 - hi.1), ManifoldPoint::default()],
             (false, false) => [point(if lo.1 <= hi.1 { lo } else { hi }, 0.0), ManifoldPoint::default()],
         };
-        m.normal = Vec2::new(nx[k], ny[k]);
         m.points = points;
         m.count = 1 + u32::from(keep_lo && keep_hi);
-        lane.witness.mark_reused();
     }
     ok_bits
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use sapwood::collide::Manifold;
 use sapwood::{ColliderDesc, ColliderId, ColliderView, Contact, PairHooks, Pose, Shape, Vec2, World};
-use sapwood_support::{SplitMix64, periodic};
+use sapwood_support::{SplitMix64, periodic, stacks};
 
 /// A fake solver's answer for contact `i`'s points: distinct, never zero, and depending on what
 /// the points carried, so that a carry to the wrong point or a lost impulse changes everything
@@ -349,36 +349,20 @@ fn the_impulses_are_part_of_the_exported_records() {
     assert_eq!([f32_at(first_point + 24 + 16), f32_at(first_point + 24 + 20)], [4.0, 5.0]);
 }
 
-/// Columns of stacked crates (each overlapping the one below by 1%), a third of them removed
-/// and put back: their contacts ended and began again, out of collider order. At the next
-/// calm step the world sorts its contacts back into collider order, and every point keeps the
-/// impulses stored for its pair and feature id, with 1 and 2 threads alike.
+/// Stacked crates whose contacts ended and began again out of collider order
+/// (`stacks::out_of_order`): at the next calm step the world sorts its contacts back into
+/// collider order, and every point keeps the impulses stored for its pair and feature id, with
+/// 1 and 2 threads alike.
 #[test]
 fn contacts_regain_collider_order_and_keep_their_impulses() {
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
-            let mut world = World::new();
-            let crate_ = Shape::cuboid(Vec2::new(0.5, 0.5)).unwrap();
-            let mut ids = Vec::new();
-            for column in 0..16 {
-                for row in 0..30 {
-                    let p = Vec2::new(column as f32 * 1.5, row as f32 * 0.99);
-                    ids.push(world.insert(ColliderDesc::new(crate_.clone(), Pose::from_translation(p))).unwrap());
-                }
-            }
-            world.step();
-            for id in ids.iter_mut().skip(1).step_by(3) {
-                let pose = world.pose(*id).unwrap();
-                world.remove(*id).unwrap();
-                *id = world.insert(ColliderDesc::new(crate_.clone(), pose)).unwrap();
-            }
-            world.step();
-            let key = |c: &Contact| (c.a.index(), c.b.index());
-            let contacts = world.contacts();
-            assert_eq!(contacts.len(), 16 * 29);
-            let descents = contacts.windows(2).filter(|w| key(&w[1]) < key(&w[0])).count();
-            assert!(descents * 4 > contacts.len(), "out of order before the calm step: {descents} descents");
+            let (mut world, ids) = stacks::out_of_order();
+            let pairs = stacks::COLUMNS * (stacks::ROWS - 1);
+            assert_eq!(world.contacts().len(), pairs);
+            let descents = stacks::descents(world.contacts());
+            assert!(descents * 4 > pairs, "out of order before the calm step: {descents} descents");
             let stored = |c: &Contact, id: u32| (c.a.index() as f32 + 0.25, id as f32 + c.b.index() as f32);
             world.store_impulses(|_, c| {
                 let mut out = [(0.0, 0.0); 2];
@@ -387,14 +371,12 @@ fn contacts_regain_collider_order_and_keep_their_impulses() {
                 }
                 out
             });
-            for id in &ids {
-                let pose = world.pose(*id).unwrap();
-                world.set_pose(*id, Pose::new(pose.p + Vec2::new(1e-6, 0.0), pose.q.angle())).unwrap();
-            }
+            stacks::nudge(&mut world, &ids, 1e-6);
             world.step();
             world.validate().unwrap();
             let contacts = world.contacts();
-            assert_eq!(contacts.len(), 16 * 29);
+            assert_eq!(contacts.len(), pairs);
+            let key = |c: &Contact| (c.a.index(), c.b.index());
             assert!(contacts.windows(2).all(|w| key(&w[0]) < key(&w[1])), "in collider order");
             for c in contacts {
                 for p in c.manifold.points() {

@@ -2,7 +2,7 @@
 //! a periodic scene (stepped, its impulses stored as a solver would, and queried) after periods
 //! of warm-up (which size every scratch buffer).
 
-use sapwood_support::{alloc_count, periodic};
+use sapwood_support::{alloc_count, periodic, stacks};
 
 #[global_allocator]
 static GLOBAL: alloc_count::Counting = alloc_count::Counting;
@@ -231,47 +231,23 @@ fn character_mover_allocates_nothing() {
     );
 }
 
-/// Restoring the contacts' collider order allocates nothing: crates stacked in columns, a
-/// third removed and put back (their contacts now out of order), then calm steps, the first of
-/// which sorts the contacts.
+/// Restoring the contacts' collider order allocates nothing: stacked crates whose contacts
+/// stand out of order (`stacks::out_of_order`), then calm steps, the first of which sorts the
+/// contacts.
 #[test]
 fn contact_sort_allocates_nothing() {
-    use sapwood::{ColliderDesc, Pose, Shape, Vec2, World};
     let pool = alloc_count::pool(2);
     pool.install(|| {
         alloc_count::take();
-        let mut world = World::new();
-        let crate_ = Shape::cuboid(Vec2::new(0.5, 0.5)).unwrap();
-        let mut ids = Vec::new();
-        for column in 0..16 {
-            for row in 0..30 {
-                let p = Vec2::new(column as f32 * 1.5, row as f32 * 0.99);
-                ids.push(world.insert(ColliderDesc::new(crate_.clone(), Pose::from_translation(p))).unwrap());
-            }
-        }
-        world.step();
-        for id in ids.iter_mut().skip(1).step_by(3) {
-            let pose = world.pose(*id).unwrap();
-            world.remove(*id).unwrap();
-            *id = world.insert(ColliderDesc::new(crate_.clone(), pose)).unwrap();
-        }
-        world.step();
-        let sorted = |w: &World| {
-            w.contacts().windows(2).all(|c| (c[0].a.index(), c[0].b.index()) < (c[1].a.index(), c[1].b.index()))
-        };
-        assert!(!sorted(&world));
+        let (mut world, ids) = stacks::out_of_order();
+        assert!(stacks::descents(world.contacts()) > 0);
         alloc_count::set_counting(true);
         for k in 0..10 {
-            for id in &ids {
-                let pose = world.pose(*id).unwrap();
-                world
-                    .set_pose(*id, Pose { p: pose.p + Vec2::new(if k % 2 == 0 { 1e-6 } else { -1e-6 }, 0.0), ..pose })
-                    .unwrap();
-            }
+            stacks::nudge(&mut world, &ids, if k % 2 == 0 { 1e-6 } else { -1e-6 });
             world.step();
         }
         alloc_count::set_counting(false);
-        assert!(sorted(&world), "the calm steps sorted the contacts");
+        assert_eq!(stacks::descents(world.contacts()), 0, "the calm steps sorted the contacts");
         assert_eq!(alloc_count::allocations(), 0, "allocations during the sort and the calm steps");
     });
 }

@@ -23,6 +23,7 @@ pub mod pixels;
 pub mod random_shapes;
 pub mod scenes;
 pub mod soak;
+pub mod stacks;
 pub mod timing;
 pub mod window;
 

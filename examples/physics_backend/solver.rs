@@ -23,6 +23,7 @@
 //! The pose origin of every body is its centre of mass: [`Stepper::add`] re-centres shapes
 //! whose centroid is off the origin.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use sapwood::{ColliderDesc, ColliderId, Contact, Pose, Rot, Shape, Vec2, World};
@@ -171,6 +172,8 @@ struct Point {
     tangent_impulse: f32,
     /// Target normal velocity from restitution.
     bounce: f32,
+    /// The manifold point's feature id.
+    id: u32,
 }
 
 /// One manifold turned into a velocity/position constraint.
@@ -192,10 +195,12 @@ struct Constraint {
 pub struct Stats {
     /// Contact points solved (summed over substeps).
     pub points: usize,
-    /// Of those, how many arrived with a non-zero impulse carried by the world from last
-    /// substep's point with the same feature id. A point whose features touched then but took
-    /// no impulse counts as a miss, so this is a lower bound on how many persisted.
+    /// Of those, how many arrived with exactly the impulses the solver stored for the same
+    /// pair and feature id at the substep before, as the world carries them.
     pub warm_hits: usize,
+    /// Of the others, how many are new to their pair: its features did not touch at the
+    /// substep before (or the pair did not). The rest, if any, lost their impulses.
+    pub new_points: usize,
     /// Milliseconds in the collision world (pose updates and `World::step`), the rest of the
     /// step being the solver's.
     pub collision_ms: f64,
@@ -219,6 +224,9 @@ pub struct Stepper {
     constraints: Vec<Constraint>,
     /// Body poses at the start of the substep, for the position solver's separation estimate.
     start: Vec<(Vec2, f32)>,
+    /// The impulses stored at the last substep, as bits, by pair and feature id: what
+    /// `Stats::warm_hits` checks the world's carry against.
+    stored: HashMap<(ColliderId, ColliderId, u32), (u32, u32)>,
 }
 
 impl Default for Stepper {
@@ -238,6 +246,7 @@ impl Stepper {
             body_of: Vec::new(),
             constraints: Vec::new(),
             start: Vec::new(),
+            stored: HashMap::new(),
         }
     }
 
@@ -374,6 +383,12 @@ impl Stepper {
         if !self.settings.warm_starting {
             return;
         }
+        self.stored.clear();
+        for c in &self.constraints {
+            for p in &c.points[..c.count] {
+                self.stored.insert((c.key.0, c.key.1, p.id), (p.normal_impulse.to_bits(), p.tangent_impulse.to_bits()));
+            }
+        }
         let constraints = &self.constraints;
         self.world.store_impulses(|i, contact| {
             let c = &constraints[i];
@@ -415,7 +430,13 @@ impl Stepper {
                 let vn = relative_velocity(ba, bb, ra, rb).dot(n);
                 let (normal_impulse, tangent_impulse) = (mp.normal_impulse, mp.tangent_impulse);
                 self.stats.points += 1;
-                self.stats.warm_hits += usize::from(normal_impulse != 0.0 || tangent_impulse != 0.0);
+                match self.stored.get(&(contact.a, contact.b, mp.id)) {
+                    Some(&stored) => {
+                        self.stats.warm_hits +=
+                            usize::from(stored == (normal_impulse.to_bits(), tangent_impulse.to_bits()));
+                    }
+                    None => self.stats.new_points += 1,
+                }
                 c.points[k] = Point {
                     ra,
                     rb,
@@ -425,6 +446,7 @@ impl Stepper {
                     normal_impulse,
                     tangent_impulse,
                     bounce: if vn < -self.settings.restitution_threshold { -restitution * vn } else { 0.0 },
+                    id: mp.id,
                 };
             }
             self.constraints.push(c);

@@ -12,17 +12,20 @@ use crate::solver::{Settings, Stepper};
 const DT: f32 = 1.0 / 60.0;
 const ROWS: usize = 20;
 
+#[derive(Debug)]
 struct Run {
     /// Largest distance of the top box from where it was once settled.
     top_drift: f32,
     /// Largest |angle| of any box during the standing phase.
     max_tilt: f32,
-    /// Fraction of contact points solved that arrived with a non-zero impulse, carried by the
-    /// world from last substep's point with the same feature id (see `Stats::warm_hits`).
+    /// Fraction of contact points solved that arrived with the impulses stored at the substep
+    /// before for the same pair and feature id (see `Stats::warm_hits`).
     warm_hit_rate: f64,
-    /// Contact points solved, and how many of them arrived with a carried impulse.
+    /// Contact points solved, how many of them arrived with their stored impulses, and how
+    /// many were new to their pair.
     points: usize,
     warm_hits: usize,
+    new_points: usize,
     /// Height of the top box at the end.
     top_height: f32,
 }
@@ -46,11 +49,12 @@ fn run_scene(settings: Settings, settle_s: f32, stand_s: f32, build: impl FnOnce
     }
     let settled = stepper.bodies[top].position;
     let (mut top_drift, mut max_tilt) = (0.0f32, 0.0f32);
-    let (mut points, mut hits) = (0usize, 0usize);
+    let (mut points, mut hits, mut new_points) = (0usize, 0usize, 0usize);
     for _ in 0..(stand_s / DT).round() as usize {
         stepper.step(DT);
         points += stepper.stats.points;
         hits += stepper.stats.warm_hits;
+        new_points += stepper.stats.new_points;
         top_drift = top_drift.max((stepper.bodies[top].position - settled).length());
         for &i in &ids {
             max_tilt = max_tilt.max(stepper.bodies[i].angle.abs());
@@ -63,6 +67,7 @@ fn run_scene(settings: Settings, settle_s: f32, stand_s: f32, build: impl FnOnce
         warm_hit_rate: hits as f64 / points.max(1) as f64,
         points,
         warm_hits: hits,
+        new_points,
         top_height: stepper.bodies[top].position.y,
     }
 }
@@ -104,18 +109,24 @@ fn check_contacts(stepper: &Stepper) {
 fn pyramid_of_20_rows_stands_for_10_seconds() {
     let r = run(Settings::default(), 2.0, 10.0);
     eprintln!(
-        "top drift {:.6} m, max tilt {:.6} rad, warm hits {:.4} ({} of {} points), top at y = {:.4}",
-        r.top_drift, r.max_tilt, r.warm_hit_rate, r.warm_hits, r.points, r.top_height
+        "top drift {:.6} m, max tilt {:.6} rad, warm hits {:.4} ({} of {} points, {} new), top at y = {:.4}",
+        r.top_drift, r.max_tilt, r.warm_hit_rate, r.warm_hits, r.points, r.new_points, r.top_height
     );
     let size = 2.0 * scenes::PYRAMID_BOX;
     assert!(r.top_drift < 0.01 * size, "top box moved {} m", r.top_drift);
     assert!(r.max_tilt < 0.01, "a box tilted by {} rad", r.max_tilt);
     // The top box is still on top: ~19.5 box sizes up, less the slop of 20 contacts.
     assert!(r.top_height > (ROWS as f32 - 0.5) * size - 0.2, "top box at y = {}", r.top_height);
-    // Feature ids are stable on a resting stack, and every resting point carries load: each
-    // point solved arrives with the impulse the world carried from its features' point of the
-    // substep before. A point that changed features, or a carry that lost impulses, is a miss.
-    assert_eq!(r.warm_hits, r.points, "warm-start hit rate {}", r.warm_hit_rate);
+    assert_carried(&r);
+}
+
+/// Every point solved that its pair had at the substep before (by feature id) arrives with the
+/// impulses stored for it, as the world carried them; and feature ids are stable on a resting
+/// stack: at most 1 point in 10,000 is new to its pair (neighbours side by side that touch
+/// exactly come and go, with no load).
+fn assert_carried(r: &Run) {
+    assert_eq!(r.warm_hits + r.new_points, r.points, "points that lost their impulses: {r:?}");
+    assert!(r.new_points * 10_000 <= r.points, "points new to their pair: {r:?}");
 }
 
 #[test]
@@ -152,12 +163,12 @@ fn column_of_20_equal_boxes_stands_for_10_seconds() {
         scenes::column(s, 20)
     });
     eprintln!(
-        "column: top drift {:.6} m, max tilt {:.6} rad, warm hits {:.4} ({} of {} points), top at y = {:.4}",
-        r.top_drift, r.max_tilt, r.warm_hit_rate, r.warm_hits, r.points, r.top_height
+        "column: top drift {:.6} m, max tilt {:.6} rad, warm hits {:.4} ({} of {} points, {} new), top at y = {:.4}",
+        r.top_drift, r.max_tilt, r.warm_hit_rate, r.warm_hits, r.points, r.new_points, r.top_height
     );
     assert!(r.top_drift < 0.05, "top box moved {} m", r.top_drift);
     assert!(r.max_tilt < 0.01, "a box tilted by {} rad", r.max_tilt);
-    assert_eq!(r.warm_hits, r.points, "warm-start hit rate {}", r.warm_hit_rate);
+    assert_carried(&r);
 }
 
 /// The bullets scene's promise: balls at 600 m/s (2.5 m per substep, fifty times the wall's

@@ -42,7 +42,7 @@ static FACE_IDS: [[u32; 2]; 256] = face_ids();
 /// The index into [`FACE_ROWS`] and [`FACE_IDS`] of box faces `f` ([`faces_of`]'s inverse).
 /// The box kernel records it with its faces ([`recorded`]), so that the lanes read it in one
 /// step.
-pub(crate) const fn row_of(f: Faces) -> u32 {
+const fn row_of(f: Faces) -> u32 {
     (f.a | f.b << 2 | f.incident << 4 | (f.flip as usize) << 6) as u32
 }
 

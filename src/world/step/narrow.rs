@@ -45,6 +45,9 @@ impl World {
     /// in-place pass from the contact its worker owns. A pair that begins touching starts from
     /// the kernels' zero impulses; one not recomputed keeps its own.
     ///
+    /// Last, a contacts array that has drifted far from collider order in a settled scene is
+    /// sorted back (`contact_order`), which the in-place pass of the steps after reads in.
+    ///
     /// Manifold reuse (`WorldConfig::reuse_manifolds`): each contact has a witness beside it
     /// (`contact_witness`, see `collide::reuse`), handed to the kernel of a touching pair and
     /// updated by it in the contact's own place (the in-place pass) or with the pair's update
@@ -201,7 +204,8 @@ impl World {
     }
 
     /// Recomputes, in parallel and in place, the manifold of every contact with a moved collider
-    /// (`moved_bits`), then ends, serially, the contacts that stopped touching.
+    /// (`moved_bits`), then ends, serially, the contacts that stopped touching, and returns how
+    /// many it ended.
     ///
     /// Touching pairs own their contact in `contacts`, so their new manifolds need no serial copy.
     /// Chunks of the contacts array are fixed by its length, and the ended pairs are taken
@@ -210,9 +214,10 @@ impl World {
     /// pair entry need a look, for its refused flag.
     ///
     /// A contact's cost varies by tens of times with its kinds (a box on a box against a
-    /// capsule on welded tiles), and the contacts array groups them by when they began. So a
-    /// few thousand contacts are cut into at least 16 chunks, for the threads' shares to even
-    /// out; from 16,384 contacts on, chunks of 1,024 keep the per-chunk costs small.
+    /// capsule on welded tiles), and the contacts array groups them by collider or by when they
+    /// began. So a few thousand contacts are cut into at least 16 chunks, for the threads'
+    /// shares to even out; from 16,384 contacts on, chunks of 1,024 keep the per-chunk costs
+    /// small.
     fn update_contacts_in_place(&mut self) -> usize {
         let chunk = (self.contacts.len() / 16).clamp(256, MAX_CHUNK);
         let chunks = self.contacts.len().div_ceil(chunk);

@@ -236,6 +236,7 @@ fn character_mover_allocates_nothing() {
 /// contacts.
 #[test]
 fn contact_sort_allocates_nothing() {
+    let _turn = alloc_count::serial();
     let pool = alloc_count::pool(2);
     pool.install(|| {
         alloc_count::take();

@@ -290,17 +290,21 @@ impl World {
         ended
     }
 
-    /// Rests the box lanes for a few steps after a step (`ran` them) that found no pair for them
-    /// or whose lanes declined more than a quarter of their pairs: a declined lane's pair is
-    /// evaluated twice, and a scene without resting box pairs only pays for the scan. The lanes
-    /// change no result, so when they run does not matter to the outcome.
+    /// Rests the box lanes after a step (`ran` them) whose lanes declined more than a quarter of
+    /// their pairs, for a few steps: a declined lane's pair is evaluated twice. After a step that
+    /// found no pair for them, they rest one step: a scene without resting box pairs then pays
+    /// for the scan every other step, and the contacts of a pile that has just come together
+    /// (their witnesses written by the step before) go to the lanes at the next step but one.
+    /// The lanes change no result, so when they run does not matter to the outcome.
     fn rest_lanes(&mut self, ran: bool, chunks: usize) {
         const REST: u32 = 8;
         let scratch = &mut self.scratch;
         let [tried, taken] = scratch.narrow[..chunks].iter().fold([0, 0], |[a, b], c| [a + c.lanes[0], b + c.lanes[1]]);
         scratch.lanes_rest = if !ran {
             scratch.lanes_rest.saturating_sub(1)
-        } else if tried == 0 || 4 * taken < 3 * tried {
+        } else if tried == 0 {
+            1
+        } else if 4 * taken < 3 * tried {
             REST
         } else {
             0

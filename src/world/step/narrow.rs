@@ -27,11 +27,12 @@ impl World {
     /// chunk. Chunks are fixed by the counts alone, so the contacts array and the events come
     /// out the same for any thread count.
     ///
-    /// Which pairs a chunk covers depends on how much moved. When the movers own a good share
-    /// of all pairs (say half the colliders move), one pass over the pair entries testing a
-    /// bit per end beats chasing each mover's pair list through memory, and the touching pairs
-    /// are updated where they live in `contacts` (Box2D v3's scheme) by a second parallel pass.
-    /// When few colliders moved (a big still world), chunks of the moved list walk their
+    /// Which pairs a chunk covers depends on how much moved. When the moved colliders own a good
+    /// share of all pairs (a sixteenth or more of the colliders that are not static moved:
+    /// statics never pair with one another), one pass over the pair entries testing a bit per
+    /// end beats chasing each mover's pair list through memory, and the touching pairs are
+    /// updated where they live in `contacts` (Box2D v3's scheme) by a second parallel pass.
+    /// When few of them moved (a big world mostly at rest), chunks of the moved list walk their
     /// colliders' lists: O(their pairs), with each pair taken by its lower moved end.
     ///
     /// A pair refused by the pair filter gets the empty manifold; the contact hook sees each
@@ -53,11 +54,16 @@ impl World {
     /// updated by it in the contact's own place (the in-place pass) or with the pair's update
     /// (the list walk). A pair that begins touching starts with an empty one.
     pub(super) fn narrow_phase(&mut self) {
-        // The movers own about `moved × 2 × live_pairs / colliders` pair visits, each a dependent
-        // load from a random place; a scan reads every entry in order, about 8 entries for the
-        // cost of one visit. So scan once the movers are 1/16 of the colliders, whatever the pairs
-        // per collider: the pair count cancels out of the comparison.
-        let scan = self.moved.len() * 16 >= self.cols.alive_count as usize;
+        // Statics never pair with one another, so the pairs hang off the movers, the colliders
+        // outside the tree (which holds the statics and the few larger than `large_extent`), and
+        // the moved ones own about `moved × 2 × live_pairs / movers` pair visits, each a
+        // dependent load from a random place; a scan reads every entry in order, about 8 entries
+        // for the cost of one visit. So scan once the moved colliders are 1/16 of the movers,
+        // whatever the pairs per collider: the pair count cancels out of the comparison.
+        // (Counted against all the colliders, a thousand movers among a million static tiles
+        // would walk their lists, though every pair there has a moved end.)
+        let movers = (self.cols.alive_count as usize).saturating_sub(self.tree.len());
+        let scan = self.moved.len() * 16 >= movers;
         let mut churn = if scan { self.update_contacts_in_place() } else { 0 };
         // Pair entries per chunk when scanning, moved colliders per chunk when walking lists.
         const CHUNK: usize = 1024;

@@ -299,7 +299,8 @@ impl World {
     /// Rests the box lanes after a step (`ran` them) whose lanes declined more than a quarter of
     /// their pairs, for a few steps: a declined lane's pair is evaluated twice. After a step that
     /// found no pair for them, they rest one step: a scene without resting box pairs then pays
-    /// for the scan every other step, and the contacts of a pile that has just come together
+    /// for the lanes' pass over its contacts every other step, and the contacts of a pile that
+    /// has just come together
     /// (their witnesses written by the step before) go to the lanes at the next step but one.
     /// The lanes change no result, so when they run does not matter to the outcome.
     fn rest_lanes(&mut self, ran: bool, chunks: usize) {

@@ -4,7 +4,7 @@ use glam::Vec2;
 
 use crate::collide::reuse::Witness;
 use crate::collide::{self, Manifold, cuboid_lanes};
-use crate::math::Pose;
+use crate::math::{Aabb, Pose};
 use crate::par::prelude::*;
 use crate::shape::Shape;
 use crate::storage::{ColliderSlot, Columns};
@@ -251,7 +251,7 @@ impl World {
                 out.lanes = [0; 2];
                 let mut done = [0u64; MAX_CHUNK / 64];
                 if lanes {
-                    box_lanes(cols, welds, bits, contacts, witnesses, &mut done, out);
+                    box_lanes(LaneColumns::of(cols), welds, bits, contacts, witnesses, &mut done, out);
                 }
                 // The contacts the lanes left, a word of `done` at a time.
                 for (k, &word) in done.iter().enumerate().take(contacts.len().div_ceil(64)) {
@@ -339,7 +339,7 @@ const MAX_CHUNK: usize = 1024;
 /// order they would without lanes: a lane never ends a contact. Which pairs go through lanes
 /// changes no result, only the cost.
 fn box_lanes(
-    cols: &Columns,
+    cols: LaneColumns<'_>,
     welds: &Welds,
     bits: &[u64],
     contacts: &mut [Contact],
@@ -350,8 +350,8 @@ fn box_lanes(
     let fours = contacts.as_chunks_mut::<4>().0.iter_mut().zip(witnesses.as_chunks_mut::<4>().0);
     for (g, (cs, ws)) in fours.enumerate() {
         let ([c0, c1, c2, c3], [w0, w1, w2, w3]) = (cs.each_mut(), ws.each_mut());
-        let ((l0, e0), (l1, e1)) = (lane(cols, welds, bits, c0, w0), lane(cols, welds, bits, c1, w1));
-        let ((l2, e2), (l3, e3)) = (lane(cols, welds, bits, c2, w2), lane(cols, welds, bits, c3, w3));
+        let ((l0, e0), (l1, e1)) = (lane(&cols, welds, bits, c0, w0), lane(&cols, welds, bits, c1, w1));
+        let ((l2, e2), (l3, e3)) = (lane(&cols, welds, bits, c2, w2), lane(&cols, welds, bits, c3, w3));
         let enabled = u32::from(e0) | u32::from(e1) << 1 | u32::from(e2) << 2 | u32::from(e3) << 3;
         if enabled == 0 {
             continue;
@@ -371,23 +371,39 @@ fn box_lanes(
     }
 }
 
+/// What the lanes' qualification reads of the colliders, every column cut to the slot count:
+/// one comparison per contact then bounds all of its reads.
+#[derive(Clone, Copy)]
+struct LaneColumns<'a> {
+    shape: &'a [Shape],
+    pose: &'a [Pose],
+    aabb: &'a [Aabb],
+}
+
+impl<'a> LaneColumns<'a> {
+    fn of(cols: &'a Columns) -> Self {
+        let n = cols.pose.len();
+        LaneColumns { shape: &cols.shape[..n], pose: &cols.pose[..n], aabb: &cols.aabb[..n] }
+    }
+}
+
 /// The lane of contact `c`'s box pair, and whether it qualifies for one (see [`box_lanes`]).
 /// The witness first: it lies in order in memory, the colliders' columns do not. The other
 /// tests are all evaluated: they hold for nearly every contact of a resting pile.
 #[inline(always)]
 fn lane<'a>(
-    cols: &'a Columns,
+    cols: &LaneColumns<'a>,
     welds: &Welds,
     bits: &[u64],
     c: &'a mut Contact,
     witness: &'a mut Witness,
 ) -> (cuboid_lanes::Lane<'a>, bool) {
-    if !cuboid_lanes::may_serve(witness) {
+    let ids = [c.a.slot(), c.b.slot()];
+    let [a, b] = ids.map(ColliderSlot::index);
+    if !cuboid_lanes::may_serve(witness) || a.max(b) >= cols.pose.len() {
         let (pa, pb, ha, hb) = (&Pose::IDENTITY, &Pose::IDENTITY, Vec2::ZERO, Vec2::ZERO);
         return (cuboid_lanes::Lane { pa, pb, ha, hb, witness, manifold: &mut c.manifold }, false);
     }
-    let ids = [c.a.slot(), c.b.slot()];
-    let [a, b] = ids.map(ColliderSlot::index);
     let half = |s: usize| match &cols.shape[s] {
         Shape::Cuboid(x) => (x.half_extents, true),
         _ => (Vec2::ZERO, false),
@@ -398,7 +414,7 @@ fn lane<'a>(
         & (is_set(bits, ids[0]) | is_set(bits, ids[1]))
         & !welds.has(a)
         & !welds.has(b)
-        & boxes_overlap(cols, ids);
+        & cols.aabb[a].overlaps(&cols.aabb[b]);
     let lane = cuboid_lanes::Lane { pa: &cols.pose[a], pb: &cols.pose[b], ha, hb, witness, manifold: &mut c.manifold };
     (lane, on)
 }

@@ -241,6 +241,8 @@ impl World {
         let (hooks, refusals, reuse) = (self.hooks.as_deref(), self.refusals_pending, self.config.reuse_manifolds);
         // Resting box pairs go four at a time where nothing but the kernel decides their manifold.
         let lanes = reuse && hooks.is_none() && !refusals && self.scratch.lanes_rest == 0;
+        // Columns of this many colliders (a few hundred bytes each) outgrow the caches.
+        let big = self.cols.alive_count >= 1 << 16;
         self.scratch.narrow[..chunks]
             .par_iter_mut()
             .zip(self.contacts.par_chunks_mut(chunk).zip(self.contact_pair.par_chunks(chunk)))
@@ -253,10 +255,17 @@ impl World {
                 if lanes {
                     box_lanes(LaneColumns::of(cols), welds, bits, contacts, witnesses, &mut done, out);
                 }
-                // The contacts the lanes left, a word of `done` at a time.
+                // The contacts the lanes left, 64 at a time (a word of `done`). In a big world
+                // first what their evaluations will read of an end that did not move (the box
+                // phase read the others): there those are rarely in cache, and read here, one
+                // after the other with nothing waiting on them, their misses overlap, where
+                // behind each contact's kernel every miss would wait alone.
                 for (k, &word) in done.iter().enumerate().take(contacts.len().div_ceil(64)) {
                     let len = contacts.len() - k * 64;
                     let mut left = if len < 64 { !word & ((1 << len) - 1) } else { !word };
+                    if big {
+                        warm_still_ends(cols, welds, bits, contacts, k, left);
+                    }
                     while left != 0 {
                         let i = k * 64 + left.trailing_zeros() as usize;
                         left &= left - 1;
@@ -426,12 +435,31 @@ fn boxes_overlap(cols: &Columns, ids: [ColliderSlot; 2]) -> bool {
     cols.aabb[ids[0].index()].overlaps(&cols.aabb[ids[1].index()])
 }
 
-/// Reads what an evaluation reads of the collider in slot `s` (its pose, its shape, its
-/// welds) and folds it into a number, so that the caller's loads are not optimised away.
+/// Reads what an evaluation reads of the collider in slot `s` (its box, its pose, its shape,
+/// its welds) and folds it into a number, so that the caller's loads are not optimised away.
 #[inline]
 fn warm(cols: &Columns, welds: &Welds, s: ColliderSlot) -> usize {
     let s = s.index();
-    welds.of(s).map_or(0, <[_]>::len) ^ cols.pose[s].p.x.to_bits() as usize ^ cols.shape[s].kind() as usize
+    let (aabb, pose) = (cols.aabb[s].min.x.to_bits(), cols.pose[s].p.x.to_bits());
+    welds.of(s).map_or(0, <[_]>::len) ^ (aabb ^ pose) as usize ^ cols.shape[s].kind() as usize
+}
+
+/// Reads, for each contact `k * 64 + i` of `contacts` with bit `i` set in `left` and one end
+/// moved, what the evaluation will read of its other end (see `warm`).
+fn warm_still_ends(cols: &Columns, welds: &Welds, bits: &[u64], contacts: &[Contact], k: usize, mut left: u64) {
+    let mut warmth = 0;
+    while left != 0 {
+        let c = &contacts[k * 64 + left.trailing_zeros() as usize];
+        left &= left - 1;
+        let [a, b] = [c.a.slot(), c.b.slot()];
+        match (is_set(bits, a), is_set(bits, b)) {
+            (true, false) => warmth ^= warm(cols, welds, b),
+            (false, true) => warmth ^= warm(cols, welds, a),
+            _ => {}
+        }
+    }
+    // Keeps the loads: nothing else uses what they read.
+    std::hint::black_box(warmth);
 }
 
 /// Whether slot `s`'s bit is set (`false` past the end, which covers `NULL`).

@@ -397,8 +397,8 @@ impl<'a> LaneColumns<'a> {
 }
 
 /// The lane of contact `c`'s box pair, and whether it qualifies for one (see [`box_lanes`]).
-/// The witness first: it lies in order in memory, the colliders' columns do not. The other
-/// tests are all evaluated: they hold for nearly every contact of a resting pile.
+/// The witness and the contact first: they lie in order in memory, the colliders' columns do
+/// not. The other tests are all evaluated: they hold for nearly every contact of a resting pile.
 #[inline(always)]
 fn lane<'a>(
     cols: &LaneColumns<'a>,

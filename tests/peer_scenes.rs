@@ -99,3 +99,25 @@ fn static_tiles_touch_alike_in_sapwood_rapier_and_box2d() {
     }
     assert!(touching > 100 && removed_by_welds > 0, "{touching} {removed_by_welds}");
 }
+
+/// The static scene at 70,000 tiles: a world of 65,536 colliders or more, where the narrow
+/// phase reads what it needs of the tiles under the movers ahead of their kernels
+/// (`warm_still_ends`). sapwood and rapier2d agree on which pairs touch, as above.
+#[test]
+fn a_big_static_world_touches_alike_in_sapwood_and_rapier() {
+    let mut scene = Scene::static_tiles(70_000, 200, 5);
+    let unwelded = WorldConfig { weld_static_edges: false, ..WorldConfig::default() };
+    let mut sap = SapwoodSide::build_with(&scene, unwelded, Insertion::OneByOne);
+    let mut rap = RapierSide::build(&scene);
+    let mut touching = 0;
+    for _ in 0..10 {
+        scene.step();
+        sap.step(&scene);
+        rap.step(&scene);
+        let (ours, theirs) = (sap.touching(), rap.touching());
+        near_ties(&scene, &ours, &theirs, 1e-5, "sapwood / rapier");
+        assert_eq!(sap.touching_with_mover(&scene), ours.len());
+        touching += ours.len();
+    }
+    assert!(touching > 100, "{touching}");
+}
